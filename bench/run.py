@@ -1,0 +1,143 @@
+"""Core benchmarks: taskscheme beside the same algorithm in plain Python, in one run.
+
+    python bench/run.py            # every benchmark, best of 3
+    python bench/run.py --quick    # one repetition each
+
+Prints a Markdown table (times in seconds, ratio = taskscheme / Python) and the
+cold start of ``python repl.py -e '(display 1)'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from interpreter import Interpreter  # noqa: E402
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))  # for the plain-Python side only
+
+SCHEME = """
+(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))
+(define (loop-sum n) (let loop ((i 0) (acc 0)) (if (= i n) acc (loop (+ i 1) (+ acc i)))))
+(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))
+(define (merge a b)
+  (let loop ((a a) (b b) (acc '()))
+    (cond ((null? a) (append (reverse acc) b))
+          ((null? b) (append (reverse acc) a))
+          ((< (car a) (car b)) (loop (cdr a) b (cons (car a) acc)))
+          (else (loop a (cdr b) (cons (car b) acc))))))
+(define (split lst)
+  (let loop ((slow lst) (fast lst) (front '()))
+    (if (or (null? fast) (null? (cdr fast)))
+        (values (reverse front) slow)
+        (loop (cdr slow) (cddr fast) (cons (car slow) front)))))
+(define (merge-sort lst)
+  (if (or (null? lst) (null? (cdr lst)))
+      lst
+      (call-with-values (lambda () (split lst))
+        (lambda (front back) (merge (merge-sort front) (merge-sort back))))))
+(define (build-string n)
+  (let ((port (open-output-string)))
+    (do ((i 0 (+ i 1))) ((= i n) (string-length (get-output-string port)))
+      (write-char (integer->char (+ 97 (modulo i 26))) port))))
+"""
+
+
+def py_fib(n: int) -> int:
+    return n if n < 2 else py_fib(n - 1) + py_fib(n - 2)
+
+
+def py_loop_sum(n: int) -> int:
+    i = acc = 0
+    while i != n:
+        acc += i
+        i += 1
+    return acc
+
+
+def py_count(n: int) -> int:
+    return 0 if n == 0 else 1 + py_count(n - 1)
+
+
+def py_merge(a: list[int], b: list[int]) -> list[int]:
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        if a[i] < b[j]:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return out + a[i:] + b[j:]
+
+
+def py_merge_sort(xs: list[int]) -> list[int]:
+    if len(xs) < 2:
+        return xs
+    mid = len(xs) // 2
+    return py_merge(py_merge_sort(xs[:mid]), py_merge_sort(xs[mid:]))
+
+
+def py_build_string(n: int) -> int:
+    parts = []
+    for i in range(n):
+        parts.append(chr(97 + i % 26))
+    return len("".join(parts))
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def cold_start(repeat: int) -> float:
+    cmd = [sys.executable, str(ROOT / "repl.py"), "-e", "(display 1)"]
+    return best(lambda: subprocess.run(cmd, check=True, capture_output=True), repeat)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="one repetition each")
+    repeat = 1 if parser.parse_args().quick else 3
+    interp = Interpreter()
+    interp.eval(SCHEME)
+    data = [random.Random(7).randrange(1_000_000) for _ in range(100_000)]
+    interp.define("data", _scheme_list(data))
+    cases: list[tuple[str, str, Callable[[], object]]] = [
+        ("fib 25 (naive)", "(fib 25)", lambda: py_fib(25)),
+        ("named-let loop, 1,000,000 iterations", "(loop-sum 1000000)", lambda: py_loop_sum(1_000_000)),
+        ("deep recursion (count 100000)", "(count 100000)", lambda: py_count(100_000)),
+        ("merge sort of 100,000 numbers", "(length (merge-sort data))", lambda: len(py_merge_sort(data))),
+        ("build a 100,000-character string", "(build-string 100000)", lambda: py_build_string(100_000)),
+    ]
+    print("| benchmark | taskscheme (s) | Python (s) | ratio |")
+    print("|---|---:|---:|---:|")
+    for title, source, python in cases:
+        assert interp.eval(source) == python(), title
+        ours = best(lambda source=source: interp.eval(source), repeat)
+        theirs = best(python, repeat)
+        print(f"| {title} | {ours:.3f} | {theirs:.4f} | {ours / theirs:.1f}× |")
+    start = cold_start(repeat)
+    print(f"\ncold start `python repl.py -e '(display 1)'`: {start:.3f} s (target < 0.4 s)")
+
+
+def _scheme_list(items: list[int]) -> object:
+    from interpreter.datatypes import make_list
+
+    return make_list(items)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,8 @@
+"""taskscheme: a Scheme interpreter for writing LLM task programs."""
+
+from .datatypes import NIL, VOID, Char, Keyword, Pair, Symbol
+from .errors import ErrorRecord, SchemeError, SchemeExit
+from .interpreter import Interpreter
+
+__all__ = ["NIL", "VOID", "Char", "ErrorRecord", "Interpreter", "Keyword", "Pair", "SchemeError", "SchemeExit", "Symbol"]
+__version__ = "0.1.0"

@@ -1,0 +1,199 @@
+"""The command line: run a file or standard input, evaluate ``-e`` expressions, or start the REPL.
+
+Kept light: prompt_toolkit is imported only when an interactive REPL starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from . import __version__
+from .datatypes import VOID, Values
+from .errors import SchemeError, SchemeExit
+from .evaluator import Interrupted
+from .interpreter import Interpreter
+from .interrupts import interruptible
+from .printer import write_string
+from .reader import read_with_spans
+from .terminal import format_error, is_terminal, supports_colour
+
+EXAMPLES = """\
+examples:
+  taskscheme                              start the REPL (,help lists its commands)
+  taskscheme prog.scm a b                 run a program; (command-line) is ("prog.scm" "a" "b")
+  taskscheme -e '(+ 1 2)' -e '(list 1 2)' print 3 and (1 2)
+  echo '(display "hi")' | taskscheme      run a program read from standard input (or: taskscheme -)
+  taskscheme -i lib.scm                   load lib.scm, then start the REPL
+  taskscheme --model NAME --record run.jsonl prog.scm
+  taskscheme --replay run.jsonl prog.scm  run again from a recording, without calling a model
+
+From the command line, programs may read and load files and run scripts
+(an embedding host has to allow that explicitly). Exit status: 0, 1 after an
+error (printed on standard error), 130 when interrupted, or n after (exit n).
+"""
+
+INTERRUPTED_STATUS = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="taskscheme",
+        description="taskscheme: a Scheme for LLM task programs.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", nargs="?", help="program to run ('-' reads it from standard input)")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program, see (command-line)")
+    parser.add_argument(
+        "-e", dest="exprs", action="append", metavar="EXPR", help="evaluate EXPR and print its values (repeatable)"
+    )
+    parser.add_argument(
+        "-i",
+        dest="interactive",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="load FILE (or run the program given), then start the REPL",
+    )
+    tasks = parser.add_argument_group("models and tasks")
+    tasks.add_argument("--model", metavar="NAME", help="the default model for tasks")
+    tasks.add_argument("--record", metavar="FILE", help="record every model call to FILE")
+    tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
+    tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
+    tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
+    parser.add_argument("--no-stdlib", action="store_true", help="start with only the built-in procedures")
+    parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
+    parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
+    return parser
+
+
+# -- making interpreters ---------------------------------------------------------------
+def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
+    """A function making interpreters configured by the options (``,reset`` calls it again)."""
+    kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True}
+    for key in ("model", "record", "replay"):
+        if getattr(opts, key) is not None:
+            kwargs[key] = getattr(opts, key)
+    if opts.exprs:
+        command_line = ["-e", *([opts.file] if opts.file else []), *opts.args]
+    else:
+        command_line = [opts.file or opts.interactive or "taskscheme", *opts.args]
+
+    def make() -> Interpreter:
+        interp = Interpreter(**kwargs)
+        interp.command_line = list(command_line)
+        if trace_log is not None:
+            interp.on_event(lambda event: _log_event(trace_log, event))  # type: ignore[attr-defined]
+        return interp
+
+    return make
+
+
+def _log_event(log: IO[str], event: Any) -> None:
+    dump = getattr(event, "model_dump_json", None)
+    log.write((dump() if dump is not None else str(event)) + "\n")
+    log.flush()
+
+
+# -- running ---------------------------------------------------------------------------
+def print_values(interp: Interpreter, source: str, filename: str) -> None:
+    """Evaluate each expression in ``source`` and print its value(s) with ``write``."""
+    port = interp.output.value
+    for datum, span in read_with_spans(source, filename):
+        value = interp.eval_datum(datum, span)
+        if value is VOID:
+            continue
+        for item in value.items if isinstance(value, Values) else [value]:
+            if port.column:
+                port.write("\n")
+            port.write(write_string(item) + "\n")
+
+
+def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
+    """The non-interactive modes: ``-e``, a file, or a program on standard input."""
+    if opts.exprs:
+        for expr in opts.exprs:
+            print_values(interp, expr, "<-e>")
+    elif opts.file and opts.file != "-":
+        interp.eval_file(opts.file)
+    else:
+        interp.eval(sys.stdin.read(), filename="<stdin>")
+
+
+def wants_repl(opts: argparse.Namespace) -> bool:
+    return opts.interactive is not None or (not opts.file and not opts.exprs and is_terminal(sys.stdin))
+
+
+def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argparse.Namespace) -> int:
+    """Load what ``-i`` names, evaluate ``-e``, then read from the terminal or line by line."""
+    from .repl_session import ReplSession
+
+    full_screen = is_terminal(sys.stdin) and is_terminal(sys.stdout) and os.environ.get("TERM") != "dumb"
+    session = ReplSession(make, interp=interp, colour=supports_colour(sys.stderr))
+    first = opts.interactive or (opts.file if opts.file != "-" and not opts.exprs else None)
+    if first:
+        session.guard(lambda: session.load(Path(first)))
+    for expr in opts.exprs or []:
+        session.submit(expr)
+    if session.done:
+        return session.exit_code
+    if full_screen:
+        from .repl import history_path, start_repl
+
+        return start_repl(session, history=history_path(opts.history))
+    from .repl_plain import run_plain
+
+    return run_plain(session, sys.stdin, prompt_to=sys.stderr if is_terminal(sys.stdin) else None)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    opts = build_parser().parse_args(argv)
+    trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
+    interp: Interpreter | None = None
+    try:
+        make = interpreter_factory(opts, trace_log)
+        interp = make()
+        if wants_repl(opts):
+            return run_repl(make, interp, opts)
+        with interruptible(interp):
+            run_program(interp, opts)
+        return 0
+    except SchemeExit as done:
+        return done.code
+    except SchemeError as err:
+        _flush(interp)
+        print(format_error(err, supports_colour(sys.stderr)), file=sys.stderr)
+        return INTERRUPTED_STATUS if isinstance(err, Interrupted) else 1
+    except KeyboardInterrupt:
+        _flush(interp)
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED_STATUS
+    finally:
+        _flush(interp)
+        if opts.usage and interp is not None and getattr(interp, "usage", None) is not None:
+            print(f"usage: {interp.usage}", file=sys.stderr)  # type: ignore[attr-defined]
+        if trace_log is not None:
+            trace_log.close()
+
+
+def _flush(interp: Interpreter | None) -> None:
+    if interp is not None:
+        with contextlib.suppress(OSError, ValueError):
+            interp.output.value.flush()
+
+
+def main() -> None:
+    try:
+        status = run()
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `taskscheme prog.scm | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 1
+    sys.exit(status)

@@ -1,0 +1,410 @@
+"""Scheme values: the data the reader makes and the evaluator works on.
+
+Representation (chosen for speed and for a predictable Python boundary):
+
+=================  =============================================
+Scheme             Python
+=================  =============================================
+exact integer      ``int`` (never ``bool``)
+exact rational     ``fractions.Fraction``
+inexact real       ``float``
+boolean            ``True`` / ``False``
+string             ``str`` (literals) or :class:`MString` (mutable)
+symbol             :class:`Symbol` (interned: compare with ``is``)
+keyword ``#:k``    :class:`Keyword` (interned)
+character          :class:`Char`
+pair / ``'()``     :class:`Pair` / :data:`NIL`
+vector             ``list``
+bytevector         ``bytearray``
+unspecified        :data:`VOID`
+=================  =============================================
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+
+class Span(NamedTuple):
+    """Where a datum starts in its source: file, 1-based line and column."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class Symbol:
+    """An interned symbol; ``Symbol.intern('x') is Symbol.intern('x')``."""
+
+    __slots__ = ("name",)
+    _table: dict[str, Symbol] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @classmethod
+    def intern(cls, name: str) -> Symbol:
+        sym = cls._table.get(name)
+        if sym is None:
+            with cls._lock:
+                sym = cls._table.setdefault(name, cls(name))
+        return sym
+
+    def __repr__(self) -> str:
+        return f"Symbol({self.name!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Symbol.intern, (self.name,))
+
+
+def sym(name: str) -> Symbol:
+    """Shorthand for :meth:`Symbol.intern`."""
+    return Symbol.intern(name)
+
+
+_gensym_counter = iter(range(1, 1 << 62))
+
+
+def gensym(prefix: str = "g") -> Symbol:
+    """A fresh symbol that is not interned, so it never equals a read symbol."""
+    return Symbol(f"{prefix}{next(_gensym_counter)}")
+
+
+class Keyword:
+    """An interned keyword, written ``#:name``; used for keyword arguments."""
+
+    __slots__ = ("name",)
+    _table: dict[str, Keyword] = {}
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @classmethod
+    def intern(cls, name: str) -> Keyword:
+        kw = cls._table.get(name)
+        if kw is None:
+            kw = cls._table.setdefault(name, cls(name))
+        return kw
+
+    def __repr__(self) -> str:
+        return f"Keyword({self.name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Keyword.intern, (self.name,))
+
+
+class Char:
+    """A character; equal by code point."""
+
+    __slots__ = ("ch",)
+
+    def __init__(self, ch: str) -> None:
+        self.ch = ch
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Char and other.ch == self.ch
+
+    def __hash__(self) -> int:
+        return hash(("char", self.ch))
+
+    def __repr__(self) -> str:
+        return f"Char({self.ch!r})"
+
+
+class MString:
+    """A mutable string (from ``make-string``, ``string-copy`` …); literals are ``str``."""
+
+    __slots__ = ("chars",)
+
+    def __init__(self, text: str = "") -> None:
+        self.chars = list(text)
+
+    def __str__(self) -> str:
+        return "".join(self.chars)
+
+    def __repr__(self) -> str:
+        return f"MString({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MString):
+            return self.chars == other.chars
+        if isinstance(other, str):
+            return str(self) == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Nil:
+    """The empty list. Use the singleton :data:`NIL`."""
+
+    __slots__ = ()
+    _instance: Nil | None = None
+
+    def __new__(cls) -> Nil:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __bool__(self) -> bool:  # Python-side convenience only; Scheme truth is `is not False`
+        return False
+
+    def __repr__(self) -> str:
+        return "NIL"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Nil, ())
+
+
+NIL = Nil()
+
+
+class Pair:
+    """A cons cell. ``span`` is where it was read: for the first pair of a list
+    the opening parenthesis, for a later pair the element in its ``car``."""
+
+    __slots__ = ("car", "cdr", "span")
+
+    def __init__(self, car: Any, cdr: Any, span: Span | None = None) -> None:
+        self.car = car
+        self.cdr = cdr
+        self.span = span
+
+    def __iter__(self) -> Iterator[Any]:
+        """Iterate the elements of a proper list (stops at the first non-pair tail)."""
+        p: Any = self
+        while type(p) is Pair:
+            yield p.car
+            p = p.cdr
+
+    def __repr__(self) -> str:
+        from .printer import write_string
+
+        return write_string(self)
+
+
+class Void:
+    """The unspecified value: what ``set!``, ``display`` … return. Not printed by the REPL."""
+
+    __slots__ = ()
+    _instance: Void | None = None
+
+    def __new__(cls) -> Void:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "VOID"
+
+
+VOID = Void()
+
+
+class Eof:
+    """The end-of-file object."""
+
+    __slots__ = ()
+    _instance: Eof | None = None
+
+    def __new__(cls) -> Eof:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "EOF"
+
+
+EOF = Eof()
+
+
+class Values:
+    """Several values, as returned by ``values`` with other than one argument."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+    def __repr__(self) -> str:
+        return f"Values({self.items!r})"
+
+
+class Procedure:
+    """Base of everything that can be applied. ``name`` is for messages and backtraces."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def arity_text(self) -> str:
+        return "any number of arguments"
+
+
+class Primitive(Procedure):
+    """A procedure written in Python.
+
+    ``fn`` takes the Scheme arguments positionally. ``min_args``/``max_args`` (``None``
+    for no upper bound) are checked by the evaluator before ``fn`` runs. A primitive
+    may return :class:`TailCall` to have the evaluator continue with another call in
+    tail position (``apply`` does).
+    """
+
+    __slots__ = ("fn", "min_args", "max_args", "doc")
+
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        min_args: int = 0,
+        max_args: int | None = None,
+        doc: str = "",
+    ) -> None:
+        super().__init__(name)
+        self.fn = fn
+        self.min_args = min_args
+        self.max_args = max_args
+        self.doc = doc
+
+    def arity_text(self) -> str:
+        return arity_text(self.min_args, self.max_args)
+
+    def __repr__(self) -> str:
+        return f"#<primitive {self.name}>"
+
+
+def arity_text(min_args: int, max_args: int | None) -> str:
+    """Human words for an arity: "2 arguments", "at least 1 argument", "1 to 3 arguments"."""
+
+    def plural(n: int) -> str:
+        return f"{n} argument{'s' if n != 1 else ''}"
+
+    if max_args is None:
+        return f"at least {plural(min_args)}"
+    if min_args == max_args:
+        return plural(min_args)
+    return f"{min_args} to {plural(max_args)}"
+
+
+class TailCall:
+    """A pending call in tail position; the evaluator's trampoline runs it."""
+
+    __slots__ = ("proc", "args")
+
+    def __init__(self, proc: Any, args: list[Any]) -> None:
+        self.proc = proc
+        self.args = args
+
+
+class Promise:
+    """A ``delay``/``make-promise`` value. ``thunk`` is ``None`` once forced."""
+
+    __slots__ = ("done", "value", "thunk", "is_stream")
+
+    def __init__(self, value: Any = None, thunk: Callable[[], Any] | None = None, is_stream: bool = False) -> None:
+        self.done = thunk is None
+        self.value = value
+        self.thunk = thunk
+        self.is_stream = is_stream
+
+
+class RecordType:
+    """A type made by ``define-record-type``."""
+
+    __slots__ = ("name", "fields")
+
+    def __init__(self, name: str, fields: list[str]) -> None:
+        self.name = name
+        self.fields = fields
+
+    def __repr__(self) -> str:
+        return f"#<record-type {self.name}>"
+
+
+class Record:
+    """An instance of a :class:`RecordType`."""
+
+    __slots__ = ("rtype", "values")
+
+    def __init__(self, rtype: RecordType, values: list[Any]) -> None:
+        self.rtype = rtype
+        self.values = values
+
+
+def make_list(items: Iterable[Any], tail: Any = NIL) -> Any:
+    """Build a Scheme list from a Python iterable (with an optional improper tail)."""
+    result = tail
+    for item in reversed(list(items)):
+        result = Pair(item, result)
+    return result
+
+
+def list_to_python(lst: Any) -> list[Any]:
+    """Elements of a proper list as a Python list; raises ValueError if improper."""
+    out = []
+    while type(lst) is Pair:
+        out.append(lst.car)
+        lst = lst.cdr
+    if lst is not NIL:
+        raise ValueError("improper list")
+    return out
+
+
+def is_number(x: Any) -> bool:
+    """True for Scheme numbers (Python int, Fraction, float; never bool)."""
+    t = type(x)
+    return t is int or t is float or t is Fraction
+
+
+def is_string(x: Any) -> bool:
+    return type(x) is str or type(x) is MString
+
+
+def is_true(x: Any) -> bool:
+    """Scheme truth: everything but ``#f`` is true."""
+    return x is not False
+
+
+S_QUOTE = sym("quote")
+S_QUASIQUOTE = sym("quasiquote")
+S_UNQUOTE = sym("unquote")
+S_UNQUOTE_SPLICING = sym("unquote-splicing")
+S_DOT = sym(".")
+S_ELSE = sym("else")
+S_ARROW = sym("=>")
+S_DEFINE = sym("define")
+S_BEGIN = sym("begin")
+S_LAMBDA = sym("lambda")
+
+
+class Parameter(Procedure):
+    """A parameter object (``make-parameter``): call it with no arguments for its value.
+
+    ``parameterize`` rebinds ``value`` for a dynamic extent; ``converter`` (a Scheme
+    procedure or None) is applied to new values.
+    """
+
+    __slots__ = ("value", "converter")
+
+    def __init__(self, value: Any, converter: Any = None, name: str = "parameter") -> None:
+        super().__init__(name)
+        self.value = value
+        self.converter = converter
+
+    def __repr__(self) -> str:
+        return f"#<parameter {self.name}>"

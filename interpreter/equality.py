@@ -1,0 +1,61 @@
+"""``eq?``, ``eqv?`` and ``equal?`` on Scheme values (iterative, so deep data is fine)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .datatypes import Char, MString, Pair, Record
+
+
+def is_eqv(a: Any, b: Any) -> bool:
+    """``eqv?``: identity, or the same number of the same exactness, or the same char."""
+    if a is b:
+        return True
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is int or ta is Fraction or ta is float or ta is Char:
+        return a == b
+    if ta is str:
+        return a == "" and b == ""
+    return False
+
+
+def is_eq(a: Any, b: Any) -> bool:
+    """``eq?``: like ``eqv?`` here (small numbers and chars are eq? in most Schemes)."""
+    return is_eqv(a, b)
+
+
+def is_equal(a: Any, b: Any) -> bool:
+    """``equal?``: structural equality of pairs, vectors, strings, bytevectors, records."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y:
+            continue
+        tx, ty = type(x), type(y)
+        if tx is Pair and ty is Pair:
+            stack.append((x.cdr, y.cdr))
+            stack.append((x.car, y.car))
+        elif tx is list and ty is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(reversed(x), reversed(y)))
+        elif (tx is str or tx is MString) and (ty is str or ty is MString):
+            if str(x) != str(y):
+                return False
+        elif tx is bytearray and ty is bytearray:
+            if x != y:
+                return False
+        elif tx is Record and ty is Record:
+            if x.rtype is not y.rtype or len(x.values) != len(y.values):
+                return False
+            stack.extend(zip(x.values, y.values))
+        elif not is_eqv(x, y):
+            if hasattr(x, "scheme_equal"):
+                if not x.scheme_equal(y):
+                    return False
+            else:
+                return False
+    return True

@@ -1,0 +1,167 @@
+"""The error taxonomy: every failure a user sees is a :class:`SchemeError`.
+
+A ``SchemeError`` is also the Scheme *condition object* that ``guard`` and
+``with-exception-handler`` receive (``error-object?`` is true of it). While it
+propagates out of the evaluator, each call it passes adds a :class:`Frame`, so
+the user sees a backtrace in DSL terms, innermost first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .datatypes import Span
+
+#: Kinds of error. ``kind`` is also what ``(error-object-kind e)`` returns, as a symbol.
+KINDS = (
+    "error",  # raised by (error ...) in the program
+    "raise",  # (raise obj) of a non-error object, uncaught
+    "syntax-error",
+    "read-error",
+    "unbound-variable",
+    "type-error",
+    "arity-error",
+    "value-error",
+    "index-error",
+    "division-by-zero",
+    "file-error",
+    "permission",
+    "resource-exhaustion",
+    "continuation",
+    "assertion",
+    "internal-error",
+)
+
+
+class Frame(BaseModel):
+    """One line of a DSL backtrace: the call, where it is, and the procedure it is in."""
+
+    expr: str
+    location: str | None = None
+    procedure: str | None = None
+
+    def line(self, width: int) -> str:
+        parts = [f"  at {self.expr:<{width}}"]
+        if self.location:
+            parts.append(f"  {self.location}")
+        if self.procedure:
+            parts.append(f"   in {self.procedure}")
+        return "".join(parts).rstrip()
+
+
+class ErrorRecord(BaseModel):
+    """A JSON-serialisable picture of a :class:`SchemeError` for hosts and logs."""
+
+    kind: str
+    message: str
+    irritants: list[str] = Field(default_factory=list)
+    location: str | None = None
+    backtrace: list[Frame] = Field(default_factory=list)
+
+
+#: How many frames a backtrace keeps (the innermost ones).
+MAX_FRAMES = 200
+
+
+class SchemeError(Exception):
+    """A taskscheme error.
+
+    ``kind`` is one of :data:`KINDS`; ``message`` is the text after ``error:``;
+    ``irritants`` are Scheme values (from ``(error msg irritant ...)``); ``span`` is
+    the innermost source location known; ``payload`` is the object given to
+    ``raise`` when it was not an error object. ``details`` holds structured data
+    (task errors keep their record there).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        kind: str = "error",
+        irritants: list[Any] | None = None,
+        span: Span | None = None,
+        payload: Any = None,
+        continuable: bool = False,
+        details: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.irritants = irritants or []
+        self.span = span
+        self.payload = payload
+        self.continuable = continuable
+        self.details = details
+        self.frames: list[Frame] = []
+
+    # -- backtrace -----------------------------------------------------------------
+    def wants_frames(self) -> bool:
+        """Whether another frame would still be kept (callers skip formatting if not)."""
+        return len(self.frames) < MAX_FRAMES
+
+    def add_frame(self, expr: str, span: Span | None, procedure: str | None) -> None:
+        """Record a call the error passed through on its way out (innermost first)."""
+        if self.span is None and span is not None:
+            self.span = span
+        if len(self.frames) < MAX_FRAMES:
+            self.frames.append(Frame(expr=expr, location=str(span) if span else None, procedure=procedure))
+
+    # -- presentation --------------------------------------------------------------
+    def full_message(self) -> str:
+        """``message`` followed by the irritants, written as Scheme data."""
+        if not self.irritants:
+            return self.message
+        from .printer import write_string
+
+        return self.message + " " + " ".join(write_string(x) for x in self.irritants)
+
+    def format(self) -> str:
+        """The text a user sees: ``error: …``, the location, then the backtrace."""
+        head = f"error: {self.full_message()}"
+        lines = [head]
+        if not self.frames and self.span is not None:
+            lines.append(f"  at {self.span}")
+        shown = self.frames[:40]
+        width = min(max((len(f.expr) for f in shown), default=0), 40)
+        lines.extend(f.line(width) for f in shown)
+        if len(self.frames) > len(shown):
+            lines.append(f"  … {len(self.frames) - len(shown)} more frames")
+        return "\n".join(lines)
+
+    def to_record(self) -> ErrorRecord:
+        from .printer import write_string
+
+        return ErrorRecord(
+            kind=self.kind,
+            message=self.message,
+            irritants=[write_string(x) for x in self.irritants],
+            location=str(self.span) if self.span else None,
+            backtrace=list(self.frames),
+        )
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class SchemeExit(Exception):
+    """Raised by ``(exit n)``: the program asked to stop with status ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def type_error(who: str, expected: str, got: Any) -> SchemeError:
+    """``who: expected a <expected>, got <value>``."""
+    from .printer import write_string
+
+    text = write_string(got)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return SchemeError(f"{who}: expected {expected}, got {text}", kind="type-error")
+
+
+def arity_error(who: str, expected: str, given: int) -> SchemeError:
+    """``who: expected 2 arguments, given 3``."""
+    return SchemeError(f"{who}: expected {expected}, given {given}", kind="arity-error")

@@ -1,0 +1,314 @@
+"""eval/apply: closures, the trampoline for tail calls, and the runtime's limits.
+
+Every AST node is compiled once into a Python closure ``run(env) -> value``
+(SICP 4.1.7). A call in tail position returns a :class:`TailCall` instead of
+calling; :func:`apply_procedure` loops over those, so tail calls never grow the
+Python stack.
+
+Deep non-tail recursion grows it, though. Rather than raising the host's
+recursion limit (process-wide, a surprise to an embedder), the runtime watches
+how deep the Python stack is and, when it nears the limit, continues the
+evaluation on a fresh thread that waits for nothing but its result. Depth is
+then bounded only by ``max_depth`` and memory.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .datatypes import (
+    NIL,
+    Parameter,
+    Primitive,
+    Procedure,
+    Symbol,
+    TailCall,
+    arity_text,
+)
+from .env import Env
+from .errors import SchemeError, SchemeExit, arity_error, type_error
+
+
+class Unassigned:
+    """Marks a letrec/internal-define variable that has not been given its value yet."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "#<unassigned>"
+
+
+UNASSIGNED = Unassigned()
+
+Binder = Callable[[list[Any], Env], Env]
+
+
+class Closure(Procedure):
+    """A procedure made by ``lambda``: compiled body, parameter binder and defining frame."""
+
+    __slots__ = ("binder", "body", "env", "params", "rest", "rt", "span")
+
+    def __init__(
+        self,
+        name: str,
+        binder: Binder,
+        body: Callable[[Env], Any],
+        env: Env,
+        rt: Runtime,
+        params: tuple[Symbol, ...],
+        rest: Symbol | None,
+        span: Any,
+    ) -> None:
+        super().__init__(name)
+        self.binder = binder
+        self.body = body
+        self.env = env
+        self.rt = rt
+        self.params = params
+        self.rest = rest
+        self.span = span
+
+    def arity_text(self) -> str:
+        return arity_text(len(self.params), None if self.rest else len(self.params))
+
+    def __repr__(self) -> str:
+        return f"#<procedure {self.name}>"
+
+
+class ContinuationInvoked(BaseException):
+    """Unwinds the Python stack to the ``call/cc`` that made ``target``."""
+
+    def __init__(self, target: Continuation, value: Any) -> None:
+        super().__init__()
+        self.target = target
+        self.value = value
+
+
+class Continuation(Procedure):
+    """An escaping continuation; valid while the ``call/cc`` that made it is running."""
+
+    __slots__ = ("live", "winders")
+
+    def __init__(self, winders: Any) -> None:
+        super().__init__("continuation")
+        self.live = True
+        self.winders = winders
+
+    def apply(self, args: list[Any]) -> Any:
+        from .datatypes import Values
+
+        if not self.live:
+            raise SchemeError(
+                "continuation: re-entering a continuation after its call/cc has returned is not supported "
+                "(taskscheme continuations are escape-only)",
+                kind="continuation",
+            )
+        raise ContinuationInvoked(self, args[0] if len(args) == 1 else Values(list(args)))
+
+
+class Interrupted(SchemeError):
+    """The host interrupted the program (Ctrl-C, cancellation)."""
+
+
+class Runtime:
+    """Per-interpreter evaluation state: depth, steps, limits, handlers, dynamic winds."""
+
+    #: Python frames kept free below the recursion limit in every thread.
+    STACK_MARGIN = 120
+    CHECK_EVERY = 2000
+
+    def __init__(
+        self, max_depth: int | None = None, max_steps: int | None = None, timeout: float | None = None
+    ) -> None:
+        self.max_depth = max_depth if max_depth is not None else 10_000_000
+        self.max_steps = max_steps
+        self.timeout = timeout
+        self.running = False
+        self.depth = 0
+        self.hop_mark = 0
+        self.steps = 0
+        self.check_at = 0
+        self.deadline: float | None = None
+        self.step_limit_at: int | None = None
+        self.interrupted = False
+        self.handlers: list[Any] = []  # with-exception-handler stack (procedures, or GUARD markers)
+        self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
+        self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
+        self.extra_check: Callable[[], None] | None = None
+
+    # -- start of a top-level evaluation --------------------------------------------
+    def begin(self) -> None:
+        """Reset per-run counters; called at each top-level evaluation."""
+        self.depth = 0
+        self.interrupted = False
+        self.handlers = []
+        self.winders = NIL
+        now = time.monotonic()
+        self.deadline = now + self.timeout if self.timeout is not None else None
+        self.step_limit_at = self.steps + self.max_steps if self.max_steps is not None else None
+        self.check_at = self.steps + self.CHECK_EVERY
+        self._start_thread_budget()
+
+    def _start_thread_budget(self) -> None:
+        py = python_depth()
+        self.thread_base = (self.depth, py)
+        self.hop_mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
+
+    # -- limits ----------------------------------------------------------------------
+    def check(self) -> None:
+        """Called every CHECK_EVERY steps: time limit, step limit, interruption."""
+        self.check_at = self.steps + self.CHECK_EVERY
+        if self.interrupted:
+            raise Interrupted("interrupted", kind="resource-exhaustion")
+        if self.step_limit_at is not None and self.steps >= self.step_limit_at:
+            raise SchemeError(
+                f"step limit exceeded: max_steps = {self.max_steps}",
+                kind="resource-exhaustion",
+                details={"resource": "steps", "used": self.steps, "limit": self.max_steps},
+            )
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SchemeError(
+                f"time limit exceeded: timeout = {self.timeout} s",
+                kind="resource-exhaustion",
+                details={"resource": "time", "limit": self.timeout},
+            )
+        if self.extra_check is not None:
+            self.extra_check()
+
+    def deep(self, proc: Closure, args: list[Any]) -> Any:
+        """Called when ``depth`` reaches ``hop_mark``: enforce max_depth, then extend or hop."""
+        if self.depth >= self.max_depth:
+            raise SchemeError(
+                f"recursion depth limit exceeded: max_depth = {self.max_depth}",
+                kind="resource-exhaustion",
+                details={"resource": "depth", "used": self.depth, "limit": self.max_depth},
+            )
+        base_depth, base_py = self.thread_base
+        py = python_depth()
+        room = sys.getrecursionlimit() - py - self.STACK_MARGIN
+        per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth))
+        levels = int(room / (per_level * 1.5))
+        saved = self.hop_mark
+        if levels >= 8:
+            self.hop_mark = min(self.depth + levels, self.max_depth)
+            try:
+                return apply_procedure(proc, args)
+            finally:
+                self.hop_mark = saved
+        return self._hop(proc, args, saved)
+
+    def _hop(self, proc: Closure, args: list[Any], saved_mark: int) -> Any:
+        """Run ``proc`` on a new thread with a fresh Python stack and wait for it."""
+        box: list[Any] = []
+        saved_base = self.thread_base
+
+        def worker() -> None:
+            try:
+                self._start_thread_budget()
+                box.append((True, apply_procedure(proc, args)))
+            except BaseException as exc:
+                box.append((False, exc))
+
+        thread = threading.Thread(target=worker, name="taskscheme-deep", daemon=True)
+        thread.start()
+        try:
+            thread.join()
+        except BaseException:
+            self.interrupted = True
+            raise
+        finally:
+            self.hop_mark = saved_mark
+            self.thread_base = saved_base
+        ok, value = box[0]
+        if ok:
+            return value
+        raise value
+
+
+def python_depth() -> int:
+    """How many Python frames are on this thread's stack."""
+    frame = sys._getframe(1)
+    n = 1
+    while frame.f_back is not None:
+        frame = frame.f_back
+        n += 1
+    return n
+
+
+def apply_procedure(proc: Any, args: list[Any]) -> Any:
+    """Apply any Scheme procedure to ``args`` and return its value (a non-tail call)."""
+    while True:
+        if type(proc) is Closure:
+            rt = proc.rt
+            depth = rt.depth
+            if depth >= rt.hop_mark:
+                return rt.deep(proc, args)
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
+            rt.depth = depth + 1
+            result = proc.body(proc.binder(args, proc.env))
+            rt.depth = depth
+        elif type(proc) is Primitive:
+            try:
+                result = proc.fn(*args)
+            except TypeError as exc:
+                raise primitive_type_error(proc, args, exc) from None
+        elif isinstance(proc, Procedure) and hasattr(proc, "apply"):
+            result = proc.apply(args)
+        elif type(proc) is Parameter:
+            result = apply_parameter(proc, args)
+        else:
+            raise not_a_procedure(proc, args)
+        if type(result) is TailCall:
+            proc = result.proc
+            args = result.args
+            continue
+        return result
+
+
+def apply_parameter(param: Parameter, args: list[Any]) -> Any:
+    """Calling a parameter object with no arguments gives its value."""
+    if args:
+        raise arity_error(param.name, "0 arguments", len(args))
+    return param.value
+
+
+def not_a_procedure(obj: Any, args: list[Any]) -> SchemeError:
+    err = type_error("application", "a procedure", obj)
+    from .printer import write_string
+
+    text = write_string(obj)
+    err.message = f"not a procedure: {text[:60]} (called with {len(args)} argument{'s' if len(args) != 1 else ''})"
+    return err
+
+
+def primitive_type_error(proc: Primitive, args: list[Any], exc: TypeError) -> SchemeError:
+    """A TypeError from calling a primitive: wrong argument count, or a bug inside it."""
+    n = len(args)
+    if n < proc.min_args or (proc.max_args is not None and n > proc.max_args):
+        return arity_error(proc.name, proc.arity_text(), n)
+    return SchemeError(f"{proc.name}: {exc}", kind="type-error")
+
+
+def python_exception(exc: BaseException, who: str | None = None) -> SchemeError:
+    """Turn an unexpected Python exception inside a primitive into a taskscheme error."""
+    prefix = f"{who}: " if who else ""
+    if isinstance(exc, ZeroDivisionError):
+        return SchemeError(f"{prefix}division by zero", kind="division-by-zero")
+    if isinstance(exc, RecursionError):
+        return SchemeError(f"{prefix}nesting too deep for the host stack", kind="resource-exhaustion")
+    if isinstance(exc, MemoryError):
+        return SchemeError(f"{prefix}out of memory", kind="resource-exhaustion")
+    if isinstance(exc, OverflowError):
+        return SchemeError(f"{prefix}numeric overflow: {exc}", kind="value-error")
+    if isinstance(exc, (ValueError, TypeError, IndexError, KeyError)):
+        return SchemeError(f"{prefix}{exc}", kind="value-error")
+    return SchemeError(f"{prefix}internal error: {type(exc).__name__}: {exc}", kind="internal-error")
+
+
+PASS_THROUGH = (SchemeError, ContinuationInvoked, SchemeExit, KeyboardInterrupt, SystemExit, GeneratorExit)

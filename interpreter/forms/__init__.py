@@ -1,0 +1,3 @@
+"""Special forms; importing this package registers them with the analyzer."""
+
+from . import binding, control, core  # noqa: F401

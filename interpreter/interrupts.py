@@ -1,0 +1,52 @@
+"""Ctrl-C while a program runs: stop it cleanly, or at once if asked twice."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+class SigintWatch:
+    """Counts Ctrl-C presses during one evaluation."""
+
+    def __init__(self) -> None:
+        self.presses = 0
+
+    @property
+    def pressed(self) -> bool:
+        return self.presses > 0
+
+
+@contextmanager
+def interruptible(interp: Interpreter) -> Iterator[SigintWatch]:
+    """While the block runs, Ctrl-C sets ``interp.runtime.interrupted``.
+
+    The evaluator notices the flag within a few thousand steps and raises an
+    "interrupted" error, so ``dynamic-wind`` exits run and the environment stays
+    intact. A second Ctrl-C raises :class:`KeyboardInterrupt` at once, for a
+    program blocked outside the evaluator (a model call, a script, reading input).
+    Outside the main thread signals cannot be caught; the block then runs as is.
+    """
+    watch = SigintWatch()
+    if threading.current_thread() is not threading.main_thread():
+        yield watch
+        return
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        watch.presses += 1
+        if watch.presses > 1:
+            raise KeyboardInterrupt
+        interp.runtime.interrupted = True
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield watch
+    finally:
+        signal.signal(signal.SIGINT, previous)

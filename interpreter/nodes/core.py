@@ -1,0 +1,391 @@
+"""Core AST nodes: constants, variables, definition, assignment, if, lambda, sequence, call.
+
+Every node has ``compile(tail) -> run`` where ``run(env)`` evaluates the node in
+an :class:`~interpreter.env.Env`. With ``tail=True`` a call may return a
+:class:`TailCall` for the trampoline instead of calling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..datatypes import NIL, Pair, Primitive, Span, Symbol, Void
+from ..env import Env
+from ..errors import SchemeError, arity_error
+from ..evaluator import (
+    PASS_THROUGH,
+    UNASSIGNED,
+    Closure,
+    Runtime,
+    python_exception,
+)
+
+Run = Callable[[Env], Any]
+VOID = Void()
+
+
+class Node:
+    """Base of AST nodes. ``span`` is where the node's source starts."""
+
+    __slots__ = ("span",)
+
+    def compile(self, tail: bool) -> Run:
+        raise NotImplementedError
+
+
+class Const(Node):
+    """A self-evaluating datum or a quoted one."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any, span: Span | None = None) -> None:
+        self.value = value
+        self.span = span
+
+    def compile(self, tail: bool) -> Run:
+        value = self.value
+        return lambda env: value
+
+
+def unbound_error(name: Symbol, span: Span | None) -> SchemeError:
+    return SchemeError(f"unbound variable: {name.name}", kind="unbound-variable", span=span)
+
+
+def unassigned_error(name: Symbol, span: Span | None) -> SchemeError:
+    return SchemeError(f"variable used before its definition: {name.name}", kind="unbound-variable", span=span)
+
+
+class LocalRef(Node):
+    """A variable bound ``depth`` frames out; ``checked`` if it may still be unassigned."""
+
+    __slots__ = ("checked", "depth", "name")
+
+    def __init__(self, name: Symbol, depth: int, checked: bool, span: Span | None) -> None:
+        self.name = name
+        self.depth = depth
+        self.checked = checked
+        self.span = span
+
+    def compile(self, tail: bool) -> Run:
+        name, depth, span = self.name, self.depth, self.span
+        if self.checked:
+            fetch = LocalRef(name, depth, False, span).compile(False)
+
+            def checked(env: Env) -> Any:
+                value = fetch(env)
+                if value is UNASSIGNED:
+                    raise unassigned_error(name, span)
+                return value
+
+            return checked
+        if depth == 0:
+            return lambda env: env.vars[name]
+        if depth == 1:
+            return lambda env: env.outer.vars[name]  # type: ignore[union-attr]
+        if depth == 2:
+            return lambda env: env.outer.outer.vars[name]  # type: ignore[union-attr]
+
+        def far(env: Env) -> Any:
+            for _ in range(depth):
+                env = env.outer  # type: ignore[assignment]
+            return env.vars[name]
+
+        return far
+
+
+class GlobalRef(Node):
+    """A variable not bound by any enclosing form: looked up in the global frame.
+
+    ``fallback`` is consulted when the name is unbound (the task library uses it
+    to resolve task names in operator position).
+    """
+
+    __slots__ = ("fallback", "gvars", "name")
+
+    def __init__(
+        self, name: Symbol, gvars: dict[Symbol, Any], span: Span | None, fallback: Callable[[Symbol], Any] | None = None
+    ) -> None:
+        self.name = name
+        self.gvars = gvars
+        self.span = span
+        self.fallback = fallback
+
+    def compile(self, tail: bool) -> Run:
+        name, gvars, span, fallback = self.name, self.gvars, self.span, self.fallback
+
+        def ref(env: Env) -> Any:
+            try:
+                value = gvars[name]
+            except KeyError:
+                if fallback is not None:
+                    found = fallback(name)
+                    if found is not None:
+                        return found
+                raise unbound_error(name, span) from None
+            if value is UNASSIGNED:
+                raise unassigned_error(name, span)
+            return value
+
+        return ref
+
+
+class SetLocal(Node):
+    """``set!`` of a variable bound ``depth`` frames out."""
+
+    __slots__ = ("depth", "name", "value")
+
+    def __init__(self, name: Symbol, depth: int, value: Node, span: Span | None) -> None:
+        self.name, self.depth, self.value, self.span = name, depth, value, span
+
+    def compile(self, tail: bool) -> Run:
+        name, depth, value = self.name, self.depth, self.value.compile(False)
+
+        def set_local(env: Env) -> Any:
+            new = value(env)
+            for _ in range(depth):
+                env = env.outer  # type: ignore[assignment]
+            env.vars[name] = new
+            return VOID
+
+        return set_local
+
+
+class SetGlobal(Node):
+    """``set!`` of a global variable, which must already be defined."""
+
+    __slots__ = ("gvars", "name", "value")
+
+    def __init__(self, name: Symbol, gvars: dict[Symbol, Any], value: Node, span: Span | None) -> None:
+        self.name, self.gvars, self.value, self.span = name, gvars, value, span
+
+    def compile(self, tail: bool) -> Run:
+        name, gvars, value, span = self.name, self.gvars, self.value.compile(False), self.span
+
+        def set_global(env: Env) -> Any:
+            new = value(env)
+            if name not in gvars:
+                raise SchemeError(f"set!: unbound variable: {name.name}", kind="unbound-variable", span=span)
+            gvars[name] = new
+            return VOID
+
+        return set_global
+
+
+class Define(Node):
+    """``define`` in the current frame (global at top level, local in a body)."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: Symbol, value: Node, span: Span | None) -> None:
+        self.name, self.value, self.span = name, value, span
+
+    def compile(self, tail: bool) -> Run:
+        name, value = self.name, self.value.compile(False)
+
+        def define(env: Env) -> Any:
+            env.vars[name] = value(env)
+            return VOID
+
+        return define
+
+
+class If(Node):
+    """``(if test then [else])``; only ``#f`` is false."""
+
+    __slots__ = ("otherwise", "test", "then")
+
+    def __init__(self, test: Node, then: Node, otherwise: Node | None, span: Span | None) -> None:
+        self.test, self.then, self.otherwise, self.span = test, then, otherwise, span
+
+    def compile(self, tail: bool) -> Run:
+        then = self.then.compile(tail)
+        otherwise = self.otherwise.compile(tail) if self.otherwise is not None else (lambda env: VOID)
+        if type(self.test) is Call:
+            from .fastpath import compile_if
+
+            return compile_if(self.test, then, otherwise)
+        test = self.test.compile(False)
+
+        def if_(env: Env) -> Any:
+            if test(env) is not False:
+                return then(env)
+            return otherwise(env)
+
+        return if_
+
+
+class Seq(Node):
+    """``begin``: evaluate in order, the last in tail position."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: list[Node], span: Span | None) -> None:
+        self.body, self.span = body, span
+
+    def compile(self, tail: bool) -> Run:
+        if not self.body:
+            return lambda env: VOID
+        *init, last = [n.compile(False) for n in self.body[:-1]] + [self.body[-1].compile(tail)]
+        if not init:
+            return last
+        if len(init) == 1:
+            first = init[0]
+
+            def seq2(env: Env) -> Any:
+                first(env)
+                return last(env)
+
+            return seq2
+
+        def seq(env: Env) -> Any:
+            for step in init:
+                step(env)
+            return last(env)
+
+        return seq
+
+
+class Lambda(Node):
+    """``lambda``: makes a :class:`Closure` over the current frame."""
+
+    __slots__ = ("body", "defines", "name", "params", "rest", "rt")
+
+    def __init__(
+        self,
+        params: tuple[Symbol, ...],
+        rest: Symbol | None,
+        body: Node,
+        name: str,
+        rt: Runtime,
+        defines: tuple[Symbol, ...],
+        span: Span | None,
+    ) -> None:
+        self.params, self.rest, self.body, self.name = params, rest, body, name
+        self.rt, self.defines, self.span = rt, defines, span
+
+    def compile(self, tail: bool) -> Run:
+        body = self.body.compile(True)
+        binder = make_binder(self.name, self.params, self.rest, self.defines)
+        name, rt, params, rest, span = self.name, self.rt, self.params, self.rest, self.span
+
+        def make_closure(env: Env) -> Closure:
+            return Closure(name, binder, body, env, rt, params, rest, span)
+
+        return make_closure
+
+
+def make_binder(
+    name: str, params: tuple[Symbol, ...], rest: Symbol | None, defines: tuple[Symbol, ...]
+) -> Callable[[list[Any], Env], Env]:
+    """A function that checks the argument count and makes the procedure's frame."""
+    n = len(params)
+    pre = dict.fromkeys(defines, UNASSIGNED)
+
+    def wrong(args: list[Any]) -> SchemeError:
+        return arity_error(name, f"{n} argument{'s' if n != 1 else ''}" if rest is None else f"at least {n}", len(args))
+
+    if rest is None and not defines:
+        if n == 0:
+
+            def bind0(args: list[Any], outer: Env) -> Env:
+                if args:
+                    raise wrong(args)
+                return Env({}, outer)
+
+            return bind0
+        if n == 1:
+            (p0,) = params
+
+            def bind1(args: list[Any], outer: Env) -> Env:
+                if len(args) != 1:
+                    raise wrong(args)
+                return Env({p0: args[0]}, outer)
+
+            return bind1
+        if n == 2:
+            p0, p1 = params
+
+            def bind2(args: list[Any], outer: Env) -> Env:
+                if len(args) != 2:
+                    raise wrong(args)
+                return Env({p0: args[0], p1: args[1]}, outer)
+
+            return bind2
+
+        def bind_n(args: list[Any], outer: Env) -> Env:
+            if len(args) != n:
+                raise wrong(args)
+            return Env(dict(zip(params, args)), outer)
+
+        return bind_n
+
+    def bind(args: list[Any], outer: Env) -> Env:
+        count = len(args)
+        if count < n or (rest is None and count > n):
+            raise wrong(args)
+        frame = dict(zip(params, args))
+        if rest is not None:
+            tail_list: Any = NIL
+            for item in reversed(args[n:]):
+                tail_list = Pair(item, tail_list)
+            frame[rest] = tail_list
+        if pre:
+            for sym in defines:
+                frame.setdefault(sym, UNASSIGNED)
+        return Env(frame, outer)
+
+    return bind
+
+
+class Call(Node):
+    """A procedure call ``(operator operand …)``.
+
+    ``text`` is the call's source (for the backtrace) and ``procedure`` the name of
+    the procedure it appears in.
+    """
+
+    __slots__ = ("operands", "operator", "procedure", "source")
+
+    def __init__(
+        self, operator: Node, operands: list[Node], source: Any, procedure: str | None, span: Span | None
+    ) -> None:
+        self.operator, self.operands, self.source, self.procedure, self.span = (
+            operator,
+            operands,
+            source,
+            procedure,
+            span,
+        )
+
+    def text(self) -> str:
+        from ..printer import write_string
+
+        text = write_string(self.source)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    def on_error(self, exc: BaseException, f: Any, nargs: int) -> BaseException:
+        """The exception to raise once ``exc`` has passed through this call: a SchemeError
+        gets this call added to its backtrace; a Python exception is explained first."""
+        if isinstance(exc, PASS_THROUGH):
+            if isinstance(exc, SchemeError) and exc.wants_frames():
+                exc.add_frame(self.text(), self.span, self.procedure)
+            return exc
+        err = primitive_failure(f, nargs, exc)
+        err.add_frame(self.text(), self.span, self.procedure)
+        return err
+
+    def compile(self, tail: bool) -> Run:
+        from ..primitives.registry import BUILTINS
+        from .fastpath import compile_call
+
+        return compile_call(self, tail, BUILTINS, self.on_error)
+
+
+def primitive_failure(f: Any, n: int, exc: BaseException) -> SchemeError:
+    """Explain a Python exception raised while calling ``f`` with ``n`` arguments."""
+    if type(f) is Primitive:
+        if isinstance(exc, TypeError) and (n < f.min_args or (f.max_args is not None and n > f.max_args)):
+            return arity_error(f.name, f.arity_text(), n)
+        return python_exception(exc, f.name)
+    return python_exception(exc)

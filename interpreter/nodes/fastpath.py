@@ -1,0 +1,184 @@
+"""Call sites compiled from small Python templates.
+
+A call is the hottest node there is, so each call site is compiled once into a
+specialised Python function (SICP 4.1.7 taken one step further): the operator
+and operands are inlined when they are constants or variables of the nearest
+frames, the argument count is fixed, and in tail position a closure call becomes
+a :class:`TailCall` for the trampoline.
+
+Calls of the built-in arithmetic and comparison operators (:data:`BINARY_OPS`)
+check, each time they run, that the global still holds the built-in and that
+both operands are exact integers, and then compute inline; anything else (a
+redefined ``+``, a float, a wrong type) takes the ordinary path, so meaning and
+error messages are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..datatypes import Primitive, TailCall
+from ..evaluator import Closure, apply_procedure
+from .core import Const, GlobalRef, LocalRef, Node, Run
+
+if TYPE_CHECKING:
+    from .core import Call
+
+#: Scheme operator name to the Python operator used on two exact integers.
+BINARY_OPS = {"+": "+", "-": "-", "*": "*", "<": "<", ">": ">", "=": "==", "<=": "<=", ">=": ">="}
+
+#: Arities up to which a call site gets its own template (more use a list comprehension).
+MAX_INLINE_ARGS = 4
+
+
+def simple_source(node: Node, key: str, namespace: dict[str, Any]) -> str | None:
+    """A side-effect-free Python expression for a constant or a near variable, else None."""
+    if type(node) is Const and type(node.value) in (int, bool):
+        return repr(node.value)
+    if type(node) is LocalRef and not node.checked and node.depth <= 2:
+        namespace[key] = node.name
+        return "env" + ".outer" * node.depth + f".vars[{key}]"
+    return None
+
+
+def inline_binary(node: Node, key: str, namespace: dict[str, Any], builtins: dict[str, Any]) -> str | None:
+    """An inline expression for a built-in operator applied to simple operands, else None.
+
+    The expression computes on exact integers when the global still holds the
+    built-in, and otherwise runs the node's ordinary compiled code (re-reading the
+    operands is harmless: they are constants and variables)."""
+    from .core import Call
+
+    if type(node) is not Call or len(node.operands) != 2 or type(node.operator) is not GlobalRef:
+        return None
+    name = node.operator.name
+    op, builtin = BINARY_OPS.get(name.name), builtins.get(name.name)
+    x = simple_source(node.operands[0], f"{key}x", namespace)
+    y = simple_source(node.operands[1], f"{key}y", namespace)
+    if op is None or builtin is None or x is None or y is None:
+        return None
+    namespace[f"{key}g"], namespace[f"{key}b"], namespace[f"{key}gv"] = name, builtin, node.operator.gvars
+    namespace[f"{key}c"] = node.compile(False)
+    vx, vy = f"{key}_x", f"{key}_y"
+    return (
+        f"({vx} {op} {vy} if type({vx} := {x}) is int and type({vy} := {y}) is int"
+        f" and {key}gv.get({key}g) is {key}b else {key}c(env))"
+    )
+
+
+def value_source(node: Node, key: str, namespace: dict[str, Any]) -> str:
+    """A Python expression for a node's value, inlining what can be inlined."""
+    from ..primitives.registry import BUILTINS
+
+    simple = simple_source(node, key, namespace) or inline_binary(node, key, namespace, BUILTINS)
+    if simple is not None:
+        return simple
+    namespace[key] = node.compile(False)
+    return f"{key}(env)"
+
+
+def operator_source(node: Node, namespace: dict[str, Any]) -> str:
+    """Lines that bind ``f`` to the operator's value."""
+    if type(node) is GlobalRef:
+        namespace["gname"] = node.name
+        namespace["gvars"] = node.gvars
+        namespace["gref"] = node.compile(False)
+        return "f = gvars.get(gname)\n        if f is None:\n            f = gref(env)"
+    return f"f = {value_source(node, 'op', namespace)}"
+
+
+CALL = """
+def call(env):
+    f = None
+    try:
+        {operator}
+{operands}
+{fast}
+        if type(f) is Primitive:
+            result = f.fn({args})
+            if type(result) is TailCall and not tail:
+                return apply_procedure(result.proc, result.args)
+            return result
+        if type(f) is Closure:
+            if tail:
+                return TailCall(f, [{args}])
+            rt = f.rt
+            depth = rt.depth
+            if depth < rt.hop_mark:
+                rt.steps += 1
+                if rt.steps >= rt.check_at:
+                    rt.check()
+                rt.depth = depth + 1
+                result = f.body(f.binder([{args}], f.env))
+                rt.depth = depth
+                if type(result) is TailCall:
+                    return apply_procedure(result.proc, result.args)
+                return result
+        return apply_procedure(f, [{args}])
+    except BaseException as exc:
+        raise on_error(exc, f, {count}) from None
+"""
+
+CALL_MANY = """
+def call(env):
+    f = None
+    args = ()
+    try:
+        {operator}
+        args = [a(env) for a in operands]
+        if tail and type(f) is Closure:
+            return TailCall(f, args)
+        return apply_procedure(f, args)
+    except BaseException as exc:
+        raise on_error(exc, f, len(args)) from None
+"""
+
+FAST = """
+        if type(x0) is int and type(x1) is int and f is builtin:
+            return x0 {op} x1"""
+
+
+def compile_call(call: Call, tail: bool, builtins: dict[str, Any], on_error: Callable[..., BaseException]) -> Run:
+    """The Python function that runs ``call``."""
+    namespace: dict[str, Any] = {
+        "Primitive": Primitive,
+        "Closure": Closure,
+        "TailCall": TailCall,
+        "apply_procedure": apply_procedure,
+        "on_error": on_error,
+        "tail": tail,
+    }
+    operator = operator_source(call.operator, namespace)
+    n = len(call.operands)
+    if n > MAX_INLINE_ARGS:
+        namespace["operands"] = [a.compile(False) for a in call.operands]
+        source = CALL_MANY.format(operator=operator)
+    else:
+        lines = [f"        x{i} = {value_source(a, f'a{i}', namespace)}" for i, a in enumerate(call.operands)]
+        fast = ""
+        if n == 2 and type(call.operator) is GlobalRef:
+            op = BINARY_OPS.get(call.operator.name.name)
+            builtin = builtins.get(call.operator.name.name)
+            if op is not None and builtin is not None:
+                namespace["builtin"] = builtin
+                fast = FAST.format(op=op)
+        args = ", ".join(f"x{i}" for i in range(n))
+        source = CALL.format(operator=operator, operands="\n".join(lines), fast=fast, args=args, count=n)
+    exec(source, namespace)
+    return namespace["call"]
+
+
+IF = """
+def if_(env):
+    if {test} is not False:
+        return then(env)
+    return otherwise(env)
+"""
+
+
+def compile_if(test: Node, then: Run, otherwise: Run) -> Run:
+    """An ``if`` whose test is inlined when it is a constant, a variable or built-in arithmetic."""
+    namespace: dict[str, Any] = {"then": then, "otherwise": otherwise}
+    exec(IF.format(test=value_source(test, "t", namespace)), namespace)  # a fixed template
+    return namespace["if_"]

@@ -1,0 +1,120 @@
+"""Ports: where ``display`` writes and ``read-char`` reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import IO
+
+
+class Port:
+    """Base of input and output ports."""
+
+    __slots__ = ("name", "closed")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class OutputPort(Port):
+    """A textual output port that hands text to ``sink`` (a file's write, a list's append …)."""
+
+    __slots__ = ("sink", "flusher", "column")
+
+    def __init__(
+        self, sink: Callable[[str], object], name: str = "output", flusher: Callable[[], object] | None = None
+    ) -> None:
+        super().__init__(name)
+        self.sink = sink
+        self.flusher = flusher
+        self.column = 0
+
+    @classmethod
+    def to_stream(cls, stream: IO[str], name: str = "stdout") -> OutputPort:
+        return cls(stream.write, name, getattr(stream, "flush", None))
+
+    def write(self, text: str) -> None:
+        if text:
+            self.sink(text)
+            nl = text.rfind("\n")
+            self.column = len(text) - nl - 1 if nl >= 0 else self.column + len(text)
+
+    def flush(self) -> None:
+        if self.flusher is not None:
+            self.flusher()
+
+
+class StringOutputPort(OutputPort):
+    """An output port that collects text; ``getvalue`` returns it."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, name: str = "string") -> None:
+        self.parts: list[str] = []
+        super().__init__(self.parts.append, name)
+
+    def getvalue(self) -> str:
+        text = "".join(self.parts)
+        self.parts[:] = [text] if text else []
+        return text
+
+
+class InputPort(Port):
+    """A textual input port over a text buffer (a string, a file read whole, or stdin lines)."""
+
+    __slots__ = ("text", "pos", "more")
+
+    def __init__(self, text: str = "", name: str = "string", more: Callable[[], str] | None = None) -> None:
+        super().__init__(name)
+        self.text = text
+        self.pos = 0
+        self.more = more  # called for more text when the buffer runs out; "" means end of file
+
+    def _fill(self) -> bool:
+        if self.more is None:
+            return False
+        chunk = self.more()
+        if not chunk:
+            self.more = None
+            return False
+        self.text = self.text[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def read_char(self) -> str | None:
+        if self.pos >= len(self.text) and not self._fill():
+            return None
+        ch = self.text[self.pos]
+        self.pos += 1
+        return ch
+
+    def peek_char(self) -> str | None:
+        if self.pos >= len(self.text) and not self._fill():
+            return None
+        return self.text[self.pos]
+
+    def read_line(self) -> str | None:
+        while "\n" not in self.text[self.pos :]:
+            if not self._fill():
+                break
+        if self.pos >= len(self.text):
+            return None
+        end = self.text.find("\n", self.pos)
+        if end < 0:
+            line, self.pos = self.text[self.pos :], len(self.text)
+        else:
+            line, self.pos = self.text[self.pos : end], end + 1
+        return line
+
+    def read_rest(self) -> str:
+        while self._fill():
+            pass
+        rest = self.text[self.pos :]
+        self.pos = len(self.text)
+        return rest
+
+    def char_ready(self) -> bool:
+        return self.pos < len(self.text) or self.more is None

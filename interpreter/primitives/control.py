@@ -1,0 +1,263 @@
+"""Control primitives: apply, values, continuations, dynamic-wind, exceptions, eval, load, exit, promises."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..datatypes import (
+    VOID,
+    Pair,
+    Parameter,
+    Procedure,
+    Promise,
+    TailCall,
+    Values,
+    list_to_python,
+    make_list,
+    sym,
+)
+from ..errors import SchemeError, SchemeExit, type_error
+from ..evaluator import Continuation, ContinuationInvoked, apply_procedure
+from ..nodes.binding import values_list
+from ..nodes.control import GUARD, condition_of, force
+from .registry import installer, primitive
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+
+@primitive("procedure?")
+def is_procedure(x: Any) -> bool:
+    return isinstance(x, Procedure)
+
+
+@primitive("apply")
+def apply(proc: Any, *args: Any) -> TailCall:
+    """(apply proc arg ... list): call proc with the args and the list's elements."""
+    if not args:
+        return TailCall(proc, [])
+    try:
+        spread = list_to_python(args[-1])
+    except ValueError:
+        raise type_error("apply", "a proper list as last argument", args[-1]) from None
+    return TailCall(proc, [*args[:-1], *spread])
+
+
+@primitive("values")
+def values(*items: Any) -> Any:
+    return items[0] if len(items) == 1 else Values(list(items))
+
+
+@primitive("call-with-values")
+def call_with_values(producer: Any, consumer: Any) -> TailCall:
+    return TailCall(consumer, values_list(apply_procedure(producer, [])))
+
+
+@primitive("void")
+def void(*_: Any) -> Any:
+    return VOID
+
+
+@primitive("force")
+def force_(value: Any) -> Any:
+    return force(value)
+
+
+@primitive("make-promise")
+def make_promise(value: Any) -> Promise:
+    return value if type(value) is Promise else Promise(value=value)
+
+
+@primitive("promise?")
+def is_promise(x: Any) -> bool:
+    return type(x) is Promise
+
+
+@primitive("make-parameter")
+def make_parameter(value: Any, converter: Any = None) -> Parameter:
+    if converter is not None:
+        value = apply_procedure(converter, [value])
+    return Parameter(value, converter)
+
+
+@primitive("error-object?", "condition?")
+def is_error_object(x: Any) -> bool:
+    return isinstance(x, SchemeError)
+
+
+@primitive("error-object-message", "condition/report-string")
+def error_object_message(e: Any) -> str:
+    if not isinstance(e, SchemeError):
+        raise type_error("error-object-message", "an error object", e)
+    return e.message
+
+
+@primitive("error-object-irritants")
+def error_object_irritants(e: Any) -> Any:
+    if not isinstance(e, SchemeError):
+        raise type_error("error-object-irritants", "an error object", e)
+    return make_list(e.irritants)
+
+
+@primitive("error-object-kind")
+def error_object_kind(e: Any) -> Any:
+    """The kind of an error as a symbol: type-error, unbound-variable, …"""
+    if not isinstance(e, SchemeError):
+        raise type_error("error-object-kind", "an error object", e)
+    return sym(e.kind)
+
+
+@primitive("read-error?")
+def is_read_error(x: Any) -> bool:
+    return isinstance(x, SchemeError) and x.kind == "read-error"
+
+
+@primitive("file-error?")
+def is_file_error(x: Any) -> bool:
+    return isinstance(x, SchemeError) and x.kind == "file-error"
+
+
+@primitive("current-second")
+def current_second() -> float:
+    return time.time()
+
+
+@primitive("current-jiffy")
+def current_jiffy() -> int:
+    return time.perf_counter_ns() // 1000
+
+
+@primitive("jiffies-per-second")
+def jiffies_per_second() -> int:
+    return 1_000_000
+
+
+def make_error(message: Any, irritants: tuple[Any, ...]) -> SchemeError:
+    from ..printer import display_string
+
+    text = display_string(message) if not isinstance(message, str) else message
+    return SchemeError(text, kind="error", irritants=list(irritants))
+
+
+@installer
+def install_control(interp: Interpreter) -> None:
+    """Primitives that need the interpreter's runtime, environment or files."""
+    rt = interp.runtime
+
+    def raise_(obj: Any) -> Any:
+        """(raise obj): a non-continuable exception."""
+        if isinstance(obj, SchemeError):
+            raise obj
+        raise SchemeError(f"uncaught raise: {_short(obj)}", kind="raise", payload=obj)
+
+    def raise_continuable(obj: Any) -> Any:
+        """(raise-continuable obj): the current handler's value is the result."""
+        if not rt.handlers or rt.handlers[-1] is GUARD:
+            err = (
+                obj
+                if isinstance(obj, SchemeError)
+                else SchemeError(f"uncaught raise: {_short(obj)}", kind="raise", payload=obj, continuable=True)
+            )
+            raise err
+        handler = rt.handlers.pop()
+        try:
+            return apply_procedure(handler, [obj])
+        finally:
+            rt.handlers.append(handler)
+
+    def error(message: Any, *irritants: Any) -> Any:
+        """(error message irritant ...)."""
+        raise make_error(message, irritants)
+
+    def with_exception_handler(handler: Any, thunk: Any) -> Any:
+        """Call thunk; an exception raised in it is given to handler."""
+        if not isinstance(handler, Procedure):
+            raise type_error("with-exception-handler", "a procedure as handler", handler)
+        depth, count = rt.depth, len(rt.handlers)
+        rt.handlers.append(handler)
+        try:
+            return apply_procedure(thunk, [])
+        except SchemeError as err:
+            rt.depth = depth
+            del rt.handlers[count:]
+            apply_procedure(handler, [condition_of(err)])
+            raise SchemeError(
+                f"exception handler returned from a non-continuable exception: {err.full_message()}",
+                kind=err.kind if err.kind != "raise" else "error",
+            ) from None
+        finally:
+            del rt.handlers[count:]
+
+    def call_cc(proc: Any) -> Any:
+        """(call/cc proc): proc receives an escape-only continuation."""
+        k = Continuation(rt.winders)
+        depth, count = rt.depth, len(rt.handlers)
+        try:
+            return apply_procedure(proc, [k])
+        except ContinuationInvoked as jump:
+            if jump.target is not k:
+                raise
+            rt.depth = depth
+            del rt.handlers[count:]
+            return jump.value
+        finally:
+            k.live = False
+
+    def dynamic_wind(before: Any, thunk: Any, after: Any) -> Any:
+        apply_procedure(before, [])
+        rt.winders = Pair((before, after), rt.winders)
+        try:
+            return apply_procedure(thunk, [])
+        finally:
+            rt.winders = rt.winders.cdr
+            apply_procedure(after, [])
+
+    def eval_(expr: Any, env: Any = None) -> Any:
+        """(eval expr [environment]): only the interaction environment is supported."""
+        return interp.eval_datum(expr)
+
+    def interaction_environment(*_: Any) -> Any:
+        return interp.global_env
+
+    def load(path: Any) -> Any:
+        """(load "file.scm"): relative to the file being loaded."""
+        text = str(path)
+        base = interp.loading[-1].parent if interp.loading else Path.cwd()
+        target = Path(text) if Path(text).is_absolute() else base / text
+        interp.check_file_access(target, "load")
+        interp.eval_file(target)
+        return VOID
+
+    def exit_(code: Any = 0) -> Any:
+        raise SchemeExit(0 if code is True else 1 if code is False else code if type(code) is int else 0)
+
+    def command_line() -> Any:
+        return make_list(interp.command_line)
+
+    for name, fn in {
+        "raise": raise_,
+        "raise-continuable": raise_continuable,
+        "error": error,
+        "with-exception-handler": with_exception_handler,
+        "call-with-current-continuation": call_cc,
+        "call/cc": call_cc,
+        "dynamic-wind": dynamic_wind,
+        "eval": eval_,
+        "interaction-environment": interaction_environment,
+        "scheme-report-environment": interaction_environment,
+        "environment": interaction_environment,
+        "load": load,
+        "exit": exit_,
+        "emergency-exit": exit_,
+        "command-line": command_line,
+    }.items():
+        interp.define_primitive(name, fn)
+
+
+def _short(obj: Any) -> str:
+    from ..printer import write_string
+
+    text = write_string(obj)
+    return text if len(text) <= 60 else text[:57] + "..."

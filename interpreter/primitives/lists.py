@@ -1,0 +1,766 @@
+"""Pairs and lists: constructors, accessors, searching and the higher-order list
+procedures (``map``, ``filter``, ``fold`` …). Everything walks lists iteratively."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from ..datatypes import NIL, VOID, Pair, Procedure, Values
+from ..equality import is_equal, is_eqv
+from ..errors import SchemeError, type_error
+from .numbers import check_number, check_size
+from .registry import primitive
+
+_apply_fn: Callable[[Any, list[Any]], Any] | None = None
+
+
+def apply_fn() -> Callable[[Any, list[Any]], Any]:
+    """The evaluator's ``apply_procedure`` (imported on first use to avoid a cycle)."""
+    global _apply_fn
+    if _apply_fn is None:
+        from ..evaluator import apply_procedure
+
+        _apply_fn = apply_procedure
+    return _apply_fn
+
+
+def check_proc(who: str, f: Any) -> Any:
+    """Return ``f`` if it can be applied, else raise a type error."""
+    if isinstance(f, Procedure) or callable(f):
+        return f
+    raise type_error(who, "a procedure", f)
+
+
+def build_list(items: list[Any], tail: Any = NIL) -> Any:
+    """A Scheme list of ``items`` (a Python list) ending in ``tail``."""
+    result = tail
+    for item in reversed(items):
+        result = Pair(item, result)
+    return result
+
+
+def to_pylist(who: str, lst: Any) -> list[Any]:
+    """The elements of a proper list; a type error for improper or circular lists."""
+    out: list[Any] = []
+    append = out.append
+    slow = lst
+    p = lst
+    while type(p) is Pair:
+        append(p.car)
+        p = p.cdr
+        if type(p) is not Pair:
+            break
+        append(p.car)
+        p = p.cdr
+        slow = slow.cdr
+        if p is slow:
+            raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+    if p is not NIL:
+        raise type_error(who, "a proper list", lst)
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# pairs and c[ad]r
+# ----------------------------------------------------------------------------------
+@primitive("cons")
+def cons(a: Any, b: Any) -> Pair:
+    """A new pair."""
+    return Pair(a, b)
+
+
+@primitive("car")
+def car(x: Any) -> Any:
+    """First element of a pair."""
+    if type(x) is Pair:
+        return x.car
+    raise type_error("car", "a pair", x)
+
+
+@primitive("cdr")
+def cdr(x: Any) -> Any:
+    """Second element of a pair."""
+    if type(x) is Pair:
+        return x.cdr
+    raise type_error("cdr", "a pair", x)
+
+
+def _cxr_error(name: str, original: Any) -> SchemeError:
+    if type(original) is not Pair:
+        return type_error(name, "a pair", original)
+    return type_error(name, f"a structure that has a {name}", original)
+
+
+def _make_cxr(name: str) -> Callable[[Any], Any]:
+    path = name[-2:0:-1]  # operations in the order they apply
+
+    def cxr(x: Any) -> Any:
+        v = x
+        for op in path:
+            if type(v) is not Pair:
+                raise _cxr_error(name, x)
+            v = v.car if op == "a" else v.cdr
+        return v
+
+    cxr.__doc__ = f"The {name} of a list structure."
+    cxr.__name__ = name
+    return cxr
+
+
+for _n in (2, 3, 4):
+    for _ops in itertools.product("ad", repeat=_n):
+        _name = "c" + "".join(_ops) + "r"
+        primitive(_name)(_make_cxr(_name))
+
+
+@primitive("cadr")
+def cadr(x: Any) -> Any:
+    """Second element of a list."""
+    if type(x) is Pair and type(x.cdr) is Pair:
+        return x.cdr.car
+    raise _cxr_error("cadr", x)
+
+
+@primitive("cddr")
+def cddr(x: Any) -> Any:
+    """A list without its first two elements."""
+    if type(x) is Pair and type(x.cdr) is Pair:
+        return x.cdr.cdr
+    raise _cxr_error("cddr", x)
+
+
+@primitive("caar")
+def caar(x: Any) -> Any:
+    """The car of the car."""
+    if type(x) is Pair and type(x.car) is Pair:
+        return x.car.car
+    raise _cxr_error("caar", x)
+
+
+@primitive("set-car!")
+def set_car(p: Any, x: Any) -> Any:
+    """Replace the car of a pair."""
+    if type(p) is not Pair:
+        raise type_error("set-car!", "a pair", p)
+    p.car = x
+    return VOID
+
+
+@primitive("set-cdr!")
+def set_cdr(p: Any, x: Any) -> Any:
+    """Replace the cdr of a pair."""
+    if type(p) is not Pair:
+        raise type_error("set-cdr!", "a pair", p)
+    p.cdr = x
+    return VOID
+
+
+# ----------------------------------------------------------------------------------
+# construction and predicates
+# ----------------------------------------------------------------------------------
+@primitive("list")
+def scheme_list(*xs: Any) -> Any:
+    """A list of the arguments."""
+    result: Any = NIL
+    for x in reversed(xs):
+        result = Pair(x, result)
+    return result
+
+
+@primitive("cons*", "list*")
+def cons_star(first: Any, *rest: Any) -> Any:
+    """Like ``list`` but the last argument is the tail."""
+    if not rest:
+        return first
+    return build_list([first, *rest[:-1]], rest[-1])
+
+
+@primitive("make-list")
+def make_list(n: Any, fill: Any = VOID) -> Any:
+    """A list of ``n`` copies of ``fill``."""
+    result: Any = NIL
+    for _ in range(check_size("make-list", n)):
+        result = Pair(fill, result)
+    return result
+
+
+@primitive("pair?")
+def is_pair(x: Any) -> bool:
+    """True for pairs."""
+    return type(x) is Pair
+
+
+@primitive("null?")
+def is_null(x: Any) -> bool:
+    """True for the empty list."""
+    return x is NIL
+
+
+def list_length(lst: Any) -> int | None:
+    """Length of a proper list, or None if improper or circular."""
+    n = 0
+    slow = fast = lst
+    while True:
+        if fast is NIL:
+            return n
+        if type(fast) is not Pair:
+            return None
+        fast = fast.cdr
+        n += 1
+        if fast is NIL:
+            return n
+        if type(fast) is not Pair:
+            return None
+        fast = fast.cdr
+        n += 1
+        slow = slow.cdr
+        if fast is slow:
+            return None
+
+
+@primitive("list?")
+def is_list(x: Any) -> bool:
+    """True for proper (finite, NIL-terminated) lists."""
+    return list_length(x) is not None
+
+
+@primitive("length")
+def length(lst: Any) -> int:
+    """Number of elements of a proper list."""
+    n = list_length(lst)
+    if n is None:
+        raise improper_error("length", lst)
+    return n
+
+
+def improper_error(who: str, lst: Any) -> SchemeError:
+    """The error for a non-list where a proper list was expected."""
+    if type(lst) is Pair and _is_circular(lst):
+        return SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+    return type_error(who, "a proper list", lst)
+
+
+def _is_circular(lst: Any) -> bool:
+    slow = fast = lst
+    while type(fast) is Pair and type(fast.cdr) is Pair:
+        fast = fast.cdr.cdr
+        slow = slow.cdr
+        if fast is slow:
+            return True
+    return False
+
+
+@primitive("append")
+def append(*lists: Any) -> Any:
+    """Join lists; the last argument may be any value and becomes the tail."""
+    if not lists:
+        return NIL
+    result = lists[-1]
+    for lst in reversed(lists[:-1]):
+        result = build_list(to_pylist("append", lst), result)
+    return result
+
+
+@primitive("append!")
+def append_bang(*lists: Any) -> Any:
+    """Like ``append`` (this implementation does not reuse the cells)."""
+    return append(*lists)
+
+
+@primitive("reverse", "reverse!")
+def reverse(lst: Any) -> Any:
+    """A new list with the elements in reverse order."""
+    if list_length(lst) is None:
+        raise improper_error("reverse", lst)
+    result: Any = NIL
+    p = lst
+    while type(p) is Pair:
+        result = Pair(p.car, result)
+        p = p.cdr
+    return result
+
+
+@primitive("list-copy")
+def list_copy(lst: Any) -> Any:
+    """A copy of the list spine (an improper tail is kept)."""
+    items: list[Any] = []
+    p = lst
+    while type(p) is Pair:
+        items.append(p.car)
+        p = p.cdr
+    return build_list(items, p)
+
+
+def _list_index_error(who: str, k: int, lst: Any) -> SchemeError:
+    n = 0
+    p = lst
+    while type(p) is Pair and n <= k:
+        n += 1
+        p = p.cdr
+    return SchemeError(f"{who}: index {k} out of range for list of length {n}", kind="index-error")
+
+
+def _drop(who: str, lst: Any, k: Any) -> Any:
+    """``lst`` without its first ``k`` pairs (type errors name ``who``)."""
+    if type(k) is not int:
+        raise type_error(who, "an exact integer index", k)
+    if k < 0:
+        raise SchemeError(f"{who}: index {k} out of range", kind="index-error")
+    p = lst
+    for _ in range(k):
+        if type(p) is not Pair:
+            raise _list_index_error(who, k, lst)
+        p = p.cdr
+    return p
+
+
+@primitive("list-tail", "drop")
+def list_tail(lst: Any, k: Any) -> Any:
+    """The sublist after the first ``k`` elements."""
+    return _drop("list-tail", lst, k)
+
+
+@primitive("list-ref")
+def list_ref(lst: Any, k: Any) -> Any:
+    """Element ``k`` (from 0) of a list."""
+    p = _drop("list-ref", lst, k)
+    if type(p) is not Pair:
+        raise _list_index_error("list-ref", k, lst)
+    return p.car
+
+
+@primitive("list-set!")
+def list_set(lst: Any, k: Any, x: Any) -> Any:
+    """Replace element ``k`` of a list."""
+    p = _drop("list-set!", lst, k)
+    if type(p) is not Pair:
+        raise _list_index_error("list-set!", k, lst)
+    p.car = x
+    return VOID
+
+
+@primitive("take", "list-head")
+def take(lst: Any, k: Any) -> Any:
+    """A new list of the first ``k`` elements."""
+    if type(k) is not int or k < 0:
+        raise type_error("take", "a non-negative exact integer", k)
+    items: list[Any] = []
+    p = lst
+    for _ in range(k):
+        if type(p) is not Pair:
+            raise _list_index_error("take", k, lst)
+        items.append(p.car)
+        p = p.cdr
+    return build_list(items)
+
+
+@primitive("last-pair")
+def last_pair(lst: Any) -> Any:
+    """The last pair of a non-empty list."""
+    if type(lst) is not Pair:
+        raise type_error("last-pair", "a pair", lst)
+    p = lst
+    while type(p.cdr) is Pair:
+        p = p.cdr
+    return p
+
+
+@primitive("last")
+def last(lst: Any) -> Any:
+    """The last element of a non-empty list."""
+    if type(lst) is not Pair:
+        raise type_error("last", "a non-empty list", lst)
+    return last_pair(lst).car
+
+
+# ----------------------------------------------------------------------------------
+# searching
+# ----------------------------------------------------------------------------------
+def _mem(who: str, x: Any, lst: Any, same: Callable[[Any, Any], bool]) -> Any:
+    p = lst
+    while type(p) is Pair:
+        if same(x, p.car):
+            return p
+        p = p.cdr
+    if p is not NIL:
+        raise type_error(who, "a proper list", lst)
+    return False
+
+
+def _custom(compare: Any) -> Callable[[Any, Any], bool]:
+    ap = apply_fn()
+    return lambda a, b: ap(compare, [a, b]) is not False
+
+
+@primitive("memq")
+def memq(x: Any, lst: Any) -> Any:
+    """The first sublist whose car is ``eq?`` to ``x``, or #f."""
+    return _mem("memq", x, lst, is_eqv)
+
+
+@primitive("memv")
+def memv(x: Any, lst: Any) -> Any:
+    """The first sublist whose car is ``eqv?`` to ``x``, or #f."""
+    return _mem("memv", x, lst, is_eqv)
+
+
+@primitive("member")
+def member(x: Any, lst: Any, compare: Any = None) -> Any:
+    """The first sublist whose car is ``equal?`` (or ``compare``) to ``x``, or #f."""
+    same = is_equal if compare is None else _custom(check_proc("member", compare))
+    return _mem("member", x, lst, same)
+
+
+def _ass(who: str, key: Any, alist: Any, same: Callable[[Any, Any], bool]) -> Any:
+    p = alist
+    while type(p) is Pair:
+        entry = p.car
+        if type(entry) is not Pair:
+            raise type_error(who, "an association list of pairs, found element", entry)
+        if same(key, entry.car):
+            return entry
+        p = p.cdr
+    if p is not NIL:
+        raise type_error(who, "a proper list", alist)
+    return False
+
+
+@primitive("assq")
+def assq(key: Any, alist: Any) -> Any:
+    """The first pair in ``alist`` whose car is ``eq?`` to ``key``, or #f."""
+    return _ass("assq", key, alist, is_eqv)
+
+
+@primitive("assv")
+def assv(key: Any, alist: Any) -> Any:
+    """The first pair in ``alist`` whose car is ``eqv?`` to ``key``, or #f."""
+    return _ass("assv", key, alist, is_eqv)
+
+
+@primitive("assoc")
+def assoc(key: Any, alist: Any, compare: Any = None) -> Any:
+    """The first pair in ``alist`` whose car is ``equal?`` (or ``compare``) to ``key``, or #f."""
+    same = is_equal if compare is None else _custom(check_proc("assoc", compare))
+    return _ass("assoc", key, alist, same)
+
+
+# ----------------------------------------------------------------------------------
+# higher-order procedures
+# ----------------------------------------------------------------------------------
+def _rows(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
+    """Argument rows for an n-list traversal, stopping at the shortest list."""
+    if len(lists) == 1:
+        return [[x] for x in to_pylist(who, lists[0])]
+    columns = []
+    for lst in lists:
+        col: list[Any] = []
+        p = lst
+        while type(p) is Pair:
+            col.append(p.car)
+            p = p.cdr
+            if len(col) > _MAX_ROWS:
+                break
+        if p is not NIL and type(p) is not Pair:
+            raise type_error(who, "a proper list", lst)
+        columns.append(col)
+    n = min(len(c) for c in columns)
+    return [[c[i] for c in columns] for i in range(n)]
+
+
+_MAX_ROWS = 50_000_000
+
+
+@primitive("map")
+def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
+    """The list of ``(f x ...)`` for corresponding elements (stops at the shortest list)."""
+    check_proc("map", f)
+    ap = apply_fn()
+    if not more:
+        return build_list([ap(f, [x]) for x in to_pylist("map", lst)])
+    return build_list([ap(f, row) for row in _rows("map", (lst, *more))])
+
+
+@primitive("for-each")
+def for_each(f: Any, lst: Any, *more: Any) -> Any:
+    """Call ``f`` on corresponding elements for effect."""
+    check_proc("for-each", f)
+    ap = apply_fn()
+    if not more:
+        for x in to_pylist("for-each", lst):
+            ap(f, [x])
+    else:
+        for row in _rows("for-each", (lst, *more)):
+            ap(f, row)
+    return VOID
+
+
+@primitive("append-map")
+def append_map(f: Any, lst: Any, *more: Any) -> Any:
+    """``map`` then ``append`` the results."""
+    check_proc("append-map", f)
+    ap = apply_fn()
+    results = [ap(f, row) for row in _rows("append-map", (lst, *more))]
+    return append(*results, NIL) if results else NIL
+
+
+@primitive("filter-map")
+def filter_map(f: Any, lst: Any, *more: Any) -> Any:
+    """The true results of ``(f x ...)``."""
+    check_proc("filter-map", f)
+    ap = apply_fn()
+    out = []
+    for row in _rows("filter-map", (lst, *more)):
+        v = ap(f, row)
+        if v is not False:
+            out.append(v)
+    return build_list(out)
+
+
+@primitive("filter")
+def scheme_filter(pred: Any, lst: Any) -> Any:
+    """The elements satisfying ``pred``."""
+    check_proc("filter", pred)
+    ap = apply_fn()
+    return build_list([x for x in to_pylist("filter", lst) if ap(pred, [x]) is not False])
+
+
+@primitive("remove")
+def remove(pred: Any, lst: Any) -> Any:
+    """The elements not satisfying ``pred``."""
+    check_proc("remove", pred)
+    ap = apply_fn()
+    return build_list([x for x in to_pylist("remove", lst) if ap(pred, [x]) is False])
+
+
+@primitive("partition")
+def partition(pred: Any, lst: Any) -> Values:
+    """Two values: the elements satisfying ``pred`` and the rest."""
+    check_proc("partition", pred)
+    ap = apply_fn()
+    yes, no = [], []
+    for x in to_pylist("partition", lst):
+        (yes if ap(pred, [x]) is not False else no).append(x)
+    return Values([build_list(yes), build_list(no)])
+
+
+@primitive("count")
+def count(pred: Any, lst: Any, *more: Any) -> int:
+    """How many rows satisfy ``pred``."""
+    check_proc("count", pred)
+    ap = apply_fn()
+    return sum(1 for row in _rows("count", (lst, *more)) if ap(pred, row) is not False)
+
+
+@primitive("reduce")
+def reduce(f: Any, ridentity: Any, lst: Any) -> Any:
+    """SRFI-1 reduce: ``(f elem acc)`` left to right, seeded by the first element."""
+    check_proc("reduce", f)
+    items = to_pylist("reduce", lst)
+    if not items:
+        return ridentity
+    ap = apply_fn()
+    acc = items[0]
+    for x in items[1:]:
+        acc = ap(f, [x, acc])
+    return acc
+
+
+@primitive("reduce-right")
+def reduce_right(f: Any, ridentity: Any, lst: Any) -> Any:
+    """``(f e1 (f e2 ... en))``; ``ridentity`` for the empty list."""
+    check_proc("reduce-right", f)
+    items = to_pylist("reduce-right", lst)
+    if not items:
+        return ridentity
+    ap = apply_fn()
+    acc = items[-1]
+    for x in reversed(items[:-1]):
+        acc = ap(f, [x, acc])
+    return acc
+
+
+@primitive("fold")
+def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
+    """SRFI-1 fold: ``(kons elem ... acc)`` from the left."""
+    check_proc("fold", kons)
+    ap = apply_fn()
+    acc = knil
+    for row in _rows("fold", (lst, *more)):
+        acc = ap(kons, [*row, acc])
+    return acc
+
+
+@primitive("fold-left")
+def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
+    """``(f acc elem ...)`` from the left."""
+    check_proc("fold-left", f)
+    ap = apply_fn()
+    acc = init
+    for row in _rows("fold-left", (lst, *more)):
+        acc = ap(f, [acc, *row])
+    return acc
+
+
+@primitive("fold-right")
+def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
+    """``(f elem ... acc)`` from the right."""
+    check_proc("fold-right", f)
+    ap = apply_fn()
+    acc = init
+    for row in reversed(_rows("fold-right", (lst, *more))):
+        acc = ap(f, [*row, acc])
+    return acc
+
+
+@primitive("delete")
+def delete(x: Any, lst: Any, compare: Any = None) -> Any:
+    """The elements not ``equal?`` (or ``compare``) to ``x``."""
+    same = is_equal if compare is None else _custom(check_proc("delete", compare))
+    return build_list([y for y in to_pylist("delete", lst) if not same(x, y)])
+
+
+@primitive("delete!")
+def delete_bang(x: Any, lst: Any, compare: Any = None) -> Any:
+    """Like ``delete``."""
+    return delete(x, lst, compare)
+
+
+@primitive("delete-duplicates")
+def delete_duplicates(lst: Any, compare: Any = None) -> Any:
+    """The list with later duplicates removed (first occurrences kept)."""
+    items = to_pylist("delete-duplicates", lst)
+    out: list[Any] = []
+    if compare is None:
+        from .hashtables import equal_key
+
+        seen: set[Any] = set()
+        for x in items:
+            k = equal_key(x)
+            if k not in seen:
+                seen.add(k)
+                out.append(x)
+    else:
+        same = _custom(check_proc("delete-duplicates", compare))
+        for x in items:
+            if not any(same(y, x) for y in out):
+                out.append(x)
+    return build_list(out)
+
+
+@primitive("iota")
+def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
+    """``n`` numbers from ``start`` by ``step``."""
+    check_size("iota", n)
+    check_number("iota", start)
+    check_number("iota", step)
+    from .numbers import add, mul
+
+    return build_list([add(start, mul(i, step)) for i in range(n)])
+
+
+@primitive("list-index")
+def list_index(pred: Any, lst: Any, *more: Any) -> Any:
+    """Index of the first row satisfying ``pred``, or #f."""
+    check_proc("list-index", pred)
+    ap = apply_fn()
+    for i, row in enumerate(_rows("list-index", (lst, *more))):
+        if ap(pred, row) is not False:
+            return i
+    return False
+
+
+@primitive("any")
+def scheme_any(pred: Any, lst: Any, *more: Any) -> Any:
+    """The first true value of ``(pred x ...)``, or #f."""
+    check_proc("any", pred)
+    ap = apply_fn()
+    for row in _rows("any", (lst, *more)):
+        v = ap(pred, row)
+        if v is not False:
+            return v
+    return False
+
+
+@primitive("every")
+def scheme_every(pred: Any, lst: Any, *more: Any) -> Any:
+    """#f if some row fails ``pred``, else the last value (#t for empty lists)."""
+    check_proc("every", pred)
+    ap = apply_fn()
+    v: Any = True
+    for row in _rows("every", (lst, *more)):
+        v = ap(pred, row)
+        if v is False:
+            return False
+    return v
+
+
+@primitive("find")
+def find(pred: Any, lst: Any) -> Any:
+    """The first element satisfying ``pred``, or #f."""
+    tail = find_tail(pred, lst)
+    return tail.car if type(tail) is Pair else False
+
+
+@primitive("find-tail")
+def find_tail(pred: Any, lst: Any) -> Any:
+    """The first sublist whose car satisfies ``pred``, or #f."""
+    check_proc("find-tail", pred)
+    ap = apply_fn()
+    p = lst
+    while type(p) is Pair:
+        if ap(pred, [p.car]) is not False:
+            return p
+        p = p.cdr
+    if p is not NIL:
+        raise type_error("find-tail", "a proper list", lst)
+    return False
+
+
+# ----------------------------------------------------------------------------------
+# sorting
+# ----------------------------------------------------------------------------------
+def _sort_args(who: str, a: Any, b: Any) -> tuple[Any, Any]:
+    """(sequence, less?) from either argument order."""
+    if (type(a) is Pair or a is NIL or type(a) is list) and not (type(b) is Pair or b is NIL or type(b) is list):
+        return a, check_proc(who, b)
+    if type(b) is Pair or b is NIL or type(b) is list:
+        return b, check_proc(who, a)
+    raise type_error(who, "a list or vector", a)
+
+
+def sorted_items(who: str, items: list[Any], less: Any) -> list[Any]:
+    """``items`` stably sorted by the Scheme predicate ``less``."""
+    ap = apply_fn()
+
+    def cmp(x: Any, y: Any) -> int:
+        return -1 if ap(less, [x, y]) is not False else 0
+
+    return sorted(items, key=functools.cmp_to_key(cmp))
+
+
+@primitive("sort", "list-sort")
+def sort(a: Any, b: Any) -> Any:
+    """A sorted copy of a list or vector: ``(sort seq less?)`` or ``(sort less? seq)``."""
+    seq, less = _sort_args("sort", a, b)
+    if type(seq) is list:
+        return sorted_items("sort", seq, less)
+    return build_list(sorted_items("sort", to_pylist("sort", seq), less))
+
+
+@primitive("sort!")
+def sort_bang(a: Any, b: Any) -> Any:
+    """Sort a list or vector in place; returns the sorted sequence."""
+    seq, less = _sort_args("sort!", a, b)
+    if type(seq) is list:
+        seq[:] = sorted_items("sort!", seq, less)
+        return seq
+    items = sorted_items("sort!", to_pylist("sort!", seq), less)
+    p = seq
+    for x in items:
+        p.car = x
+        p = p.cdr
+    return seq
+

@@ -1,0 +1,65 @@
+"""The registry of built-in procedures.
+
+A primitive is a plain Python function decorated with :func:`primitive`; its arity
+comes from its signature (``def car(x)`` takes one argument, ``def add(*xs)`` any
+number). Primitives that need the interpreter (ports, ``eval``, ``load``) are made
+by an *installer*: a function decorated with :func:`installer` that receives the
+interpreter and defines them with ``interp.define_primitive``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..datatypes import Primitive
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Every pure built-in procedure, by its Scheme name.
+BUILTINS: dict[str, Primitive] = {}
+
+#: Functions that add interpreter-bound primitives to a new interpreter.
+INSTALLERS: list[Callable[[Interpreter], None]] = []
+
+
+def signature_arity(fn: Callable[..., Any]) -> tuple[int, int | None]:
+    """(min, max) positional arguments a Python function accepts; max None = unbounded."""
+    min_args = 0
+    max_args: int | None = 0
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            assert max_args is not None
+            max_args += 1
+            if p.default is p.empty:
+                min_args += 1
+        elif p.kind is p.VAR_POSITIONAL:
+            max_args = None
+    return min_args, max_args
+
+
+def make_primitive(name: str, fn: Callable[..., Any], doc: str = "") -> Primitive:
+    """Wrap ``fn`` as a :class:`Primitive` named ``name`` with its signature's arity."""
+    lo, hi = signature_arity(fn)
+    return Primitive(name, fn, lo, hi, doc or (inspect.getdoc(fn) or "").split("\n")[0])
+
+
+def primitive(*names: str) -> Callable[[F], F]:
+    """Register the decorated function under each Scheme name given."""
+
+    def register(fn: F) -> F:
+        for name in names:
+            BUILTINS[name] = make_primitive(name, fn)
+        return fn
+
+    return register
+
+
+def installer(fn: Callable[[Interpreter], None]) -> Callable[[Interpreter], None]:
+    """Register a function that installs interpreter-bound primitives."""
+    INSTALLERS.append(fn)
+    return fn

@@ -1,0 +1,442 @@
+"""Strings: construction, access, mutation (of :class:`MString` only), comparison,
+case mapping, searching, splitting and joining. Results are ``str`` unless noted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..datatypes import VOID, Char, MString, is_string
+from ..errors import SchemeError, type_error
+from .chars import check_char
+from .lists import apply_fn, build_list, check_proc, to_pylist
+from .numbers import check_index, check_range, check_size
+from .registry import primitive
+
+
+def check_string(who: str, x: Any) -> str:
+    """The text of a string argument, or a type error."""
+    t = type(x)
+    if t is str:
+        return x
+    if t is MString:
+        return str(x)
+    raise type_error(who, "a string", x)
+
+
+def check_mstring(who: str, x: Any) -> MString:
+    """A mutable string argument; literals are refused."""
+    if type(x) is MString:
+        return x
+    if type(x) is str:
+        raise SchemeError(f"{who}: string literal is immutable", kind="type-error")
+    raise type_error(who, "a string", x)
+
+
+def _slice(who: str, s: Any, start: Any, end: Any) -> str:
+    text = check_string(who, s)
+    if start is None and end is None:
+        return text
+    lo, hi = check_range(who, start, end, len(text), "string")
+    return text[lo:hi]
+
+
+def char_matcher(who: str, x: Any) -> Callable[[str], bool]:
+    """A test on one-character strings from a character or a Scheme predicate."""
+    if type(x) is Char:
+        ch = x.ch
+        return lambda c: c == ch
+    check_proc(who, x)
+    ap = apply_fn()
+    return lambda c: ap(x, [Char(c)]) is not False
+
+
+# ----------------------------------------------------------------------------------
+# construction and access
+# ----------------------------------------------------------------------------------
+@primitive("string?")
+def is_string_p(x: Any) -> bool:
+    """True for strings."""
+    return type(x) is str or type(x) is MString
+
+
+@primitive("make-string")
+def make_string(k: Any, fill: Any = None) -> MString:
+    """A mutable string of ``k`` copies of ``fill`` (default space)."""
+    n = check_size("make-string", k)
+    ch = " " if fill is None else check_char("make-string", fill).ch
+    return MString(ch * n)
+
+
+@primitive("string")
+def string(*chars: Any) -> str:
+    """A string of the given characters."""
+    return "".join(check_char("string", c).ch for c in chars)
+
+
+@primitive("string-length")
+def string_length(s: Any) -> int:
+    """Number of characters."""
+    if type(s) is str:
+        return len(s)
+    if type(s) is MString:
+        return len(s.chars)
+    raise type_error("string-length", "a string", s)
+
+
+@primitive("string-ref")
+def string_ref(s: Any, k: Any) -> Char:
+    """Character ``k`` (from 0)."""
+    text = check_string("string-ref", s)
+    return Char(text[check_index("string-ref", k, len(text), "string")])
+
+
+@primitive("string-set!")
+def string_set(s: Any, k: Any, c: Any) -> Any:
+    """Replace character ``k`` of a mutable string."""
+    m = check_mstring("string-set!", s)
+    i = check_index("string-set!", k, len(m.chars), "string")
+    m.chars[i] = check_char("string-set!", c).ch
+    return VOID
+
+
+@primitive("substring")
+def substring(s: Any, start: Any, end: Any = None) -> str:
+    """Characters from ``start`` up to ``end``."""
+    return _slice("substring", s, start, end)
+
+
+@primitive("string-head")
+def string_head(s: Any, end: Any) -> str:
+    """The first ``end`` characters."""
+    return _slice("string-head", s, 0, end)
+
+
+@primitive("string-tail")
+def string_tail(s: Any, start: Any) -> str:
+    """Characters from ``start`` to the end."""
+    return _slice("string-tail", s, start, None)
+
+
+@primitive("string-append")
+def string_append(*strings: Any) -> str:
+    """The strings joined together."""
+    return "".join([check_string("string-append", s) for s in strings])
+
+
+@primitive("string-copy")
+def string_copy(s: Any, start: Any = None, end: Any = None) -> MString:
+    """A fresh mutable copy (of part) of a string."""
+    return MString(_slice("string-copy", s, start, end))
+
+
+@primitive("string-copy!")
+def string_copy_bang(to: Any, at: Any, src: Any, start: Any = None, end: Any = None) -> Any:
+    """Copy characters of ``src`` into the mutable string ``to`` at index ``at``."""
+    m = check_mstring("string-copy!", to)
+    text = _slice("string-copy!", src, start, end)
+    if type(at) is not int:
+        raise type_error("string-copy!", "an exact integer index", at)
+    if not 0 <= at <= len(m.chars) - len(text):
+        raise SchemeError(
+            f"string-copy!: index {at} out of range for copying {len(text)} characters "
+            f"into a string of length {len(m.chars)}",
+            kind="index-error",
+        )
+    m.chars[at : at + len(text)] = list(text)
+    return VOID
+
+
+@primitive("string-fill!")
+def string_fill(s: Any, c: Any, start: Any = None, end: Any = None) -> Any:
+    """Set characters of a mutable string to ``c``."""
+    m = check_mstring("string-fill!", s)
+    ch = check_char("string-fill!", c).ch
+    lo, hi = check_range("string-fill!", start, end, len(m.chars), "string")
+    m.chars[lo:hi] = [ch] * (hi - lo)
+    return VOID
+
+
+@primitive("string-null?")
+def string_null(s: Any) -> bool:
+    """True for the empty string."""
+    return check_string("string-null?", s) == ""
+
+
+# ----------------------------------------------------------------------------------
+# comparison and case
+# ----------------------------------------------------------------------------------
+def _register_comparisons() -> None:
+    tests: dict[str, Callable[[str, str], bool]] = {
+        "=?": lambda x, y: x == y,
+        "<?": lambda x, y: x < y,
+        ">?": lambda x, y: x > y,
+        "<=?": lambda x, y: x <= y,
+        ">=?": lambda x, y: x >= y,
+    }
+    for suffix, test in tests.items():
+        for ci in (False, True):
+            name = ("string-ci" if ci else "string") + suffix
+            primitive(name)(_make_comparison(name, test, ci))
+
+
+def _make_comparison(name: str, test: Callable[[str, str], bool], ci: bool) -> Callable[..., bool]:
+    def compare(a: Any, *rest: Any) -> bool:
+        texts = [check_string(name, x) for x in (a, *rest)]
+        if ci:
+            texts = [t.casefold() for t in texts]
+        return all(test(texts[i], texts[i + 1]) for i in range(len(texts) - 1))
+
+    compare.__doc__ = f"Compare strings{' ignoring case' if ci else ''} ({name})."
+    compare.__name__ = name
+    return compare
+
+
+_register_comparisons()
+
+
+@primitive("string-upcase")
+def string_upcase(s: Any) -> str:
+    """Upper-case copy."""
+    return check_string("string-upcase", s).upper()
+
+
+@primitive("string-downcase")
+def string_downcase(s: Any) -> str:
+    """Lower-case copy."""
+    return check_string("string-downcase", s).lower()
+
+
+@primitive("string-foldcase")
+def string_foldcase(s: Any) -> str:
+    """Case-folded copy."""
+    return check_string("string-foldcase", s).casefold()
+
+
+# ----------------------------------------------------------------------------------
+# conversion
+# ----------------------------------------------------------------------------------
+@primitive("string->list")
+def string_to_list(s: Any, start: Any = None, end: Any = None) -> Any:
+    """The characters of (part of) a string as a list."""
+    return build_list([Char(c) for c in _slice("string->list", s, start, end)])
+
+
+@primitive("list->string")
+def list_to_string(lst: Any) -> str:
+    """A string of the characters in a list."""
+    return "".join(check_char("list->string", c).ch for c in to_pylist("list->string", lst))
+
+
+@primitive("string->vector")
+def string_to_vector(s: Any, start: Any = None, end: Any = None) -> list[Any]:
+    """The characters of (part of) a string as a vector."""
+    return [Char(c) for c in _slice("string->vector", s, start, end)]
+
+
+@primitive("vector->string")
+def vector_to_string(v: Any, start: Any = None, end: Any = None) -> str:
+    """A string of the characters in (part of) a vector."""
+    if type(v) is not list:
+        raise type_error("vector->string", "a vector", v)
+    lo, hi = check_range("vector->string", start, end, len(v), "vector")
+    return "".join(check_char("vector->string", c).ch for c in v[lo:hi])
+
+
+# ----------------------------------------------------------------------------------
+# searching
+# ----------------------------------------------------------------------------------
+@primitive("string-index")
+def string_index(s: Any, pred: Any, start: Any = None, end: Any = None) -> Any:
+    """Index of the first character matching a character or predicate, or #f."""
+    text = check_string("string-index", s)
+    lo, hi = check_range("string-index", start, end, len(text), "string")
+    test = char_matcher("string-index", pred)
+    for i in range(lo, hi):
+        if test(text[i]):
+            return i
+    return False
+
+
+@primitive("string-rindex", "string-index-right")
+def string_rindex(s: Any, pred: Any) -> Any:
+    """Index of the last character matching a character or predicate, or #f."""
+    text = check_string("string-rindex", s)
+    test = char_matcher("string-rindex", pred)
+    for i in range(len(text) - 1, -1, -1):
+        if test(text[i]):
+            return i
+    return False
+
+
+@primitive("string-search", "string-search-forward")
+def string_search(needle: Any, haystack: Any, start: Any = 0) -> Any:
+    """Index of the first occurrence of ``needle`` in ``haystack`` at or after ``start``, or #f."""
+    pat = check_string("string-search", needle)
+    text = check_string("string-search", haystack)
+    lo, _ = check_range("string-search", start, None, len(text), "string")
+    i = text.find(pat, lo)
+    return i if i >= 0 else False
+
+
+@primitive("string-search-all")
+def string_search_all(needle: Any, haystack: Any) -> Any:
+    """Indices of every occurrence of ``needle`` in ``haystack``."""
+    pat = check_string("string-search-all", needle)
+    text = check_string("string-search-all", haystack)
+    if not pat:
+        return build_list(list(range(len(text) + 1)))
+    found = []
+    i = text.find(pat)
+    while i >= 0:
+        found.append(i)
+        i = text.find(pat, i + 1)
+    return build_list(found)
+
+
+@primitive("string-contains")
+def string_contains(haystack: Any, needle: Any) -> Any:
+    """Index of the first occurrence of ``needle`` in ``haystack``, or #f."""
+    i = check_string("string-contains", haystack).find(check_string("string-contains", needle))
+    return i if i >= 0 else False
+
+
+@primitive("string-prefix?")
+def string_prefix(prefix: Any, s: Any) -> bool:
+    """True if ``s`` starts with ``prefix``."""
+    return check_string("string-prefix?", s).startswith(check_string("string-prefix?", prefix))
+
+
+@primitive("string-suffix?")
+def string_suffix(suffix: Any, s: Any) -> bool:
+    """True if ``s`` ends with ``suffix``."""
+    return check_string("string-suffix?", s).endswith(check_string("string-suffix?", suffix))
+
+
+@primitive("string-count")
+def string_count(s: Any, pred: Any, start: Any = None, end: Any = None) -> int:
+    """How many characters match a character or predicate."""
+    text = _slice("string-count", s, start, end)
+    test = char_matcher("string-count", pred)
+    return sum(1 for c in text if test(c))
+
+
+# ----------------------------------------------------------------------------------
+# splitting, joining, trimming
+# ----------------------------------------------------------------------------------
+@primitive("string-split")
+def string_split(s: Any, sep: Any = None) -> Any:
+    """Split at a separator character or string; by default at runs of whitespace."""
+    text = check_string("string-split", s)
+    if sep is None:
+        return build_list(text.split())
+    if type(sep) is Char:
+        return build_list(text.split(sep.ch))
+    if is_string(sep) and str(sep):
+        return build_list(text.split(str(sep)))
+    raise type_error("string-split", "a character or non-empty string separator", sep)
+
+
+@primitive("string-join")
+def string_join(strings: Any, sep: Any = " ") -> str:
+    """Join a list of strings with a separator (default a space)."""
+    glue = check_string("string-join", sep)
+    return glue.join([check_string("string-join", x) for x in to_pylist("string-join", strings)])
+
+
+def _trimmer(who: str, s: Any, what: Any) -> tuple[str, Callable[[str], bool]]:
+    text = check_string(who, s)
+    if what is None:
+        return text, str.isspace
+    return text, char_matcher(who, what)
+
+
+@primitive("string-trim")
+def string_trim(s: Any, what: Any = None) -> str:
+    """Remove leading and trailing whitespace (or characters matching ``what``)."""
+    text, test = _trimmer("string-trim", s, what)
+    lo, hi = 0, len(text)
+    while lo < hi and test(text[lo]):
+        lo += 1
+    while hi > lo and test(text[hi - 1]):
+        hi -= 1
+    return text[lo:hi]
+
+
+@primitive("string-trim-left")
+def string_trim_left(s: Any, what: Any = None) -> str:
+    """Remove leading whitespace (or characters matching ``what``)."""
+    text, test = _trimmer("string-trim-left", s, what)
+    lo = 0
+    while lo < len(text) and test(text[lo]):
+        lo += 1
+    return text[lo:]
+
+
+@primitive("string-trim-right")
+def string_trim_right(s: Any, what: Any = None) -> str:
+    """Remove trailing whitespace (or characters matching ``what``)."""
+    text, test = _trimmer("string-trim-right", s, what)
+    hi = len(text)
+    while hi > 0 and test(text[hi - 1]):
+        hi -= 1
+    return text[:hi]
+
+
+def _pad_args(who: str, s: Any, n: Any, c: Any) -> tuple[str, int, str]:
+    text = check_string(who, s)
+    width = check_size(who, n)
+    ch = " " if c is None else check_char(who, c).ch
+    return text, width, ch
+
+
+@primitive("string-pad-left")
+def string_pad_left(s: Any, n: Any, c: Any = None) -> str:
+    """Right-align in ``n`` characters (keeping the rightmost characters if longer)."""
+    text, width, ch = _pad_args("string-pad-left", s, n, c)
+    return text[len(text) - width :] if len(text) >= width else ch * (width - len(text)) + text
+
+
+@primitive("string-pad-right")
+def string_pad_right(s: Any, n: Any, c: Any = None) -> str:
+    """Left-align in ``n`` characters (keeping the leftmost characters if longer)."""
+    text, width, ch = _pad_args("string-pad-right", s, n, c)
+    return text[:width] if len(text) >= width else text + ch * (width - len(text))
+
+
+@primitive("string-reverse")
+def string_reverse(s: Any) -> str:
+    """The characters in reverse order."""
+    return check_string("string-reverse", s)[::-1]
+
+
+# ----------------------------------------------------------------------------------
+# higher-order
+# ----------------------------------------------------------------------------------
+def _char_rows(who: str, strings: tuple[Any, ...]) -> list[list[Char]]:
+    texts = [check_string(who, s) for s in strings]
+    n = min(len(t) for t in texts)
+    return [[Char(t[i]) for t in texts] for i in range(n)]
+
+
+@primitive("string-map")
+def string_map(f: Any, s: Any, *more: Any) -> str:
+    """The string of ``(f c ...)`` over corresponding characters."""
+    check_proc("string-map", f)
+    ap = apply_fn()
+    out = []
+    for row in _char_rows("string-map", (s, *more)):
+        out.append(check_char("string-map", ap(f, row)).ch)
+    return "".join(out)
+
+
+@primitive("string-for-each")
+def string_for_each(f: Any, s: Any, *more: Any) -> Any:
+    """Call ``f`` on corresponding characters for effect."""
+    check_proc("string-for-each", f)
+    ap = apply_fn()
+    for row in _char_rows("string-for-each", (s, *more)):
+        ap(f, row)
+    return VOID
+
+

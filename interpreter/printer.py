@@ -1,0 +1,411 @@
+"""The printer: Scheme values to text, as ``write`` and ``display`` show them.
+
+Printing is iterative (an explicit stack), so 50,000-deep nesting and million-element
+lists print without recursion. Three flavours of ``write``:
+
+* :func:`write_string` — R7RS ``write``: datum labels (``#0=(a . #0#)``) only where
+  the structure is cyclic, so it always terminates;
+* :func:`write_shared_string` — R7RS ``write-shared``: labels for every shared part;
+* :func:`write_simple_string` — R7RS ``write-simple``: never labels; loops forever
+  on a cyclic structure (as R7RS allows).
+
+:func:`display_string` is ``display``: strings and characters appear as themselves.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from .datatypes import (
+    NIL,
+    S_QUASIQUOTE,
+    S_QUOTE,
+    S_UNQUOTE,
+    S_UNQUOTE_SPLICING,
+    Char,
+    Eof,
+    Keyword,
+    MString,
+    Nil,
+    Pair,
+    Parameter,
+    Procedure,
+    Promise,
+    Record,
+    RecordType,
+    Symbol,
+    Values,
+    Void,
+)
+from .ports import Port
+
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)  # Scheme integers are unbounded; so are their digits
+
+__all__ = ["display_string", "write_shared_string", "write_simple_string", "write_string"]
+
+_ABBREVIATIONS = {S_QUOTE: "'", S_QUASIQUOTE: "`", S_UNQUOTE: ",", S_UNQUOTE_SPLICING: ",@"}
+
+# ---------------------------------------------------------------------------------
+# Atoms
+# ---------------------------------------------------------------------------------
+
+
+def _float_text(x: float) -> str:
+    """A float that reads back as the same inexact number."""
+    if x != x:
+        return "+nan.0"
+    if x in (float("inf"), float("-inf")):
+        return "+inf.0" if x > 0 else "-inf.0"
+    return repr(x)  # always has a '.' or an exponent
+
+
+def _control_escape(code: int) -> str:
+    return f"\\x{code:x};"
+
+
+_STRING_ESCAPES: dict[int, str] = {code: _control_escape(code) for code in [*range(0x20), *range(0x7F, 0xA0)]}
+_STRING_ESCAPES.update({ord("\n"): "\\n", ord("\t"): "\\t", ord("\r"): "\\r", ord('"'): '\\"', ord("\\"): "\\\\"})
+
+_SYMBOL_ESCAPES = dict(_STRING_ESCAPES)
+del _SYMBOL_ESCAPES[ord('"')]
+_SYMBOL_ESCAPES[ord("|")] = "\\|"
+
+
+def _string_text(s: str) -> str:
+    """A string literal: quotes, with \\n \\t \\r \\\\ \\" and \\xHH; escapes."""
+    return '"' + s.translate(_STRING_ESCAPES) + '"'
+
+
+_PLAIN_SYMBOL = re.compile(r"[^\s()\[\]\";'`,|#][^\s()\[\]\";'`,|]*")
+_NUMBER_LIKE = re.compile(r"[+-](?:inf|nan)\.0|[+-]?(?:\d+/\d+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+
+
+def _symbol_text(name: str) -> str:
+    """A symbol's name, in ``|bars|`` when it would not read back as this symbol."""
+    if _PLAIN_SYMBOL.fullmatch(name) and name != "." and name.isprintable() and not _NUMBER_LIKE.fullmatch(name):
+        return name
+    return "|" + name.translate(_SYMBOL_ESCAPES) + "|"
+
+
+_CHAR_NAMES = {
+    " ": "space",
+    "\n": "newline",
+    "\t": "tab",
+    "\r": "return",
+    "\0": "nul",
+    "\a": "alarm",
+    "\b": "backspace",
+    "\x1b": "escape",
+}
+
+
+def _char_text(c: Char) -> str:
+    """``#\\a``, ``#\\space``, ``#\\x7f``."""
+    ch = c.ch
+    name = _CHAR_NAMES.get(ch)
+    if name is not None:
+        return "#\\" + name
+    if ch.isprintable():
+        return "#\\" + ch
+    return f"#\\x{ord(ch):x}"
+
+
+def _bytevector_text(b: bytearray) -> str:
+    return "#u8(" + " ".join(map(str, b)) + ")"
+
+
+def _fraction_text(f: Fraction) -> str:
+    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+
+
+def _bool_text(b: bool) -> str:
+    return "#t" if b else "#f"
+
+
+_COMMON: dict[type, Callable[[Any], str]] = {
+    int: str,
+    bool: _bool_text,
+    float: _float_text,
+    Fraction: _fraction_text,
+    Keyword: lambda k: "#:" + k.name,
+    Nil: lambda _: "()",
+    Void: lambda _: "#<void>",
+    Eof: lambda _: "#<eof>",
+    bytearray: _bytevector_text,
+}
+
+#: Atom printers for ``write`` and for ``display`` (they differ on strings, chars, symbols).
+_WRITE_ATOMS: dict[type, Callable[[Any], str]] = {
+    **_COMMON,
+    str: _string_text,
+    MString: lambda m: _string_text(str(m)),
+    Symbol: lambda s: _symbol_text(s.name),
+    Char: _char_text,
+}
+_DISPLAY_ATOMS: dict[type, Callable[[Any], str]] = {
+    **_COMMON,
+    str: lambda s: s,
+    MString: str,
+    Symbol: lambda s: s.name,
+    Char: lambda c: c.ch,
+}
+
+
+def _other_text(x: Any, write: bool) -> str:
+    """Procedures, records types, promises, ports, host objects: ``#<...>``."""
+    scheme_repr = getattr(x, "scheme_repr", None)
+    if scheme_repr is not None:
+        return str(scheme_repr(write))
+    if isinstance(x, Parameter):
+        return f"#<parameter {x.name}>"
+    if isinstance(x, Procedure):
+        return f"#<procedure {x.name}>"
+    if isinstance(x, RecordType):
+        return f"#<record-type {_bare(x.name)}>"
+    if isinstance(x, Promise):
+        return "#<promise>"
+    if isinstance(x, Port):
+        return f"#<port {x.name}>"
+    table = _WRITE_ATOMS if write else _DISPLAY_ATOMS
+    for kind, fn in table.items():  # subclasses of the common types
+        if isinstance(x, kind):
+            return fn(x)
+    return f"#<python {type(x).__name__}>"
+
+
+def _bare(name: str) -> str:
+    """A record type name without its ``<angle brackets>``."""
+    return name[1:-1] if name.startswith("<") and name.endswith(">") and len(name) > 2 else name
+
+
+def _is_compound(x: Any) -> bool:
+    """Values printed through the stack (they contain other values)."""
+    t = type(x)
+    return t is Pair or t is list or t is Record or t is Values
+
+
+def _children(x: Any) -> list[Any]:
+    """The values inside a compound value."""
+    t = type(x)
+    if t is Pair:
+        return [x.car, x.cdr]
+    if t is list:
+        return x
+    if t is Record:
+        return x.values
+    return x.items
+
+
+# ---------------------------------------------------------------------------------
+# Sharing analysis
+# ---------------------------------------------------------------------------------
+
+
+class _SharingFound(Exception):
+    """The fast path met an object twice: analyse sharing, then print again."""
+
+
+def _shared_ids(root: Any) -> set[int]:
+    """Ids of compound values reachable more than once from ``root``."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        if not _is_compound(x):
+            continue
+        key = id(x)
+        if key in seen:
+            shared.add(key)
+            continue
+        seen.add(key)
+        stack.extend(_children(x))
+    return shared
+
+
+def _cycle_ids(root: Any) -> set[int]:
+    """Ids of compound values that are their own descendants (targets of back edges)."""
+    on_path, done, targets = set(), set(), set()
+    stack: list[tuple[Any, Any]] = [(root, iter(_children(root)))]
+    on_path.add(id(root))
+    while stack:
+        node, children = stack[-1]
+        for child in children:
+            if not _is_compound(child):
+                continue
+            key = id(child)
+            if key in on_path:
+                targets.add(key)
+            elif key not in done:
+                on_path.add(key)
+                stack.append((child, iter(_children(child))))
+                break
+        else:
+            stack.pop()
+            on_path.discard(id(node))
+            done.add(id(node))
+    return targets
+
+
+# ---------------------------------------------------------------------------------
+# The printer
+# ---------------------------------------------------------------------------------
+
+
+class _Printer:
+    """One printing job. The stack holds output text (``str``) and compound values to expand.
+
+    ``labels`` maps ids of values that get datum labels to their number (-1 until
+    printed); ``seen`` (fast path only) makes a second visit raise _SharingFound.
+    """
+
+    def __init__(self, write: bool, labels: dict[int, int] | None = None, track: bool = False) -> None:
+        self.atoms = _WRITE_ATOMS if write else _DISPLAY_ATOMS
+        self.write = write
+        self.labels = labels
+        self.seen: set[int] | None = set() if track else None
+        self.counter = 0
+
+    def run(self, root: Any) -> str:
+        parts: list[str] = []
+        stack: list[Any] = [root]
+        while stack:
+            item = stack.pop()
+            if type(item) is str:
+                parts.append(item)
+            elif self._label_prefix(item, parts):
+                self._expand(item, stack)
+        return "".join(parts)
+
+    def atom(self, x: Any) -> str:
+        fn = self.atoms.get(type(x))
+        return fn(x) if fn is not None else _other_text(x, self.write)
+
+    def _visit(self, x: Any) -> None:
+        """Fast path bookkeeping: a second visit means shared (maybe cyclic) structure."""
+        if self.seen is not None:
+            key = id(x)
+            if key in self.seen:
+                raise _SharingFound
+            self.seen.add(key)
+
+    def _label_prefix(self, x: Any, parts: list[str]) -> bool:
+        """Emit ``#n=`` or ``#n#`` for labelled values; False when the value is done."""
+        labels = self.labels
+        if labels is None or id(x) not in labels:
+            self._visit(x)
+            return True
+        number = labels[id(x)]
+        if number >= 0:
+            parts.append(f"#{number}#")
+            return False
+        labels[id(x)] = self.counter
+        parts.append(f"#{self.counter}=")
+        self.counter += 1
+        return True
+
+    def _labelled(self, x: Any) -> bool:
+        return self.labels is not None and id(x) in self.labels
+
+    def _expand(self, x: Any, stack: list[Any]) -> None:
+        t = type(x)
+        if t is Pair:
+            self._expand_pair(x, stack)
+        elif t is list:
+            self._push_sequence(stack, "#(", x, NIL, ")")
+        elif t is Record:
+            self._expand_record(x, stack)
+        else:
+            self._push_sequence(stack, "", x.items, NIL, "")
+
+    def _expand_pair(self, p: Pair, stack: list[Any]) -> None:
+        rest = p.cdr
+        prefix = _ABBREVIATIONS.get(p.car) if type(p.car) is Symbol else None
+        if prefix is not None and type(rest) is Pair and rest.cdr is NIL and not self._labelled(rest):
+            self._visit(rest)
+            self._push_sequence(stack, prefix, [rest.car], NIL, "")
+            return
+        elements = [p.car]
+        while type(rest) is Pair and not self._labelled(rest):
+            self._visit(rest)
+            elements.append(rest.car)
+            rest = rest.cdr
+        self._push_sequence(stack, "(", elements, rest, ")")
+
+    def _expand_record(self, r: Record, stack: list[Any]) -> None:
+        pieces: list[Any] = ["#<" + _bare(r.rtype.name)]
+        for name, value in zip(r.rtype.fields, r.values, strict=False):
+            pieces.append(f" {name}: ")
+            pieces.append(value if _is_compound(value) else self.atom(value))
+        pieces.append(">")
+        stack.extend(reversed(pieces))
+
+    def _push_sequence(self, stack: list[Any], opening: str, elements: list[Any], tail: Any, closing: str) -> None:
+        """Push ``opening e1 e2 ... [. tail] closing``; runs of atoms become one string."""
+        pieces: list[Any] = []
+        buf = [opening]
+        atoms = self.atoms
+        sep = ""
+        for e in elements:
+            buf.append(sep)
+            sep = " "
+            fn = atoms.get(type(e))
+            if fn is not None:
+                buf.append(fn(e))
+            elif _is_compound(e):
+                pieces.append("".join(buf))
+                pieces.append(e)
+                buf = []
+            else:
+                buf.append(_other_text(e, self.write))
+        if tail is not NIL:
+            buf.append(" . ")
+            if _is_compound(tail):
+                pieces.append("".join(buf))
+                pieces.append(tail)
+                buf = []
+            else:
+                buf.append(self.atom(tail))
+        buf.append(closing)
+        pieces.append("".join(buf))
+        stack.extend(reversed(pieces))
+
+
+def _print(x: Any, write: bool) -> str:
+    """R7RS ``write``/``display``: labels only for cycles (tried first without any)."""
+    if not _is_compound(x):
+        return _Printer(write).atom(x)
+    try:
+        return _Printer(write, track=True).run(x)
+    except _SharingFound:
+        pass
+    cycles = _cycle_ids(x)
+    return _Printer(write, {key: -1 for key in cycles} if cycles else None).run(x)
+
+
+def write_string(x: Any) -> str:
+    """What ``write`` prints: machine-readable; datum labels only on cycles."""
+    return _print(x, True)
+
+
+def display_string(x: Any) -> str:
+    """What ``display`` prints: strings and characters as themselves."""
+    return _print(x, False)
+
+
+def write_shared_string(x: Any) -> str:
+    """What ``write-shared`` prints: datum labels for every shared pair, vector or record."""
+    if not _is_compound(x):
+        return _Printer(True).atom(x)
+    shared = _shared_ids(x)
+    return _Printer(True, {key: -1 for key in shared} if shared else None).run(x)
+
+
+def write_simple_string(x: Any) -> str:
+    """What ``write-simple`` prints: never datum labels (does not terminate on cycles)."""
+    return _Printer(True).run(x) if _is_compound(x) else _Printer(True).atom(x)

@@ -1,0 +1,660 @@
+"""The reader: Scheme text to Scheme data, with source spans.
+
+The syntax lives in ``grammar.lark``. Lark's LALR(1) parser calls :class:`_Builder`
+for every terminal it shifts and every rule it reduces, so values are built during
+the parse and no tree is walked afterwards: nesting depth is limited only by memory.
+Inside the parse every datum travels as a ``(value, Span)`` pair so that lists can
+give each of their pairs a span.
+
+Every failure is a ``SchemeError`` of kind ``read-error`` with the span of the
+offending place (for an unclosed list: where it opened).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NoReturn
+
+from lark import Lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.lexer import Lexer, LexerState, TextSlice
+
+from .datatypes import (
+    EOF,
+    NIL,
+    S_QUASIQUOTE,
+    S_QUOTE,
+    S_UNQUOTE,
+    S_UNQUOTE_SPLICING,
+    Char,
+    Keyword,
+    Pair,
+    Span,
+    Symbol,
+)
+from .errors import SchemeError
+from .ports import InputPort
+
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)  # Scheme integers are unbounded; so are their digits
+
+__all__ = ["ReadError", "is_complete", "read_all", "read_from_port", "read_with_spans"]
+
+GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+
+
+class ReadError(SchemeError):
+    """A read-error. ``incomplete`` is true when more text could have completed the datum."""
+
+    def __init__(self, message: str, span: Span, incomplete: bool = False) -> None:
+        super().__init__(message, kind="read-error", span=span)
+        self.incomplete = incomplete
+
+
+# ---------------------------------------------------------------------------------
+# Atoms: numbers, characters, strings
+# ---------------------------------------------------------------------------------
+
+_RADIX_LETTERS = {"x": 16, "o": 8, "b": 2, "d": 10}
+_DIGITS = {2: "[01]", 8: "[0-7]", 10: "[0-9]", 16: "[0-9a-fA-F]"}
+_INTEGER_RE = {r: re.compile(f"[+-]?{d}+") for r, d in _DIGITS.items()}
+_RATIO_RE = {r: re.compile(f"[+-]?{d}+/{d}+") for r, d in _DIGITS.items()}
+_DECIMAL_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_SPECIAL_FLOATS = {"+inf.0": float("inf"), "-inf.0": float("-inf"), "+nan.0": float("nan"), "-nan.0": float("nan")}
+
+
+def _exact_or_int(value: Fraction) -> int | Fraction:
+    """A Fraction with denominator 1 is an int."""
+    return value.numerator if value.denominator == 1 else value
+
+
+def parse_number(text: str, radix: int = 10, exactness: str | None = None) -> int | Fraction | float | None:
+    """The number ``text`` denotes (no ``#`` prefixes), or None if it is not one.
+
+    ``exactness`` is ``"e"``, ``"i"`` or None. Raises ZeroDivisionError / OverflowError
+    for ``1/0`` and exact infinities.
+    """
+    value: int | Fraction | float
+    if radix == 10 and text in _SPECIAL_FLOATS:
+        if exactness == "e":
+            raise OverflowError("no exact infinity or NaN")
+        return _SPECIAL_FLOATS[text]
+    if _INTEGER_RE[radix].fullmatch(text):
+        value = int(text, radix)
+    elif _RATIO_RE[radix].fullmatch(text):
+        num, den = text.split("/")
+        value = _exact_or_int(Fraction(int(num, radix), int(den, radix)))
+    elif radix == 10 and _DECIMAL_RE.fullmatch(text):
+        if exactness == "e":
+            return _exact_or_int(Fraction(text))
+        return float(text)
+    else:
+        return None
+    return float(value) if exactness == "i" else value
+
+
+def parse_prefixed_number(text: str) -> int | Fraction | float | None:
+    """A number with ``#x #o #b #d #e #i`` prefixes (at most one radix, one exactness)."""
+    radix: int | None = None
+    exactness: str | None = None
+    while text.startswith("#") and len(text) >= 2:
+        letter = text[1].lower()
+        if letter in _RADIX_LETTERS and radix is None:
+            radix = _RADIX_LETTERS[letter]
+        elif letter in "ei" and exactness is None:
+            exactness = letter
+        else:
+            return None
+        text = text[2:]
+    if text.startswith("#"):
+        return None
+    return parse_number(text, radix or 10, exactness)
+
+
+CHAR_NAMES: dict[str, str] = {
+    "space": " ",
+    "newline": "\n",
+    "linefeed": "\n",
+    "tab": "\t",
+    "nul": "\0",
+    "null": "\0",
+    "return": "\r",
+    "alarm": "\a",
+    "backspace": "\b",
+    "delete": "\x7f",
+    "rubout": "\x7f",
+    "escape": "\x1b",
+    "altmode": "\x1b",
+    "page": "\f",
+}
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "0": "\0", "\\": "\\", '"': '"', "|": "|"}
+_ESCAPE_RE = re.compile(r"\\(?:x([0-9a-fA-F]+);|[ \t]*\r?\n[ \t]*|(.))", re.DOTALL)
+
+
+def _char_from_code(code: int) -> str | None:
+    """The character with this code point, or None for surrogates and out-of-range codes."""
+    if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return None
+    return chr(code)
+
+
+def _offset_span(tok: _Tok, file: str, offset: int) -> Span:
+    """The span ``offset`` characters into the text of ``tok``."""
+    before = tok.value[:offset]
+    newlines = before.count("\n")
+    if newlines:
+        return Span(file, tok.line + newlines, offset - before.rindex("\n"))
+    return Span(file, tok.line, tok.column + offset)
+
+
+def _unescape(tok: _Tok, file: str, what: str) -> str:
+    """The body of a string or |symbol| token with its escapes replaced."""
+    body = tok.value[1:-1]
+    if "\\" not in body:
+        return body
+
+    def replace(match: re.Match[str]) -> str:
+        hex_digits, single = match.group(1), match.group(2)
+        if hex_digits is not None:
+            ch = _char_from_code(int(hex_digits, 16))
+            if ch is not None:
+                return ch
+            problem = f"\\x{hex_digits}; is not a character"
+        elif single is None:
+            return ""  # line continuation
+        elif single in _ESCAPES:
+            return _ESCAPES[single]
+        elif single == "x":
+            problem = "\\x escape needs hex digits and a closing ';'"
+        else:
+            problem = f"unknown escape \\{single}"
+        raise ReadError(f"bad {what}: {problem}", _offset_span(tok, file, match.start() + 1))
+
+    return _ESCAPE_RE.sub(replace, body)
+
+
+def char_from_name(name: str) -> str | None:
+    """The character ``#\\<name>`` denotes, or None."""
+    if len(name) == 1:
+        return name
+    ch = CHAR_NAMES.get(name) or CHAR_NAMES.get(name.lower())
+    if ch is not None:
+        return ch
+    if name[0] in "xXuU" and re.fullmatch(r"[0-9a-fA-F]+", name[1:]):
+        return _char_from_code(int(name[1:], 16))
+    return None
+
+
+# ---------------------------------------------------------------------------------
+# The builder: Lark calls these while parsing
+# ---------------------------------------------------------------------------------
+
+
+class _Tok:
+    """A token: what Lark's parser needs of one (``lark.Token`` is slower to make)."""
+
+    __slots__ = ("column", "end_column", "end_line", "end_pos", "line", "start_pos", "type", "value")
+
+    def __init__(self, kind: str, value: str, start_pos: int, line: int, column: int, end_pos: int) -> None:
+        self.type = kind
+        self.value = value
+        self.start_pos = start_pos
+        self.line = self.end_line = line
+        self.column = self.end_column = column
+        self.end_pos = end_pos
+
+    def __repr__(self) -> str:
+        return f"_Tok({self.type}, {self.value!r})"
+
+
+#: What a datum comment leaves behind; lists drop it.
+SKIP = object()
+
+_OPENERS = {"LPAREN": "(", "LBRACKET": "[", "VECTOR_OPEN": "#(", "BYTEVECTOR_OPEN": "#u8("}
+_CLOSERS = {"RPAREN": ")", "RBRACKET": "]"}
+_PREFIXES = {"QUOTE": "'", "QUASIQUOTE": "`", "UNQUOTE": ",", "UNQUOTE_SPLICING": ",@", "DATUM_COMMENT": "#;"}
+_ABBREVIATIONS = {
+    "QUOTE": S_QUOTE,
+    "QUASIQUOTE": S_QUASIQUOTE,
+    "UNQUOTE": S_UNQUOTE,
+    "UNQUOTE_SPLICING": S_UNQUOTE_SPLICING,
+}
+
+Datum = tuple[Any, Span]
+
+
+class _Builder:
+    """Lark callbacks: terminals and rules to ``(value, span)`` pairs."""
+
+    def __init__(self) -> None:
+        self.file = "<string>"
+
+    def _span(self, tok: _Tok) -> Span:
+        return Span(self.file, tok.line, tok.column)
+
+    def _fail(self, message: str, tok: _Tok, offset: int = 0) -> NoReturn:
+        raise ReadError(message, _offset_span(tok, self.file, offset) if offset else self._span(tok))
+
+    # -- terminals -------------------------------------------------------------------
+    def NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        try:
+            value = parse_number(tok.value)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            value = None
+        if value is None:
+            self._fail(f"bad number: {tok.value}", tok)
+        return value, self._span(tok)
+
+    def PREFIXED_NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        try:
+            value = parse_prefixed_number(tok.value)
+        except (ZeroDivisionError, OverflowError, ValueError):
+            value = None
+        if value is None:
+            self._fail(f"bad number: {tok.value}", tok)
+        return value, self._span(tok)
+
+    def BOOLEAN(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        return tok.value in ("#t", "#true"), self._span(tok)
+
+    def CHARACTER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        ch = char_from_name(tok.value[2:])
+        if ch is None:
+            self._fail(f"unknown character name: {tok.value}", tok)
+        return Char(ch), self._span(tok)
+
+    def STRING(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        return _unescape(tok, self.file, "string"), self._span(tok)
+
+    def SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        return Symbol.intern(tok.value), self._span(tok)
+
+    def BAR_SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        return Symbol.intern(_unescape(tok, self.file, "symbol")), self._span(tok)
+
+    def KEYWORD(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        return Keyword.intern(tok.value[2:]), self._span(tok)
+
+    def BAD_HASH(self, tok: _Tok) -> NoReturn:  # noqa: N802 (Lark calls it by terminal name)
+        if tok.value == "#\\":
+            self._fail("expected a character after #\\", tok)
+        if tok.value == "#":
+            self._fail("bad syntax: '#' must be followed by something (#t, #(, #\\a, ...)", tok)
+        self._fail(f"bad syntax: unknown # form {tok.value}", tok)
+
+    # -- rules -----------------------------------------------------------------------
+    def start(self, items: list[Any]) -> list[Datum]:
+        return [item for item in items if item is not SKIP]
+
+    def datum_comment(self, children: list[Any]) -> object:
+        return SKIP
+
+    def list(self, children: list[Any]) -> Datum:
+        span = self._span(children[0])
+        result = _chain(children, 1, len(children) - 1, NIL)
+        if result is not NIL:
+            result.span = span
+        return result, span
+
+    def dotted_list(self, children: list[Any]) -> Datum:
+        dot_at = len(children) - 2
+        while not (type(children[dot_at]) is _Tok and children[dot_at].type == "DOT"):
+            dot_at -= 1
+        dot = children[dot_at]
+        after = [item for item in children[dot_at + 1 : -1] if item is not SKIP]
+        if len(after) != 1:
+            self._fail("bad dotted list: '.' must be followed by exactly one datum", dot)
+        result = _chain(children, 1, dot_at, after[0][0])
+        if type(result) is not Pair:
+            self._fail("bad dotted list: '.' must come after at least one datum", dot)
+        span = self._span(children[0])
+        result.span = span
+        return result, span
+
+    def vector(self, children: list[Any]) -> Datum:
+        return [item[0] for item in children[1:-1] if item is not SKIP], self._span(children[0])
+
+    def bytevector(self, children: list[Any]) -> Datum:
+        out = bytearray()
+        for item in children[1:-1]:
+            if item is SKIP:
+                continue
+            value = item[0]
+            if type(value) is not int or not 0 <= value <= 255:
+                from .printer import write_string
+
+                message = f"bytevector element must be an exact integer 0..255, got {write_string(value)}"
+                raise ReadError(message, item[1])
+            out.append(value)
+        return out, self._span(children[0])
+
+    def abbreviation(self, children: list[Any]) -> Datum:
+        span = self._span(children[0])
+        value, value_span = children[-1]
+        return Pair(_ABBREVIATIONS[children[0].type], Pair(value, NIL, value_span), span), span
+
+
+def _chain(children: list[Any], start: int, stop: int, tail: Any) -> Any:
+    """Pairs for the datums in ``children[start:stop]``, each spanned by its element."""
+    result = tail
+    for index in range(stop - 1, start - 1, -1):
+        item = children[index]
+        if item is not SKIP:
+            result = Pair(item[0], result, item[1])
+    return result
+
+
+# ---------------------------------------------------------------------------------
+# The lexer: Lark's basic lexer, plus nested block comments
+# ---------------------------------------------------------------------------------
+
+
+def block_comment_end(text: str, pos: int, end: int) -> int:
+    """Index just past the ``|#`` closing a block comment whose body starts at ``pos``; -1 if none."""
+    depth = 1
+    while depth:
+        close = text.find("|#", pos, end)
+        if close < 0:
+            return -1
+        opening = text.find("#|", pos, close)
+        if opening >= 0:
+            depth += 1
+            pos = opening + 2
+        else:
+            depth -= 1
+            pos = close + 2
+    return pos
+
+
+class _SchemeLexer(Lexer):
+    """The grammar's terminals as one regular expression, in Lark's order of preference
+    (priority, then longest pattern), plus nested ``#| ... |#`` comments."""
+
+    __future_interface__ = 2
+
+    def __init__(self, conf: Any) -> None:
+        terminals = sorted(
+            conf.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name)
+        )
+        alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
+        self.pattern = re.compile(alternatives, conf.g_regex_flags)
+        self.ignore = frozenset(conf.ignore)
+        self.literals = self._literals(terminals)
+        self.file = "<string>"
+
+    @staticmethod
+    def _literals(terminals: list[Any]) -> dict[str, str]:
+        """Fixed strings that a same-priority pattern also matches (``.`` is a DOT, not a SYMBOL)."""
+        out = {}
+        for lit in terminals:
+            if lit.pattern.type != "str":
+                continue
+            for t in terminals:
+                same = t.pattern.type == "re" and t.priority == lit.priority
+                if same and re.fullmatch(t.pattern.to_regexp(), lit.pattern.value):
+                    out[lit.pattern.value] = lit.name
+        return out
+
+    def lex(self, state: LexerState, parser_state: Any) -> Any:
+        text, end = state.text.text, state.text.end
+        counter = state.line_ctr
+        pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
+        match, ignore, literals = self.pattern.match, self.ignore, self.literals
+        while pos < end:
+            m = match(text, pos, end)
+            if m is None:
+                raise self._no_token(text, pos, line, pos - line_start + 1)
+            kind, stop = m.lastgroup, m.end()
+            if kind not in ignore:
+                value = m.group()
+                yield _Tok(literals.get(value, kind), value, pos, line, pos - line_start + 1, stop)
+            elif kind == "BLOCK_COMMENT_OPEN":
+                stop = block_comment_end(text, stop, end)
+                if stop < 0:
+                    span = Span(self.file, line, pos - line_start + 1)
+                    raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
+            newlines = text.count("\n", pos, stop)
+            if newlines:
+                line += newlines
+                line_start = text.rindex("\n", pos, stop) + 1
+            pos = stop
+
+    def _no_token(self, text: str, pos: int, line: int, column: int) -> ReadError:
+        """The error for text where no token starts."""
+        span = Span(self.file, line, column)
+        ch = text[pos]
+        if ch == '"':
+            return ReadError("unterminated string (string opened here)", span, incomplete=True)
+        if ch == "|":
+            return ReadError("unterminated |symbol| (opened here)", span, incomplete=True)
+        return ReadError(f"unexpected character {ch!r}", span)
+
+
+# ---------------------------------------------------------------------------------
+# The parser, built once per process
+# ---------------------------------------------------------------------------------
+
+
+class _Reader:
+    """The Lark parser with its builder and lexer; parsing is serialised by a lock."""
+
+    def __init__(self) -> None:
+        self.builder = _Builder()
+        self.lark = Lark(
+            GRAMMAR_PATH.read_text(encoding="utf-8"),
+            parser="lalr",
+            lexer=_SchemeLexer,
+            transformer=self.builder,
+            propagate_positions=False,
+            maybe_placeholders=False,
+        )
+        self.lexer: _SchemeLexer = self.lark.parser.lexer
+        self.lock = threading.RLock()
+
+    def parse(self, text: str, file: str, start: int = 0, end: int | None = None) -> list[Datum]:
+        """Every datum in ``text[start:end]`` with its span."""
+        stop = len(text) if end is None else end
+        with self.lock:
+            self.builder.file = self.lexer.file = file
+            try:
+                return self.lark.parse(TextSlice(text, start, stop))
+            except SchemeError:
+                raise
+            except UnexpectedInput as exc:
+                raise _translate(exc, text, file) from None
+            except Exception as exc:  # a bug in the reader must still be a read-error
+                span = Span(file, 1, 1)
+                raise ReadError(f"reader failure: {type(exc).__name__}: {exc}", span) from None
+
+    def tokens(self, text: str, start: int, file: str) -> Any:
+        """The raw tokens of ``text[start:]`` (atoms unchecked)."""
+        self.lexer.file = file
+        return self.lexer.lex(LexerState(TextSlice(text, start, len(text))), None)
+
+
+_READER: _Reader | None = None
+_READER_LOCK = threading.Lock()
+
+
+def _reader() -> _Reader:
+    """The process-wide reader, built on first use."""
+    global _READER
+    if _READER is None:
+        with _READER_LOCK:
+            if _READER is None:
+                _READER = _Reader()
+    return _READER
+
+
+# ---------------------------------------------------------------------------------
+# Lark errors to read-errors
+# ---------------------------------------------------------------------------------
+
+
+def _translate(exc: UnexpectedInput, text: str, file: str) -> ReadError:
+    """A ReadError for a Lark error, pointing at the most useful place."""
+    if isinstance(exc, UnexpectedToken):
+        return _unexpected_token(exc, file)
+    if isinstance(exc, UnexpectedCharacters):
+        span = Span(file, exc.line, exc.column)
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        if ch == '"':
+            return ReadError("unterminated string (string opened here)", span, incomplete=True)
+        if ch == "|":
+            return ReadError("unterminated |symbol| (opened here)", span, incomplete=True)
+        return ReadError(f"unexpected character {ch!r}", span)
+    return ReadError(f"syntax error: {exc}", Span(file, getattr(exc, "line", 1), getattr(exc, "column", 1)))
+
+
+def _innermost_open(exc: UnexpectedToken) -> _Tok | None:
+    """The innermost opening bracket or prefix still waiting when the parse failed."""
+    state = getattr(exc, "state", None)
+    stack = getattr(state, "value_stack", None) or []
+    for value in reversed(stack):
+        if type(value) is _Tok and (value.type in _OPENERS or value.type in _PREFIXES):
+            return value
+    return None
+
+
+def _unexpected_token(exc: UnexpectedToken, file: str) -> ReadError:
+    """Messages for an unexpected end of input, close bracket or dot."""
+    tok = exc.token
+    opener = _innermost_open(exc)
+    where = Span(file, tok.line, tok.column)
+    if tok.type == "$END":
+        if opener is None:
+            return ReadError("unexpected end of input", where, incomplete=True)
+        return ReadError(_unfinished(opener), Span(file, opener.line, opener.column), incomplete=True)
+    found = f"'{tok.value}'"
+    if opener is not None and opener.type in _PREFIXES:
+        return ReadError(f"expected a datum after '{opener.value}', found {found}", where)
+    if tok.type in _CLOSERS:
+        if opener is None:
+            return ReadError(f"unexpected {found} (no list is open)", where)
+        at = f"{opener.line}:{opener.column}"
+        return ReadError(f"{found} does not match the '{opener.value}' opened at {at}", where)
+    if tok.type == "DOT":
+        if opener is None:
+            return ReadError("unexpected '.' outside a list", where)
+        if opener.type in ("VECTOR_OPEN", "BYTEVECTOR_OPEN"):
+            return ReadError("'.' is not allowed in a vector", where)
+        return ReadError("unexpected '.': a list has at most one dot", where)
+    return ReadError(f"unexpected {found}", where)
+
+
+def _unfinished(opener: _Tok) -> str:
+    """The message for input that ends while ``opener`` still waits."""
+    if opener.type == "DATUM_COMMENT":
+        return "'#;' at end of input: expected a datum to comment out"
+    if opener.type in _PREFIXES:
+        return f"'{opener.value}' at end of input: expected a datum after it"
+    kind = "vector" if opener.type == "VECTOR_OPEN" else "bytevector" if opener.type == "BYTEVECTOR_OPEN" else "list"
+    return f"unclosed '{opener.value}' ({kind} opened here)"
+
+
+# ---------------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------------
+
+
+def _blank_shebang(text: str) -> str:
+    """A ``#!/...`` or ``#! ...`` first line (a script's interpreter line) read as a comment;
+    a byte-order mark read as a space."""
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]
+    if text.startswith(("#!/", "#! ")):
+        end = text.find("\n")
+        return " " * (len(text) if end < 0 else end) + ("" if end < 0 else text[end:])
+    return text
+
+
+def read_with_spans(text: str, filename: str = "<string>") -> list[tuple[Any, Span]]:
+    """Every datum in ``text`` with the span where it starts."""
+    return _reader().parse(_blank_shebang(text), filename)
+
+
+def read_all(text: str, filename: str = "<string>") -> list[Any]:
+    """Every datum in ``text``."""
+    return [value for value, _span in read_with_spans(text, filename)]
+
+
+def is_complete(text: str) -> bool:
+    """False when ``text`` stops inside an unfinished datum (so a REPL should read more).
+
+    Any other syntax error counts as complete: the REPL should evaluate and show it.
+    """
+    try:
+        read_with_spans(text)
+    except ReadError as exc:
+        return not exc.incomplete
+    except SchemeError:
+        return True
+    return True
+
+
+def read_from_port(port: InputPort, filename: str = "<port>") -> Any:
+    """Read one datum from ``port`` and leave the port just past it; EOF at the end."""
+    reader = _reader()
+    while True:
+        end, complete = _first_datum_end(reader, port.text, port.pos, filename)
+        if (complete and end < len(port.text)) or not _fill(port):
+            break
+    if end < 0:  # only whitespace and comments
+        port.pos = len(port.text)
+        return EOF
+    start, port.pos = port.pos, end  # on a read-error the bad text is consumed too
+    data = reader.parse(port.text, filename, start, end)
+    return data[0][0] if data else EOF
+
+
+def _fill(port: InputPort) -> bool:
+    """Ask the port for more text; False when there is none."""
+    fill = getattr(port, "_fill", None)
+    return bool(fill()) if fill is not None and port.more is not None else False
+
+
+def _first_datum_end(reader: _Reader, text: str, start: int, file: str) -> tuple[int, bool]:
+    """Where the first datum of ``text[start:]`` ends, and whether it certainly ended.
+
+    Follows brackets and prefixes token by token. When the text runs out or is wrong
+    before a datum is complete, the end is ``len(text)`` (parsing that slice raises the
+    proper error) with ``complete`` False; ``-1`` means there is no datum at all.
+    """
+    pending: list[str] = []
+    try:
+        with reader.lock:
+            for tok in reader.tokens(text, start, file):
+                kind = tok.type
+                if kind in _OPENERS or kind in _PREFIXES:
+                    pending.append(kind)
+                    continue
+                if kind == "DOT":
+                    if not pending:
+                        return tok.end_pos, True  # parsing this far reports the error
+                    continue
+                if kind in _CLOSERS:
+                    if not pending or pending[-1] not in _OPENERS:
+                        return tok.end_pos, True  # parsing this far reports the error
+                    pending.pop()
+                if _datum_done(pending):
+                    return tok.end_pos, True
+    except SchemeError:
+        return len(text), False
+    except UnexpectedInput:
+        return len(text), False
+    return (len(text), False) if pending else (-1, False)
+
+
+def _datum_done(pending: list[str]) -> bool:
+    """A datum just ended: settle the prefixes it completes; True if it is a top-level datum."""
+    while pending and pending[-1] in _ABBREVIATIONS:
+        pending.pop()
+    if pending and pending[-1] == "DATUM_COMMENT":
+        pending.pop()
+        return False
+    return not pending

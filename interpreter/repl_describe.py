@@ -1,0 +1,134 @@
+"""What the REPL says about values and names: summaries, one-line descriptions, ``,describe``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .analyzer import SPECIAL_FORMS
+from .datatypes import Primitive, Procedure, Span, sym
+from .evaluator import Closure
+from .printer import write_string
+from .reader import is_complete
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+def signature(proc: Procedure) -> str:
+    """``(name a b . rest)`` for a closure; ``(name …)`` with its arity for anything else."""
+    if isinstance(proc, Closure):
+        parts = [proc.name, *(p.name for p in proc.params)]
+        if proc.rest is not None:
+            parts += [".", proc.rest.name]
+        return "(" + " ".join(parts) + ")"
+    return f"({proc.name} …)  {proc.arity_text()}"
+
+
+def summary(value: Any) -> str:
+    """How the REPL prints a result: ``write``, but a closure also shows its parameters."""
+    if isinstance(value, Closure):
+        params = signature(value)[len(value.name) + 2 : -1]
+        return f"#<procedure {value.name} ({params})>"
+    return write_string(value)
+
+
+def first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0] if text else ""
+
+
+def short_description(value: Any) -> str:
+    """A few words for the completion menu."""
+    if isinstance(value, Closure):
+        return signature(value)
+    if isinstance(value, Primitive):
+        return first_line(value.doc) or value.arity_text()
+    if isinstance(value, Procedure):
+        return f"procedure, {value.arity_text()}"
+    text = write_string(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+# -- tasks (the task library may be absent: --no-stdlib, or before the task system) ------------
+def task_names(interp: Interpreter) -> list[str]:
+    """Names in the interpreter's task library, or [] when it has none."""
+    tasks = getattr(interp, "tasks", None)
+    if tasks is None:
+        return []
+    names = tasks.names
+    return sorted(names() if callable(names) else names)
+
+
+def describe_task(interp: Interpreter, name: str) -> str | None:
+    """The task library's description of ``name``, or None if there is no such task."""
+    if name not in task_names(interp):
+        return None
+    return str(interp.tasks.describe(name))
+
+
+# -- source --------------------------------------------------------------------------------
+def source_text(span: Span | None, sources: Mapping[str, str], max_lines: int = 40) -> str | None:
+    """The text of the form that starts at ``span``: from REPL input kept in ``sources`` or a file."""
+    if span is None:
+        return None
+    text = sources.get(span.file)
+    if text is None:
+        try:
+            text = Path(span.file).read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return None
+    lines = text.split("\n")[span.line - 1 : span.line - 1 + max_lines]
+    if not lines:
+        return None
+    lines[0] = " " * (span.col - 1) + lines[0][span.col - 1 :]
+    for end in range(1, len(lines) + 1):
+        chunk = "\n".join(lines[:end])
+        if is_complete(chunk):
+            return _dedent(chunk, span.col - 1)
+    return _dedent("\n".join(lines), span.col - 1) + "\n…"
+
+
+def _dedent(text: str, cols: int) -> str:
+    out = []
+    for line in text.split("\n"):
+        pad = len(line) - len(line.lstrip(" "))
+        out.append(line[min(pad, cols) :])
+    return "\n".join(out)
+
+
+# -- ,describe -----------------------------------------------------------------------------
+def describe(interp: Interpreter, name: str, sources: Mapping[str, str]) -> str:
+    """What ``,describe NAME`` prints: a procedure's parameters, location and source; a task's definition."""
+    found: list[str] = []
+    symbol = sym(name)
+    if symbol in interp.global_env.vars:
+        found.append(describe_value(name, interp.global_env.vars[symbol], sources))
+    elif symbol in interp.analyzer.macros:
+        found.append(f"{name}: a macro")
+    elif symbol in SPECIAL_FORMS:
+        found.append(f"{name}: a special form")
+    task = describe_task(interp, name)
+    if task is not None:
+        found.append(task)
+    return "\n\n".join(found) if found else f"{name}: not bound, and not a task"
+
+
+def describe_value(name: str, value: Any, sources: Mapping[str, str]) -> str:
+    """A bound value: what it is, and for a procedure its signature, arity, doc and source."""
+    if isinstance(value, Closure):
+        lines = [f"{signature(value)}  procedure, {value.arity_text()}"]
+        if value.span is not None:
+            lines.append(f"defined at {value.span}")
+            source = source_text(value.span, sources)
+            if source:
+                lines.append(source)
+        return "\n".join(lines)
+    if isinstance(value, Primitive):
+        lines = [f"{signature(value)}  built-in procedure"]
+        if value.doc:
+            lines.append(value.doc)
+        return "\n".join(lines)
+    if isinstance(value, Procedure):
+        return f"{name}: {write_string(value)}, {value.arity_text()}"
+    return f"{name} = {summary(value)}"

@@ -1,0 +1,74 @@
+"""Arguments of task calls and keyword-taking primitives: positional values and ``#:name value`` pairs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..datatypes import Keyword
+from ..errors import SchemeError, arity_error
+from .records import TaskDefinition
+from .templates import normal_name
+
+
+def split_keywords(who: str, args: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+    """(positional arguments, keyword name → value); keywords may come in any order."""
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        item = args[i]
+        if type(item) is Keyword:
+            if i + 1 >= len(args):
+                raise SchemeError(f"{who}: keyword #:{item.name} has no value", kind="arity-error")
+            if item.name in keywords:
+                raise SchemeError(f"{who}: keyword #:{item.name} given twice", kind="arity-error")
+            keywords[item.name] = args[i + 1]
+            i += 2
+        else:
+            positional.append(item)
+            i += 1
+    return positional, keywords
+
+
+def check_keywords(who: str, keywords: dict[str, Any], allowed: list[str]) -> dict[str, Any]:
+    """``keywords`` with snake_case names, after refusing any not in ``allowed``."""
+    known = {normal_name(a): a for a in allowed}
+    out = {}
+    for name, value in keywords.items():
+        if normal_name(name) not in known:
+            listed = " ".join(f"#:{a}" for a in allowed)
+            raise SchemeError(f"{who}: unknown keyword #:{name} (known: {listed})", kind="arity-error")
+        out[normal_name(name)] = value
+    return out
+
+
+def bind_arguments(definition: TaskDefinition, args: list[Any]) -> dict[str, Any]:
+    """Parameter name → value for a call of the task, defaults filled in.
+
+    Too many arguments, a missing required one, an unknown keyword or one given
+    twice is an arity error naming the task.
+    """
+    task = definition.name
+    params = definition.params
+    names = [p.name for p in params]
+    positional, keywords = split_keywords(f"task {task}", args)
+    if len(positional) > len(params):
+        raise arity_error(f"task {task}", f"at most {len(params)} argument{'s' if len(params) != 1 else ''}", len(args))
+    values: dict[str, Any] = dict(zip(names, positional))
+    by_normal = {normal_name(n): n for n in names}
+    for key, value in keywords.items():
+        name = by_normal.get(normal_name(key))
+        if name is None:
+            listed = ", ".join(names) or "none"
+            raise SchemeError(
+                f"task {task}: unknown keyword argument #:{key} (parameters: {listed})", kind="arity-error"
+            )
+        if name in values:
+            raise SchemeError(f"task {task}: argument {name} given twice", kind="arity-error")
+        values[name] = value
+    for p in params:
+        if p.name not in values:
+            if p.required:
+                raise SchemeError(f"task {task}: missing required argument {p.name}", kind="arity-error")
+            values[p.name] = p.default
+    return {n: values[n] for n in names}

@@ -1,0 +1,59 @@
+"""Reading an evaluator's verdict: JSON ``{"success": bool, "feedback": str, "details": {…}}``.
+
+The JSON may be fenced (```json … ```) or surrounded by prose; anything else is
+INVALID_OUTPUT with the violations found.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pydantic
+
+from .errors import invalid_output
+from .records import EvaluationNotes
+
+FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def find_json(text: str) -> Any:
+    """The first JSON value in ``text``: the whole text, a fenced block, or the outermost {…}."""
+    candidates = [text.strip()]
+    candidates += [m.group(1).strip() for m in FENCE.finditer(text)]
+    first, last = text.find("{"), text.rfind("}")
+    if 0 <= first < last:
+        candidates.append(text[first : last + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    raise ValueError("the output is not JSON")
+
+
+def parse_verdict(task: str, text: str) -> EvaluationNotes:
+    """The evaluation notes in an evaluator task's output."""
+    try:
+        data = find_json(text)
+    except ValueError as exc:
+        raise invalid_output(f"task {task}: evaluator output is not JSON: {_short(text)}", [str(exc)]) from None
+    if not isinstance(data, dict):
+        raise invalid_output(f"task {task}: evaluator output must be a JSON object", ["expected a JSON object"])
+    violations = []
+    if not isinstance(data.get("success"), bool):
+        violations.append("success must be true or false" if "success" in data else "success is missing")
+    if "feedback" in data and not isinstance(data["feedback"], str):
+        violations.append("feedback must be a string")
+    if violations:
+        raise invalid_output(f"task {task}: evaluator output is invalid: {'; '.join(violations)}", violations)
+    try:
+        return EvaluationNotes(**data)
+    except pydantic.ValidationError as exc:
+        found = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        raise invalid_output(f"task {task}: evaluator output is invalid: {'; '.join(found)}", found) from None
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")

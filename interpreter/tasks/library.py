@@ -1,0 +1,203 @@
+"""The task library: one registry of tasks per interpreter, and tasks as procedures.
+
+Bound as ``task-library`` in the global environment and reachable from Python as
+``interp.tasks``. A call whose operator is not bound in the environment resolves
+through :meth:`TaskLibrary.resolve_operator` to a :class:`TaskProcedure`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..datatypes import Keyword, Procedure, Symbol, sym
+from ..errors import SchemeError
+from .errors import validation_error
+from .gateway import ModelGateway
+from .models import ModelRegistry
+from .records import Limits, TaskDefinition
+from .replay import ReplayBook, Recorder
+from .usage import Usage
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+#: The global name the library is bound to.
+LIBRARY_NAME = "task-library"
+
+
+@dataclass
+class Task:
+    """A registered task: its definition and, for a procedure task, what runs it.
+
+    ``implementation`` takes the bound arguments (parameter name → value) and returns
+    the task's value (or a tail call of it).
+    """
+
+    definition: TaskDefinition
+    implementation: Callable[[dict[str, Any]], Any] | None = None
+
+
+class TaskProcedure(Procedure):
+    """A task as a first-class procedure; it finds its task by name at each call,
+    so re-defining a task updates every reference to it."""
+
+    __slots__ = ("library",)
+
+    def __init__(self, library: TaskLibrary, name: str) -> None:
+        super().__init__(name)
+        self.library = library
+
+    def apply(self, args: list[Any]) -> Any:
+        return self.library.runner.call(self.library.task(self.name), args)
+
+    def scheme_repr(self, write: bool) -> str:
+        return f"#<task {self.name}>"
+
+    def __repr__(self) -> str:
+        return f"TaskProcedure({self.name!r})"
+
+
+class TaskLibrary:
+    """Register, look up, list, describe and call tasks."""
+
+    def __init__(
+        self,
+        interp: Interpreter,
+        *,
+        model: str | None = None,
+        record: str | Path | None = None,
+        replay: str | Path | None = None,
+        limits: Limits | dict[str, Any] | None = None,
+    ) -> None:
+        from .calls import TaskRunner
+
+        self.interp = interp
+        self.models = ModelRegistry(model)
+        self.gateway = ModelGateway(
+            self.models,
+            interp.runtime,
+            Limits.model_validate(limits) if isinstance(limits, dict) else limits,
+            Recorder(record) if record is not None else None,
+            ReplayBook(replay) if replay is not None else None,
+        )
+        self.runner = TaskRunner(self)
+        self._tasks: dict[str, Task] = {}
+        self._procedures: dict[str, TaskProcedure] = {}
+
+    @property
+    def usage(self) -> Usage:
+        return self.gateway.usage
+
+    # -- registry --------------------------------------------------------------------
+    def register(
+        self,
+        definition: TaskDefinition,
+        implementation: Callable[..., Any] | None = None,
+        *,
+        replace: bool = False,
+    ) -> TaskProcedure:
+        """Add a task; a duplicate name is a VALIDATION_ERROR unless ``replace``.
+
+        A procedure task needs ``implementation``: from Python, a function called with
+        the parameters as keyword arguments (snake_case names).
+        """
+        name = definition.name
+        if name in self._tasks and not replace:
+            raise validation_error(f"task {name} is already registered", "name")
+        if definition.type == "procedure" and implementation is None:
+            raise validation_error(f"task {name}: a procedure task needs an implementation", "body")
+        if implementation is not None and not getattr(implementation, "takes_bound_arguments", False):
+            implementation = _python_body(implementation)
+        self._tasks[name] = Task(definition, implementation)
+        return self.procedure(name)
+
+    def remove(self, name: str) -> None:
+        """Forget the task ``name``."""
+        self.task(name)
+        del self._tasks[name]
+
+    def lookup(self, name: str) -> Task | None:
+        """The task ``name``, or None."""
+        return self._tasks.get(name)
+
+    def task(self, name: str) -> Task:
+        """The task ``name``; a missing one is an error listing similar names."""
+        found = self._tasks.get(name)
+        if found is None:
+            raise self.missing(name)
+        return found
+
+    def missing(self, name: str) -> SchemeError:
+        similar = difflib.get_close_matches(name, list(self._tasks), n=5, cutoff=0.6)
+        hint = f"; did you mean: {', '.join(similar)}?" if similar else ""
+        listed = "" if similar else f" (tasks: {', '.join(self._tasks) or 'none'})"
+        return SchemeError(f"no task named {name}{hint}{listed}", kind="unbound-variable")
+
+    def names(self) -> list[str]:
+        return list(self._tasks)
+
+    def describe(self, name: str) -> TaskDefinition:
+        return self.task(name).definition
+
+    def procedure(self, name: str) -> TaskProcedure:
+        """The task ``name`` as a procedure (the same object each time)."""
+        self.task(name)
+        proc = self._procedures.get(name)
+        if proc is None:
+            proc = self._procedures[name] = TaskProcedure(self, name)
+        return proc
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tasks
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def scheme_repr(self, write: bool) -> str:
+        return f"#<task-library {len(self._tasks)} tasks>"
+
+    # -- calling ---------------------------------------------------------------------
+    def resolve_operator(self, name: Symbol) -> TaskProcedure | None:
+        """The analyzer's operator fallback: a task named like an unbound operator.
+
+        The library consulted is the one bound to ``task-library``. An unknown name
+        close to a task's name is an unbound-variable error suggesting the task.
+        """
+        library = self.interp.global_env.vars.get(sym(LIBRARY_NAME))
+        if not isinstance(library, TaskLibrary):
+            return None
+        if name.name in library._tasks:
+            return library.procedure(name.name)
+        similar = difflib.get_close_matches(name.name, list(library._tasks), n=3, cutoff=0.75)
+        if similar:
+            raise SchemeError(
+                f"unbound variable: {name.name}; did you mean the task {' or '.join(similar)}?",
+                kind="unbound-variable",
+            )
+        return None
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the task ``name`` from Python; keyword arguments become ``#:name`` ones."""
+        from ..evaluator import apply_procedure
+
+        proc = self.procedure(name)
+        flat = list(args)
+        for key, value in kwargs.items():
+            flat += [Keyword.intern(key), value]
+        rt = self.interp.runtime
+        if not rt.running:
+            rt.begin()
+        return apply_procedure(proc, flat)
+
+
+def _python_body(fn: Callable[..., Any]) -> Callable[[dict[str, Any]], Any]:
+    """A Python function as a task body: parameters passed as snake_case keyword arguments."""
+
+    def run(bound: dict[str, Any]) -> Any:
+        return fn(**{k.replace("-", "_"): v for k, v in bound.items()})
+
+    return run

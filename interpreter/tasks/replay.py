@@ -1,0 +1,107 @@
+"""Record and replay of model calls: one JSON object per line.
+
+A recording stores every call (model, system, prompt, options, response, usage).
+Replaying answers each call from the file, with no network: identical calls are
+answered in the recorded order, and a call that is not in the file is an error
+that shows its prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pydantic
+from pydantic import Field
+
+from ..errors import SchemeError
+from .errors import task_failure
+from .records import SchemeRecord
+
+
+class CallUsage(SchemeRecord):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class CallRecord(SchemeRecord):
+    """One model call as stored in a recording."""
+
+    model: str
+    system: str | None = None
+    prompt: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    response: str
+    usage: CallUsage = Field(default_factory=CallUsage)
+
+    def key(self) -> tuple[str, str, str, str]:
+        return call_key(self.model, self.system, self.prompt, self.options)
+
+
+def call_key(model: str, system: str | None, prompt: str, options: dict[str, Any]) -> tuple[str, str, str, str]:
+    return model, system or "", prompt, json.dumps(options, sort_keys=True, default=str)
+
+
+class Recorder:
+    """Writes each call to ``path``; the file is started afresh by the first call."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.started = False
+
+    def write(self, record: CallRecord) -> None:
+        mode = "a" if self.started else "w"
+        try:
+            with self.path.open(mode, encoding="utf-8") as out:
+                out.write(record.model_dump_json() + "\n")
+        except OSError as exc:
+            raise SchemeError(f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error")
+        self.started = True
+
+
+class ReplayBook:
+    """The calls of a recording, matched by (model, system, prompt, options).
+
+    When no call matches exactly, one with the same system text and prompt (any model)
+    is used, so a recording replays under another default model. Identical calls are
+    answered in the recorded order; once all are used, the last one repeats.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.records: list[CallRecord] = []
+        self.used: set[int] = set()
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise SchemeError(f"cannot read the replay file {self.path}: {exc.strerror or exc}", kind="file-error")
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                self.records.append(CallRecord.model_validate_json(line))
+            except pydantic.ValidationError as exc:
+                problem = exc.errors()[0]["msg"]
+                raise SchemeError(f"{self.path}:{number}: not a recorded model call: {problem}", kind="file-error")
+
+    def answer(self, model: str, system: str | None, prompt: str, options: dict[str, Any]) -> CallRecord:
+        """The recorded answer to this call, or a TASK_FAILURE showing the prompt."""
+        key = call_key(model, system, prompt, options)
+        exact = [i for i, r in enumerate(self.records) if r.key() == key]
+        loose = [i for i, r in enumerate(self.records) if (r.system or "", r.prompt) == (system or "", prompt)]
+        for matches in (exact, loose):
+            fresh = [i for i in matches if i not in self.used]
+            if fresh:
+                self.used.add(fresh[0])
+                return self.records[fresh[0]]
+        if exact or loose:
+            return self.records[(exact or loose)[-1]]
+        shown = prompt if len(prompt) <= 500 else prompt[:500] + "…"
+        raise task_failure(
+            "not_in_replay",
+            f"model call not found in the replay file {self.path} (model {model}):\n{shown}",
+        )

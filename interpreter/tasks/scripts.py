@@ -1,0 +1,156 @@
+"""The one script runner, shared by ``run-script``, script tasks and the loop's script stage.
+
+A command runs in its own process group without a shell (unless asked), with
+optional standard input, working folder, extra environment and a timeout that
+kills the whole group. Each output stream is capped; bytes that are not UTF-8
+are replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .errors import task_failure
+from .records import ScriptResult
+
+#: Bytes kept of each output stream by default (1 MiB).
+MAX_OUTPUT = 1 << 20
+CHUNK = 1 << 16
+
+
+class _Capture(threading.Thread):
+    """Reads a pipe to its end, keeping the first ``cap`` bytes."""
+
+    def __init__(self, pipe: object, cap: int) -> None:
+        super().__init__(daemon=True)
+        self.pipe = pipe
+        self.cap = cap
+        self.data = bytearray()
+        self.truncated = False
+
+    def run(self) -> None:
+        read = self.pipe.read  # type: ignore[attr-defined]
+        try:
+            while chunk := read(CHUNK):
+                room = self.cap - len(self.data)
+                if len(chunk) > room:
+                    self.truncated = True
+                    chunk = chunk[: max(room, 0)]
+                self.data += chunk
+        except (OSError, ValueError):
+            pass
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+
+def split_command(command: str | Sequence[str], shell: bool = False) -> list[str] | str:
+    """A command string split as a POSIX shell would (kept whole for a shell), or a list as is."""
+    if isinstance(command, str):
+        if shell:
+            return command
+        try:
+            return shlex.split(command)
+        except ValueError as exc:
+            raise task_failure("bad_command", f"cannot split the command {command!r}: {exc}") from None
+    return [str(arg) for arg in command]
+
+
+def run_script(
+    command: str | Sequence[str],
+    *,
+    input: str | None = None,
+    timeout: float | None = None,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    shell: bool = False,
+    max_output: int = MAX_OUTPUT,
+) -> ScriptResult:
+    """Run ``command`` and return what it did; ``env`` adds to (or overrides) the environment."""
+    argv = split_command(command, shell)
+    if not argv:
+        raise task_failure("bad_command", "run-script: empty command")
+    if shell and not isinstance(argv, str):
+        argv = shlex.join(argv)
+    environment = {**os.environ, **env} if env else None
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=environment,
+            shell=shell,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        if cwd is not None and not Path(cwd).is_dir():
+            raise task_failure("bad_cwd", f"run-script: no such folder: {cwd}") from None
+        name = argv if isinstance(argv, str) else argv[0]
+        raise task_failure("command_not_found", f"run-script: command not found: {name}") from None
+    except PermissionError:
+        name = argv if isinstance(argv, str) else argv[0]
+        raise task_failure("command_not_executable", f"run-script: permission denied: {name}") from None
+    readers = [_Capture(proc.stdout, max_output), _Capture(proc.stderr, max_output)]
+    for reader in readers:
+        reader.start()
+    if input is not None:
+        threading.Thread(target=_feed, args=(proc, input), daemon=True).start()
+    timed_out = not _wait(proc, readers, start, timeout)
+    if timed_out:
+        _kill_group(proc)
+        proc.wait()
+        for reader in readers:
+            reader.join(1.0)
+    out, err = readers
+    return ScriptResult(
+        stdout=out.text(),
+        stderr=err.text(),
+        exit_code=proc.returncode if proc.returncode is not None else -1,
+        timed_out=timed_out,
+        duration_s=round(time.monotonic() - start, 6),
+        truncated=out.truncated or err.truncated,
+    )
+
+
+def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
+    """Write ``text`` to the process's standard input and close it."""
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(text.encode("utf-8"))
+        proc.stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def _wait(proc: subprocess.Popen[bytes], readers: list[_Capture], start: float, timeout: float | None) -> bool:
+    """Wait for the process and its output; False if the timeout came first."""
+    def left() -> float | None:
+        return None if timeout is None else max(0.0, start + timeout - time.monotonic())
+
+    try:
+        proc.wait(timeout=left())
+    except subprocess.TimeoutExpired:
+        return False
+    for reader in readers:
+        reader.join(left())
+        if reader.is_alive():
+            return False
+    return True
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the process and everything it started in its group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()

@@ -1,0 +1,44 @@
+"""``{{name}}`` templates: find the names a template uses and render it with values.
+
+Names compare in either spelling (``max-words`` and ``max_words`` are the same);
+values are inserted in their ``display`` form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+PLACEHOLDER = re.compile(r"\{\{\s*([^\s{}]+)\s*\}\}")
+
+
+def normal_name(name: str) -> str:
+    """The spelling used to compare names: kebab-case and snake_case are the same."""
+    return name.replace("-", "_")
+
+
+def placeholders(text: str) -> list[str]:
+    """The names used in ``text``, in order of first use."""
+    seen: dict[str, None] = {}
+    for match in PLACEHOLDER.finditer(text):
+        seen.setdefault(match.group(1), None)
+    return list(seen)
+
+
+def render(text: str, values: Mapping[str, Any], show: Callable[[Any], str] | None = None) -> str:
+    """``text`` with each ``{{name}}`` replaced by ``show(values[name])`` (display form by default).
+
+    A name without a value is left as it is; definitions are checked beforehand.
+    """
+    if show is None:
+        from ..printer import display_string
+
+        show = display_string
+    table = {normal_name(k): v for k, v in values.items()}
+
+    def fill(match: re.Match[str]) -> str:
+        key = normal_name(match.group(1))
+        return show(table[key]) if key in table else match.group(0)
+
+    return PLACEHOLDER.sub(fill, text)

@@ -1,0 +1,50 @@
+"""Shared fixtures: a fresh interpreter per test, and helpers that run DSL source."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import pytest
+
+from interpreter import Interpreter, SchemeError
+from interpreter.printer import write_string
+
+
+@pytest.fixture
+def interp() -> Interpreter:
+    return Interpreter()
+
+
+@pytest.fixture
+def run() -> Callable[[str], str]:
+    """Evaluate source in a fresh interpreter; the value as ``write`` prints it."""
+
+    def run_source(source: str) -> str:
+        return write_string(Interpreter().eval(source))
+
+    return run_source
+
+
+@pytest.fixture
+def output() -> Callable[[str], str]:
+    """Evaluate source in a fresh interpreter; what it wrote to standard output."""
+
+    def run_source(source: str) -> str:
+        out = io.StringIO()
+        Interpreter(stdout=out).eval(source)
+        return out.getvalue()
+
+    return run_source
+
+
+@pytest.fixture
+def error() -> Callable[[str], SchemeError]:
+    """Evaluate source that must fail; the SchemeError it raised."""
+
+    def run_source(source: str, filename: str = "test.scm") -> SchemeError:
+        with pytest.raises(SchemeError) as info:
+            Interpreter().eval(source, filename=filename)
+        return info.value
+
+    return run_source

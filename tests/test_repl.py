@@ -1,0 +1,381 @@
+"""The REPL in-process: prompt_toolkit driven through a pipe input and a dummy output."""
+
+from __future__ import annotations
+
+import io
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from interpreter import Interpreter
+from interpreter.datatypes import Span
+from interpreter.errors import SchemeError
+from interpreter.repl import history_path, ready_to_run, start_repl
+from interpreter.repl_completion import SchemeCompleter, word_before
+from interpreter.repl_describe import first_line, source_text
+from interpreter.repl_plain import run_plain
+from interpreter.repl_session import ReplSession
+from interpreter.repl_syntax import continuation_indent, in_string
+from interpreter.terminal import format_error
+
+ENTER = "\r"
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+CTRL_R = "\x12"
+UP = "\x1b[A"
+
+
+class Repl:
+    """A session whose standard output and error are strings."""
+
+    def __init__(self, stdlib: bool = True) -> None:
+        self.out = io.StringIO()
+        self.err = io.StringIO()
+        self.session = ReplSession(
+            lambda: Interpreter(stdout=self.out, allow_files=True, stdlib=stdlib), err=self.err
+        )
+
+    def keys(self, *chunks: str, history: Path | None = None, pause: float = 0.0) -> int:
+        """Type ``chunks`` into the prompt_toolkit REPL (``pause`` seconds apart), then Ctrl-D."""
+        with create_pipe_input() as pipe:
+            if pause:
+
+                def feed() -> None:
+                    for chunk in (*chunks, CTRL_D):
+                        pipe.send_text(chunk)
+                        time.sleep(pause)
+
+                threading.Thread(target=feed, daemon=True).start()
+            else:
+                pipe.send_text("".join(chunks) + CTRL_D)
+            return start_repl(self.session, history=history, input=pipe, output=DummyOutput(), banner=False)
+
+    def submit(self, *inputs: str) -> None:
+        for text in inputs:
+            self.session.submit(text)
+
+
+@pytest.fixture
+def repl() -> Repl:
+    return Repl()
+
+
+# -- reading and evaluating ------------------------------------------------------------
+def test_multi_line_definition_is_indented_and_evaluated(repl: Repl) -> None:
+    assert repl.keys("(define (double x)", ENTER, "(* 2 x))", ENTER, "(double 21)", ENTER) == 0
+    assert repl.out.getvalue() == "42\n"
+    assert repl.session.sources["<repl-1>"] == "(define (double x)\n  (* 2 x))"
+
+
+def test_open_string_continues_on_the_next_line(repl: Repl) -> None:
+    repl.keys('(string-length "ab', ENTER, 'c")', ENTER)
+    assert repl.out.getvalue() == "4\n"
+
+
+def test_several_expressions_on_one_line_all_print(repl: Repl) -> None:
+    repl.keys("1 (+ 1 1) 'three", ENTER)
+    assert repl.out.getvalue() == "1\n2\nthree\n"
+
+
+def test_results_are_written_and_void_prints_nothing(repl: Repl) -> None:
+    repl.keys('(define s "a\\nb")', ENTER, "s", ENTER, "(if #f #f)", ENTER, "(values 1 #\\a)", ENTER)
+    assert repl.out.getvalue() == '"a\\nb"\n1\n#\\a\n'
+
+
+def test_procedures_print_a_summary(repl: Repl) -> None:
+    repl.submit("(define (f a . more) a)", "f", "car")
+    assert repl.out.getvalue() == "#<procedure f (a . more)>\n#<procedure car>\n"
+
+
+def test_display_output_is_ended_before_the_next_result(repl: Repl) -> None:
+    repl.submit('(display "hi") 5')
+    assert repl.out.getvalue() == "hi\n5\n"
+
+
+def test_error_is_reported_and_definitions_survive(repl: Repl) -> None:
+    repl.keys("(define (f x) (car x))", ENTER, "(f 1)", ENTER, "(f '(7))", ENTER)
+    assert repl.out.getvalue() == "7\n"
+    err = repl.err.getvalue()
+    assert err.startswith("error: car: expected a pair, got 1")
+    assert "<repl-1>:1:15" in err and "in f" in err
+
+
+def test_error_in_the_middle_of_a_line_keeps_earlier_values(repl: Repl) -> None:
+    repl.submit("1 (car '()) 3")
+    assert repl.out.getvalue() == "1\n"
+    assert "error: car" in repl.err.getvalue()
+
+
+def test_read_error_is_reported(repl: Repl) -> None:
+    repl.submit("(+ 1 2))")
+    assert "error" in repl.err.getvalue()
+
+
+def test_ctrl_c_while_typing_clears_the_input(repl: Repl) -> None:
+    repl.keys("(this is not finished", CTRL_C, "(+ 1 1)", ENTER)
+    assert repl.out.getvalue() == "2\n"
+    assert repl.err.getvalue() == ""
+
+
+def test_ctrl_d_exits_and_exit_sets_the_status(repl: Repl) -> None:
+    assert repl.keys("(exit 3)", ENTER, "(display 'never)", ENTER) == 3
+    assert "never" not in repl.out.getvalue()
+
+
+def test_enter_only_runs_complete_input_with_the_cursor_on_the_last_line() -> None:
+    assert ready_to_run("(+ 1 2)", True)
+    assert not ready_to_run("(+ 1", True)
+    assert not ready_to_run("(+ 1 2)", False)
+    assert ready_to_run(",help", True)
+    assert not ready_to_run(",(x", True)
+
+
+def test_running_program_is_interrupted_and_environment_kept(repl: Repl) -> None:
+    repl.submit("(define kept 1)")
+    timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    start = time.monotonic()
+    repl.submit("(let loop () (loop))")
+    assert time.monotonic() - start < 10
+    assert "error: interrupted" in repl.err.getvalue()
+    repl.submit("kept")
+    assert repl.out.getvalue() == "1\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+# -- completion ------------------------------------------------------------------------
+def complete(repl: Repl, text: str) -> dict[str, str]:
+    completer = SchemeCompleter(lambda: repl.session.interp)
+    found = completer.get_completions(Document(text), CompleteEvent(completion_requested=True))
+    return {c.text: c.display_meta_text for c in found}
+
+
+def test_completion_of_builtins_special_forms_and_user_names(repl: Repl) -> None:
+    repl.submit("(define (double-it x) (* 2 x))", "(define double-count 3)")
+    upcase = repl.session.interp["string-upcase"]
+    assert complete(repl, "(string-up") == {"string-upcase": first_line(upcase.doc) or upcase.arity_text()}
+    assert complete(repl, "(lamb")["lambda"] == "special form"
+    assert complete(repl, "(doub") == {"double-it": "(double-it x)", "double-count": "3"}
+    assert "define" in complete(repl, "(def")
+
+
+def test_completion_of_commands_and_their_arguments(repl: Repl, tmp_path: Path) -> None:
+    assert complete(repl, ",he") == {"help": "this list"}
+    assert set(complete(repl, ",t")) == {"tasks", "time", "trace"}
+    assert complete(repl, ",trace o") == {"on": "", "off": ""}
+    assert "car" in complete(repl, ",describe ca")
+    (tmp_path / "prog.scm").write_text("1")
+    assert "og.scm" in complete(repl, f",load {tmp_path}/pr")  # the rest of the name
+
+
+def test_completion_follows_reset(repl: Repl) -> None:
+    repl.submit("(define zzz-name 1)")
+    assert "zzz-name" in complete(repl, "zzz")
+    repl.submit(",reset")
+    assert complete(repl, "zzz") == {}
+
+
+def test_tab_completes_in_the_prompt(repl: Repl) -> None:
+    repl.keys("(string-up", "\t", ' "abc")', ENTER, pause=0.25)
+    assert repl.out.getvalue() == '"ABC"\n'
+
+
+def test_word_before_cursor() -> None:
+    assert word_before("(foo (bar-b") == "bar-b"
+    assert word_before("(foo ") == ""
+    assert word_before("'sym") == "sym"
+
+
+# -- history ---------------------------------------------------------------------------
+def test_history_is_saved_and_recalled(tmp_path: Path) -> None:
+    file = tmp_path / "data" / "history"
+    first = Repl()
+    first.keys("(+ 40 2)", ENTER, history=file)
+    assert "(+ 40 2)" in file.read_text()
+    second = Repl()
+    second.keys(UP, ENTER, history=file)
+    assert second.out.getvalue() == "42\n"
+
+
+def test_ctrl_r_searches_history(repl: Repl) -> None:
+    repl.keys("(string-append \"a\" \"b\")", ENTER, "(+ 1 2)", ENTER, CTRL_R, "append", ENTER, ENTER, pause=0.15)
+    assert repl.out.getvalue() == '"ab"\n3\n"ab"\n'
+
+
+def test_history_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("TASKSCHEME_HISTORY", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    if sys.platform != "win32":
+        assert history_path() == tmp_path / "taskscheme" / "history"
+    assert history_path("my-hist") == Path("my-hist")
+    assert history_path("") is None
+    monkeypatch.setenv("TASKSCHEME_HISTORY", "")
+    assert history_path() is None
+    monkeypatch.setenv("TASKSCHEME_HISTORY", str(tmp_path / "h"))
+    assert history_path() == tmp_path / "h"
+
+
+# -- commands --------------------------------------------------------------------------
+def test_help_lists_every_command(repl: Repl) -> None:
+    repl.keys(",help", ENTER)
+    text = repl.out.getvalue()
+    for name in ("help", "load FILE", "reload", "tasks", "describe NAME", "env", "time EXPR", "trace on|off"):
+        assert f",{name}" in text
+    for name in ("usage", "model NAME", "reset", "quit"):
+        assert f",{name}" in text
+    assert "Ctrl-R" in text
+
+
+def test_unknown_command_lists_the_commands(repl: Repl) -> None:
+    repl.submit(",frobnicate")
+    err = repl.err.getvalue()
+    assert "unknown command ,frobnicate" in err and ",describe" in err and ",quit" in err
+
+
+def test_commands_take_unique_prefixes(repl: Repl) -> None:
+    repl.submit(",t")
+    assert "ambiguous command ,t" in repl.err.getvalue()
+    assert repl.keys(",q", ENTER, "(display 'never)", ENTER) == 0
+    assert "never" not in repl.out.getvalue()
+
+
+def test_load_and_reload(repl: Repl, tmp_path: Path) -> None:
+    lib = tmp_path / "lib.scm"
+    lib.write_text("(define (answer) 41)\n")
+    repl.submit(f",load {lib}", "(answer)")
+    lib.write_text("(define (answer) 42)\n")
+    repl.submit(",reload", "(answer)")
+    out = repl.out.getvalue()
+    assert f"; loaded {lib}" in out and "41\n" in out and out.endswith("42\n")
+
+
+def test_load_of_a_missing_file_is_an_error(repl: Repl, tmp_path: Path) -> None:
+    repl.submit(f",load {tmp_path}/missing.scm", ",reload", ",load")
+    err = repl.err.getvalue()
+    assert "cannot read" in err and "nothing loaded yet" in err and "usage: ,load FILE" in err
+
+
+def test_env_shows_only_user_bindings(repl: Repl) -> None:
+    repl.submit(",env")
+    assert "nothing defined yet" in repl.out.getvalue()
+    repl.submit("(define (sq x) (* x x))", "(define n 10)", ",env")
+    lines = repl.out.getvalue().splitlines()[1:]
+    assert [line.split()[0] for line in lines] == ["n", "sq"]
+    assert "#<procedure sq (x)>" in lines[1]
+
+
+def test_describe_procedure_shows_parameters_location_and_source(repl: Repl) -> None:
+    repl.keys("(define (area w h)", ENTER, "(* w h))", ENTER, ",describe area", ENTER)
+    out = repl.out.getvalue()
+    assert "(area w h)  procedure, 2 arguments" in out
+    assert "defined at <repl-1>:1:1" in out
+    assert "(define (area w h)\n  (* w h))" in out
+
+
+def test_describe_builtins_and_unknown_names(repl: Repl) -> None:
+    repl.submit(",describe car", ",describe if", ",describe nope", "(define v 5)", ",describe v")
+    out = repl.out.getvalue()
+    assert "(car …)  1 argument  built-in procedure" in out
+    assert "if: a special form" in out
+    assert "nope: not bound, and not a task" in out
+    assert "v = 5" in out
+
+
+def test_time_prints_the_value_and_the_wall_time(repl: Repl) -> None:
+    repl.submit(",time (+ 1 2)")
+    out = repl.out.getvalue()
+    assert out.startswith("3\n; time: ") and out.endswith(" s\n")
+
+
+def test_reset_forgets_definitions(repl: Repl) -> None:
+    repl.submit("(define x 1)", ",reset", "x")
+    assert "; environment reset" in repl.out.getvalue()
+    assert "unbound variable: x" in repl.err.getvalue()
+
+
+def test_trace_needs_an_argument(repl: Repl) -> None:
+    repl.submit(",trace maybe")
+    assert "usage: ,trace on|off" in repl.err.getvalue()
+
+
+def test_commands_in_a_bare_environment() -> None:
+    bare = Repl(stdlib=False)
+    bare.submit(",tasks", "(+ 1 2)")
+    assert bare.out.getvalue() == "; no tasks defined\n3\n"
+
+
+def test_unquote_is_not_a_command(repl: Repl) -> None:
+    repl.submit("`(1 ,(+ 1 1))")
+    assert repl.out.getvalue() == "(1 2)\n"
+
+
+# -- the plain REPL (pipes, CI) --------------------------------------------------------
+def test_plain_repl_reads_expressions_across_lines(repl: Repl) -> None:
+    stdin = io.StringIO("(define (f x)\n  (+ x 1))\n(f 1) (f 2)\n,env\n(car 1)\n(f 10)\n(+ 1\n")
+    assert run_plain(repl.session, stdin) == 0
+    out = repl.out.getvalue()
+    assert out.startswith("2\n3\n  f  #<procedure f (x)>\n11\n")
+    err = repl.err.getvalue()
+    assert "error: car" in err
+    assert err.count("error:") == 2  # the unfinished (+ 1 at the end of input is reported
+
+
+def test_plain_repl_prompts_when_asked(repl: Repl) -> None:
+    prompts = io.StringIO()
+    run_plain(repl.session, io.StringIO("(+ 1\n 2)\n"), prompt_to=prompts)
+    assert prompts.getvalue() == "> .. > "
+
+
+# -- editing helpers -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "indent"),
+    [
+        ("(define (f x)", 2),
+        ("(let ((x 1))", 2),
+        ("(let ((x 1)", 6),
+        ("(foo a", 5),
+        ("(foo", 2),
+        ("'(1 2", 2),
+        ('(list "(" 1', 6),
+        ("(f #\\( ", 3),
+        ("(f ; (\n  a", 2),
+        ("(define (f)\n  (if (< n 2)", 6),
+        ("(+ 1 2)", 0),
+        ('"abc', 0),
+        ("#| ( |# (g", 10),
+    ],
+)
+def test_continuation_indent(text: str, indent: int) -> None:
+    assert continuation_indent(text) == indent
+
+
+def test_in_string() -> None:
+    assert in_string('(display "ab')
+    assert not in_string('(display "a\\"b")')
+
+
+def test_source_text_of_a_form() -> None:
+    text = "(define x 1)\n  (define (f)\n    (g))  ; tail\n(h)"
+    assert source_text(Span("f.scm", 2, 3), {"f.scm": text}) == "(define (f)\n  (g))  ; tail"
+    assert source_text(Span("nowhere.scm", 1, 1), {}) is None
+
+
+def test_error_colour() -> None:
+    err = SchemeError("boom")
+    assert format_error(err) == "error: boom"
+    assert format_error(err, colour=True) == "\x1b[1;31merror: boom\x1b[0m"
+
+
+@pytest.fixture(autouse=True)
+def _no_user_history(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TASKSCHEME_HISTORY", "")
+    yield
