@@ -4,5 +4,16 @@ from .datatypes import NIL, VOID, Char, Keyword, Pair, Symbol
 from .errors import ErrorRecord, SchemeError, SchemeExit
 from .interpreter import Interpreter
 
-__all__ = ["NIL", "VOID", "Char", "ErrorRecord", "Interpreter", "Keyword", "Pair", "SchemeError", "SchemeExit", "Symbol"]
+__all__ = [
+    "NIL",
+    "VOID",
+    "Char",
+    "ErrorRecord",
+    "Interpreter",
+    "Keyword",
+    "Pair",
+    "SchemeError",
+    "SchemeExit",
+    "Symbol",
+]
 __version__ = "0.1.0"

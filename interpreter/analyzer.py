@@ -26,6 +26,14 @@ SPECIAL_FORMS: dict[Symbol, Builder] = {}
 #: Forms a body scans for the names they define, mapped to a function giving those names.
 DEFINING_FORMS: dict[Symbol, Callable[[Pair], list[Symbol]]] = {}
 
+#: Body-level syntax definitions (``define-syntax`` …) run while a body is scanned, so later
+#: forms of the body see them; they leave nothing in the body.
+BODY_SYNTAX: dict[Symbol, Callable[[Analyzer, Pair, Scope], None]] = {}
+
+#: Builders used instead of the registered ones when macros have renamed identifiers
+#: (``quote`` strips renamings from its datum, ``set!`` assigns the binding an alias denotes …).
+HYGIENE_BUILDERS: dict[Symbol, Builder] = {}
+
 
 def special_form(*names: str) -> Callable[[Builder], Builder]:
     """Register a builder for the special form(s) ``names``."""
@@ -67,6 +75,19 @@ class Macro:
         raise NotImplementedError
 
 
+def body_syntax(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a body-level syntax definition (see :data:`BODY_SYNTAX`)."""
+
+    def register(fn: Callable[..., None]) -> Callable[..., None]:
+        BODY_SYNTAX[sym(name)] = fn
+        return fn
+
+    return register
+
+
+VAR, MACRO, GLOBAL = "var", "macro", "global"
+
+
 def syntax_error(message: str, span: Span | None) -> SchemeError:
     return SchemeError(message, kind="syntax-error", span=span)
 
@@ -98,30 +119,98 @@ class Analyzer:
         self.macros: dict[Symbol, Any] = {}
         self.operator_fallback: Callable[[Symbol], Any] | None = None
         self.current_file = "<string>"
+        self.aliases: dict[Symbol, tuple[Symbol, Scope | None]] = {}
+        #: Resolves a free alias whose macro was defined in a scope that does not enclose the
+        #: use (a library's exported macro): (name, home scope) -> a find() result or None;
+        #: a variable it finds has depth -1 and a home with ``reference(key, span) -> Node``.
+        self.foreign_scope: Callable[[Symbol, Scope], Any] | None = None
 
-    # -- lookup --------------------------------------------------------------------
+    # -- lookup ------------------------------------------------------------------
+    # Identifiers a syntax-rules template introduces are *aliases*: fresh uninterned symbols
+    # recorded in ``aliases`` with the symbol they rename and the scope of the macro's
+    # definition. An alias bound by the expansion is a variable of its own; a free alias
+    # means what its symbol meant where the macro was defined.
     def resolve(self, name: Symbol, scope: Scope | None) -> tuple[int, bool] | None:
         """(depth, checked) of a lexical binding of ``name``, or None if it is global."""
         depth = 0
-        while scope is not None:
-            if name in scope.vars:
-                return depth, scope.vars[name]
+        s = scope
+        while s is not None:
+            if name in s.vars:
+                return depth, s.vars[name]
             depth += 1
-            scope = scope.outer
+            s = s.outer
+        if name in self.aliases:
+            found = self.find(name, scope)
+            if found[0] is VAR:
+                return found[2], found[3]
         return None
+
+    def find(self, name: Symbol, scope: Scope | None) -> tuple[Any, Any, int, bool, Scope | None]:
+        """What ``name`` denotes in ``scope``: (VAR, frame key, depth, checked, scope),
+        (MACRO, macro, 0, False, scope) or (GLOBAL, symbol, 0, False, None)."""
+        use, s, depth = scope, scope, 0
+        while True:
+            while s is not None:
+                if name in s.macros:
+                    return MACRO, s.macros[name], depth, False, s
+                if name in s.vars:
+                    return VAR, name, depth, s.vars[name], s
+                depth += 1
+                s = s.outer
+            info = self.aliases.get(name)
+            if info is None:
+                macro = self.macros.get(name)
+                return (MACRO, macro, 0, False, None) if macro is not None else (GLOBAL, name, 0, False, None)
+            name, home = info
+            s, depth = home, 0
+            if home is not None:
+                probe = use
+                while probe is not None and probe is not home:
+                    depth += 1
+                    probe = probe.outer
+                if probe is None:  # the macro's home is not around this use (a library's macro)
+                    hook = self.foreign_scope
+                    found = hook(name, home) if hook is not None else None
+                    if found is not None:
+                        return found
+                    s = None
 
     def lookup_macro(self, name: Symbol, scope: Scope | None) -> Any:
         """The macro ``name`` means here, or None (a lexical variable shadows a macro)."""
-        while scope is not None:
-            if name in scope.macros:
-                return scope.macros[name]
-            if name in scope.vars:
+        s = scope
+        while s is not None:
+            if name in s.macros:
+                return s.macros[name]
+            if name in s.vars:
                 return None
-            scope = scope.outer
+            s = s.outer
+        if name in self.aliases:
+            found = self.find(name, scope)
+            return found[1] if found[0] is MACRO else None
         return self.macros.get(name)
 
+    def keyword(self, name: Any, scope: Scope | None) -> Symbol | None:
+        """The special form ``name`` denotes here (seeing through aliases), or None."""
+        if type(name) is not Symbol:
+            return None
+        if name in SPECIAL_FORMS:
+            return name if self.resolve(name, scope) is None else None
+        if name in self.aliases:
+            found = self.find(name, scope)
+            if found[0] is GLOBAL and found[1] in SPECIAL_FORMS:
+                return found[1]
+        return None
+
     def is_special(self, name: Any, scope: Scope | None) -> bool:
-        return type(name) is Symbol and name in SPECIAL_FORMS and self.resolve(name, scope) is None
+        return self.keyword(name, scope) is not None
+
+    def unalias(self, x: Symbol) -> Symbol:
+        """The symbol an alias (or an alias of an alias) renames; ``x`` itself otherwise."""
+        info = self.aliases.get(x)
+        while info is not None:
+            x = info[0]
+            info = self.aliases.get(x)
+        return x
 
     # -- analysis ------------------------------------------------------------------
     def analyze(self, x: Any, scope: Scope | None, span: Span | None = None) -> Node:
@@ -135,12 +224,14 @@ class Analyzer:
         return Const(x, span)
 
     def variable(self, name: Symbol, scope: Scope | None, span: Span | None, operator: bool = False) -> Node:
-        found = self.resolve(name, scope)
-        if found is not None:
-            return LocalRef(name, found[0], found[1], span)
-        if self.lookup_macro(name, scope) is not None or name in SPECIAL_FORMS:
+        kind, key, depth, checked, home = self.find(name, scope)
+        if kind is VAR:
+            if depth < 0:  # a variable of a library's frame, seen from outside the library
+                return home.reference(key, span)
+            return LocalRef(key, depth, checked, span)
+        if kind is MACRO or key in SPECIAL_FORMS:
             raise syntax_error(f"{name.name}: syntactic keyword used as a variable", span)
-        return GlobalRef(name, self.gvars, span, self.resolve_operator if operator else None)
+        return GlobalRef(key, self.gvars, span, self.resolve_operator if operator else None)
 
     def resolve_operator(self, name: Symbol) -> Any:
         """What an unbound global in operator position means: asks ``operator_fallback``
@@ -153,9 +244,26 @@ class Analyzer:
         if type(head) is Symbol:
             macro = self.lookup_macro(head, scope)
             if macro is not None:
-                return self.analyze(self.expand(macro, form, scope), scope, form.span)
-            if head in SPECIAL_FORMS and self.resolve(head, scope) is None:
-                return SPECIAL_FORMS[head](self, form, scope)
+                expanded = self.expand(macro, form, scope)
+                try:
+                    return self.analyze(expanded, scope, form.span)
+                except SchemeError as err:
+                    if err.kind == "syntax-error" and "in the expansion of" not in err.message:
+                        where = f" at {form.span}" if form.span else ""
+                        err.message += f" (in the expansion of {self.unalias(head).name}{where})"
+                    raise
+            if head in SPECIAL_FORMS:
+                if self.resolve(head, scope) is None:
+                    if scope is None and head in DEFINING_FORMS and self.macros:
+                        for name in DEFINING_FORMS[head](form):  # a definition replaces a global macro
+                            self.macros.pop(self.unalias(name), None)
+                    if self.aliases and head in HYGIENE_BUILDERS:
+                        return HYGIENE_BUILDERS[head](self, form, scope)
+                    return SPECIAL_FORMS[head](self, form, scope)
+            elif head in self.aliases:
+                kw = self.keyword(head, scope)
+                if kw is not None:
+                    return HYGIENE_BUILDERS.get(kw, SPECIAL_FORMS[kw])(self, form, scope)
         return self.call(form, scope)
 
     def expand(self, macro: Any, form: Pair, scope: Scope | None) -> Any:
@@ -197,11 +305,15 @@ class Analyzer:
         while queue:
             form, span = queue.pop()
             form = self.expand_head(form, scope)
-            if type(form) is Pair and type(form.car) is Symbol and self.resolve(form.car, scope) is None:
-                if form.car is begin:
+            kw = self.keyword(form.car, scope) if type(form) is Pair else None
+            if kw is not None:
+                if kw is begin:
                     queue.extend(reversed(list(elements(form))[1:]))
                     continue
-                names_of = DEFINING_FORMS.get(form.car)
+                if kw in BODY_SYNTAX:
+                    BODY_SYNTAX[kw](self, form, scope)
+                    continue
+                names_of = DEFINING_FORMS.get(kw)
                 if names_of is not None:
                     for name in names_of(form):
                         scope.vars[name] = True

@@ -89,7 +89,11 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
         interp = Interpreter(**kwargs)
         interp.command_line = list(command_line)
         if trace_log is not None:
-            interp.on_event(lambda event: _log_event(trace_log, event))  # type: ignore[attr-defined]
+            on_event = getattr(interp, "on_event", None)  # not every interpreter reports events yet
+            if on_event is None:
+                print("warning: --trace: this interpreter reports no task events", file=sys.stderr)
+            else:
+                on_event(lambda event: _log_event(trace_log, event))
         return interp
 
     return make
@@ -155,20 +159,26 @@ def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argpars
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     opts = build_parser().parse_args(argv)
-    trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
+    try:
+        trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
+    except OSError as exc:
+        print(f"error: --trace: cannot write {opts.trace}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     interp: Interpreter | None = None
     try:
         make = interpreter_factory(opts, trace_log)
         interp = make()
         if wants_repl(opts):
             return run_repl(make, interp, opts)
-        with interruptible(interp):
+        with interruptible(interp, hint_to=sys.stderr if is_terminal(sys.stderr) else None):
             run_program(interp, opts)
         return 0
     except SchemeExit as done:
         return done.code
     except SchemeError as err:
-        _flush(interp)
+        if _broken_pipe(err):
+            raise BrokenPipeError from err
+        _end_terminal_line(interp)
         print(format_error(err, supports_colour(sys.stderr)), file=sys.stderr)
         return INTERRUPTED_STATUS if isinstance(err, Interrupted) else 1
     except KeyboardInterrupt:
@@ -177,10 +187,27 @@ def run(argv: Sequence[str] | None = None) -> int:
         return INTERRUPTED_STATUS
     finally:
         _flush(interp)
-        if opts.usage and interp is not None and getattr(interp, "usage", None) is not None:
-            print(f"usage: {interp.usage}", file=sys.stderr)  # type: ignore[attr-defined]
+        if opts.usage and interp is not None:
+            print(str(interp.usage), file=sys.stderr)
         if trace_log is not None:
             trace_log.close()
+
+
+def _broken_pipe(err: BaseException) -> bool:
+    """True when ``err`` came from writing to a closed pipe (``taskscheme prog.scm | head``)."""
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, BrokenPipeError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _end_terminal_line(interp: Interpreter | None) -> None:
+    """Before an error on a terminal, end the line the program's output left open."""
+    if interp is not None and interp.output.value.column and is_terminal(sys.stdout) and is_terminal(sys.stderr):
+        interp.output.value.write("\n")
+    _flush(interp)
 
 
 def _flush(interp: Interpreter | None) -> None:

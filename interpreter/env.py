@@ -41,3 +41,51 @@ class Env:
 
     def scheme_repr(self, write: bool) -> str:
         return f"#<environment {len(self.vars)} bindings>"
+
+
+class GlobalBindings(dict):  # type: ignore[type-arg]
+    """The global frame's bindings: a dict that notices when a watched name is rebound.
+
+    Compiled code computes built-in arithmetic inline while ``intact[0]`` is true,
+    that is, while every watched name (``+``, ``<`` …) still holds its built-in.
+    """
+
+    __slots__ = ("watched", "intact")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.watched: dict[Symbol, Any] = {}
+        self.intact = [True]
+
+    def watch(self, builtins: dict[Symbol, Any]) -> None:
+        self.watched = dict(builtins)
+        self.intact[0] = all(self.get(k) is v for k, v in builtins.items())
+
+    def _note(self, key: Symbol, value: Any) -> None:
+        if key in self.watched and value is not self.watched[key]:
+            self.intact[0] = False
+
+    def __setitem__(self, key: Symbol, value: Any) -> None:
+        self._note(key, value)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: Symbol) -> None:
+        self._note(key, None)
+        super().__delitem__(key)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key: Symbol, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: Symbol, *default: Any) -> Any:
+        self._note(key, None)
+        return super().pop(key, *default)
+
+    def clear(self) -> None:
+        self.intact[0] = not self.watched
+        super().clear()

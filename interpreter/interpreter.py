@@ -14,11 +14,14 @@ from . import forms as _forms  # noqa: F401 - registers the special forms
 from . import primitives as _primitives  # noqa: F401 - registers the built-in procedures
 from .analyzer import Analyzer
 from .datatypes import VOID, Parameter, Span, Symbol, sym
-from .env import Env
+from .env import Env, GlobalBindings
 from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Runtime
+from .nodes.fastpath import BINARY_OPS as INLINE_OPERATORS
 from .ports import InputPort, OutputPort
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
+from .tasks.library import LIBRARY_NAME, TaskLibrary
+from .tasks.records import Limits
 
 STDLIB_DIR = Path(__file__).resolve().parent.parent / "stdlib"
 
@@ -36,9 +39,15 @@ class Interpreter:
         max_depth: int | None = None,
         stdlib: bool = True,
         allow_files: bool | list[str] = False,
+        model: str | None = None,
+        record: str | Path | None = None,
+        replay: str | Path | None = None,
+        allow_scripts: bool = False,
+        task_limits: Limits | dict[str, Any] | None = None,
     ) -> None:
         self.allow_files = allow_files
-        self.global_env = Env({})
+        self.allow_scripts = allow_scripts
+        self.global_env = Env(GlobalBindings())
         self.runtime = Runtime(max_depth=max_depth, max_steps=max_steps, timeout=timeout)
         self.analyzer = Analyzer(self)
         out = stdout if stdout is not None else sys.stdout
@@ -48,6 +57,13 @@ class Interpreter:
         self.command_line: list[str] = ["taskscheme"]
         self.loading: list[Path] = []
         self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
+        self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_OPERATORS})
+        # Tasks: the library (``task-library``), its models and usage; unbound operators resolve to tasks.
+        self.tasks = TaskLibrary(self, model=model, record=record, replay=replay, limits=task_limits)
+        self.models = self.tasks.models
+        self.usage = self.tasks.usage
+        self.global_env.vars[sym(LIBRARY_NAME)] = self.tasks
+        self.analyzer.operator_fallback = self.tasks.resolve_operator
         for install in INSTALLERS:
             install(self)
         if stdlib:

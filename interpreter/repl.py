@@ -99,11 +99,14 @@ def key_bindings() -> KeyBindings:
     def _tab(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         line_start = buffer.document.current_line_before_cursor
+        if buffer.complete_state:
+            buffer.complete_next()
+            return
         if line_start.strip():
             buffer.start_completion(insert_common_part=True)
             return
-        before = buffer.document.text_before_cursor[: len(buffer.document.text_before_cursor) - len(line_start)]
-        want = continuation_indent(before)
+        earlier_lines = buffer.document.text_before_cursor[: -len(line_start) or None]
+        want = continuation_indent(earlier_lines)
         if len(line_start) < want:
             buffer.insert_text(" " * (want - len(line_start)))
 

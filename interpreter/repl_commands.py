@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .repl_describe import describe, first_line, summary, task_names
+from .repl_describe import describe, summary, task_definition, task_names, task_summary
 
 if TYPE_CHECKING:
     from .repl_session import ReplSession
@@ -118,9 +118,9 @@ def tasks(session: ReplSession, arg: str) -> None:
     if not names:
         session.say("; no tasks defined")
         return
-    library = session.interp.tasks
     width = max(len(n) for n in names)
-    session.say("\n".join(f"  {name:<{width}}  {first_line(str(library.describe(name)))}" for name in names))
+    rows = [f"  {name:<{width}}  {task_summary(task_definition(session.interp, name))}" for name in names]
+    session.say("\n".join(rows))
 
 
 @command("describe", "NAME", "a procedure's parameters and source, a task's definition")
@@ -154,17 +154,18 @@ def time_(session: ReplSession, arg: str) -> None:
     text = f"; time: {elapsed:.3f} s"
     delta = _usage_delta(before, _usage_snapshot(session))
     if delta:
-        text += "; usage: " + ", ".join(f"{k} {v:+g}" for k, v in delta.items())
+        text += "; usage: " + ", ".join(f"{k} {_signed(v)}" for k, v in delta.items())
     session.say(text)
 
 
 def _usage_snapshot(session: ReplSession) -> dict[str, float]:
-    """The numeric fields of ``interp.usage`` (a pydantic model), or {} without the task system."""
-    usage = getattr(session.interp, "usage", None)
-    if usage is None:
-        return {}
-    fields = usage.model_dump() if hasattr(usage, "model_dump") else vars(usage)
+    """The numeric fields of the usage totals (calls, tokens, seconds)."""
+    fields = session.interp.usage.total.model_dump()
     return {k: v for k, v in fields.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}" if isinstance(value, float) else f"{value:+d}"
 
 
 def _usage_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
@@ -183,20 +184,19 @@ def trace(session: ReplSession, arg: str) -> None:
 
 @command("usage", "", "model calls and tokens used so far")
 def usage(session: ReplSession, arg: str) -> None:
-    value = getattr(session.interp, "usage", None)
-    if value is None:
-        raise CommandError("no usage: this interpreter has no task system")
-    session.say(str(value))
+    session.say(str(session.interp.usage))
 
 
 @command("model", "NAME", "switch the default model (no NAME: show it)")
 def model(session: ReplSession, arg: str) -> None:
-    interp = session.interp
-    if not hasattr(interp, "model"):
-        raise CommandError("no models: this interpreter has no task system")
+    models = session.interp.models
     if arg:
-        interp.model = _unquote(arg)  # type: ignore[attr-defined]
-    session.say(f"; model: {interp.model}")  # type: ignore[attr-defined]
+        models.default = _unquote(arg)
+    try:
+        name = models.default_name()
+    except Exception as exc:  # llm may have no default model configured
+        name = f"none ({exc})"
+    session.say(f"; default model: {name}")
 
 
 @command("reset", "", "start again with a fresh environment")

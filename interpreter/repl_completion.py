@@ -10,7 +10,7 @@ from prompt_toolkit.document import Document
 from .analyzer import SPECIAL_FORMS
 from .interpreter import Interpreter
 from .repl_commands import COMMANDS, CommandError, find_command
-from .repl_describe import describe_task, first_line, short_description, task_names
+from .repl_describe import short_description, task_definition, task_names, task_summary
 
 #: Characters that end a symbol when scanning back from the cursor.
 DELIMITERS = frozenset(" \t\r\n()[]{}\"';`,")
@@ -33,7 +33,7 @@ def candidates(interp: Interpreter) -> Iterator[tuple[str, Callable[[], str]]]:
     for symbol in SPECIAL_FORMS:
         yield symbol.name, lambda: "special form"
     for name in task_names(interp):
-        yield name, lambda name=name: "task: " + first_line(describe_task(interp, name) or "")
+        yield name, lambda name=name: task_summary(task_definition(interp, name))
 
 
 class SchemeCompleter(Completer):

@@ -50,21 +50,49 @@ def short_description(value: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-# -- tasks (the task library may be absent: --no-stdlib, or before the task system) ------------
+# -- tasks -----------------------------------------------------------------------------------
 def task_names(interp: Interpreter) -> list[str]:
-    """Names in the interpreter's task library, or [] when it has none."""
-    tasks = getattr(interp, "tasks", None)
-    if tasks is None:
-        return []
-    names = tasks.names
-    return sorted(names() if callable(names) else names)
+    """Names in the interpreter's task library, sorted."""
+    return sorted(interp.tasks.names())
+
+
+def task_definition(interp: Interpreter, name: str) -> Any:
+    """The task's definition (a pydantic ``TaskDefinition``), or None if there is no such task."""
+    return interp.tasks.describe(name) if name in interp.tasks else None
+
+
+def task_kind(definition: Any) -> str:
+    return f"{definition.type}/{definition.subtype}" if definition.subtype else str(definition.type)
+
+
+def task_params(definition: Any) -> str:
+    """``(name text [style])``: optional parameters in brackets."""
+    params = [p.name if p.required else f"[{p.name}]" for p in definition.params]
+    return "(" + " ".join([definition.name, *params]) + ")"
+
+
+def task_summary(definition: Any) -> str:
+    """One line for ``,tasks`` and the completion menu."""
+    return f"{task_kind(definition)} task {task_params(definition)}  {first_line(definition.description)}".rstrip()
 
 
 def describe_task(interp: Interpreter, name: str) -> str | None:
-    """The task library's description of ``name``, or None if there is no such task."""
-    if name not in task_names(interp):
+    """A task's definition as ``field: value`` lines (defaults left out), or None."""
+    definition = task_definition(interp, name)
+    if definition is None:
         return None
-    return str(interp.tasks.describe(name))
+    lines = [f"{task_params(definition)}  {task_kind(definition)} task"]
+    fields = definition.model_dump(mode="json", exclude_defaults=True, exclude={"name", "type", "subtype", "params"})
+    for key, value in fields.items():
+        if value in ({}, [], None, ""):
+            continue
+        text = str(value)
+        if "\n" in text:
+            lines.append(f"{key}:")
+            lines.extend("  " + line for line in text.rstrip().split("\n"))
+        else:
+            lines.append(f"{key}: {text}")
+    return "\n".join(lines)
 
 
 # -- source --------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from .datatypes import VOID, Values
 from .errors import SchemeError, SchemeExit
 from .evaluator import Interrupted
 from .interpreter import Interpreter
-from .interrupts import interruptible
+from .interrupts import SigintWatch, interruptible
 from .reader import read_with_spans
 from .repl_commands import CommandError, is_command, run_command
 from .repl_describe import summary
@@ -44,6 +44,7 @@ class ReplSession:
         self.exit_code = 0
         self.tracing = False
         self._traced: Interpreter | None = None
+        self._watch: SigintWatch | None = None
         self.use(interp if interp is not None else make_interp())
 
     def use(self, interp: Interpreter) -> None:
@@ -129,7 +130,7 @@ class ReplSession:
 
     def guard(self, action: Callable[[], None]) -> None:
         """Run ``action`` so that no error ends the session; Ctrl-C interrupts it."""
-        with interruptible(self.interp) as watch:
+        with interruptible(self.interp, hint_to=self.err) as watch:
             self._watch = watch
             try:
                 action()
@@ -152,8 +153,7 @@ class ReplSession:
     @property
     def interrupted(self) -> bool:
         """True once Ctrl-C was pressed during the current input."""
-        watch = getattr(self, "_watch", None)
-        return watch is not None and watch.pressed
+        return self._watch is not None and self._watch.pressed
 
     # -- environment ---------------------------------------------------------------
     def user_bindings(self) -> dict[str, Any]:
@@ -172,7 +172,7 @@ class ReplSession:
             return
         on_event = getattr(self.interp, "on_event", None)
         if on_event is None:
-            raise CommandError("tracing needs the task system, which this interpreter does not have")
+            raise CommandError("tracing is not available: this interpreter reports no task events")
         on_event(self._print_event)
         self._traced = self.interp
 

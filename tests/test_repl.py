@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,12 +37,17 @@ UP = "\x1b[A"
 class Repl:
     """A session whose standard output and error are strings."""
 
-    def __init__(self, stdlib: bool = True) -> None:
+    def __init__(self, stdlib: bool = True, setup: Callable[[Interpreter], None] | None = None) -> None:
         self.out = io.StringIO()
         self.err = io.StringIO()
-        self.session = ReplSession(
-            lambda: Interpreter(stdout=self.out, allow_files=True, stdlib=stdlib), err=self.err
-        )
+
+        def make() -> Interpreter:
+            interp = Interpreter(stdout=self.out, allow_files=True, stdlib=stdlib)
+            if setup is not None:
+                setup(interp)
+            return interp
+
+        self.session = ReplSession(make, err=self.err)
 
     def keys(self, *chunks: str, history: Path | None = None, pause: float = 0.0) -> int:
         """Type ``chunks`` into the prompt_toolkit REPL (``pause`` seconds apart), then Ctrl-D."""
@@ -207,7 +212,7 @@ def test_history_is_saved_and_recalled(tmp_path: Path) -> None:
 
 
 def test_ctrl_r_searches_history(repl: Repl) -> None:
-    repl.keys("(string-append \"a\" \"b\")", ENTER, "(+ 1 2)", ENTER, CTRL_R, "append", ENTER, ENTER, pause=0.15)
+    repl.keys('(string-append "a" "b")', ENTER, "(+ 1 2)", ENTER, CTRL_R, "append", ENTER, ENTER, pause=0.15)
     assert repl.out.getvalue() == '"ab"\n3\n"ab"\n'
 
 
@@ -311,6 +316,56 @@ def test_commands_in_a_bare_environment() -> None:
     bare = Repl(stdlib=False)
     bare.submit(",tasks", "(+ 1 2)")
     assert bare.out.getvalue() == "; no tasks defined\n3\n"
+
+
+# -- tasks -----------------------------------------------------------------------------
+def add_summarize_task(interp: Interpreter) -> None:
+    """Register one atomic task through the Python API; the default model is "echo"."""
+    from interpreter.tasks.records import TaskDefinition
+
+    interp.models.default = "echo"
+    definition = TaskDefinition.model_validate(
+        {
+            "name": "summarize",
+            "type": "atomic",
+            "params": [{"name": "text"}, {"name": "style", "required": False, "default": "short"}],
+            "description": "Summarize a text.\nIn a few words.",
+            "body": "Summarize this: {{text}}",
+        }
+    )
+    interp.tasks.register(definition)
+
+
+@pytest.fixture
+def task_repl() -> Repl:
+    return Repl(setup=add_summarize_task)
+
+
+def test_tasks_lists_the_library(task_repl: Repl) -> None:
+    task_repl.submit(",tasks")
+    assert task_repl.out.getvalue() == "  summarize  atomic task (summarize text [style])  Summarize a text.\n"
+
+
+def test_describe_a_task_shows_its_definition(task_repl: Repl) -> None:
+    task_repl.submit(",describe summarize")
+    out = task_repl.out.getvalue()
+    assert out.startswith("(summarize text [style])  atomic task\n")
+    assert "description:\n  Summarize a text.\n  In a few words.\n" in out
+    assert "body: Summarize this: {{text}}" in out
+
+
+def test_task_names_complete_with_their_summary(task_repl: Repl) -> None:
+    assert complete(task_repl, "(summ") == {"summarize": "atomic task (summarize text [style])  Summarize a text."}
+
+
+def test_model_shows_and_switches_the_default(task_repl: Repl) -> None:
+    task_repl.submit(",model", ",model other-model")
+    assert task_repl.out.getvalue() == "; default model: echo\n; default model: other-model\n"
+
+
+def test_usage_prints_the_totals(task_repl: Repl) -> None:
+    task_repl.submit(",usage")
+    assert task_repl.out.getvalue().startswith("usage: 0 calls")
 
 
 def test_unquote_is_not_a_command(repl: Repl) -> None:

@@ -265,7 +265,9 @@ class Lambda(Node):
         self.rt, self.defines, self.span = rt, defines, span
 
     def compile(self, tail: bool) -> Run:
-        body = self.body.compile(True)
+        from .codegen import compile_body
+
+        body = compile_body(self.body, self.rt)
         binder = make_binder(self.name, self.params, self.rest, self.defines)
         name, rt, params, rest, span = self.name, self.rt, self.params, self.rest, self.span
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .core import Call
 
 #: Scheme operator name to the Python operator used on two exact integers.
-BINARY_OPS = {"+": "+", "-": "-", "*": "*", "<": "<", ">": ">", "=": "==", "<=": "<=", ">=": ">="}
+BINARY_OPS = {"+": "+", "-": "-", "<": "<", ">": ">", "=": "==", "<=": "<=", ">=": ">="}
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).
 MAX_INLINE_ARGS = 4
@@ -58,13 +58,32 @@ def inline_binary(node: Node, key: str, namespace: dict[str, Any], builtins: dic
     y = simple_source(node.operands[1], f"{key}y", namespace)
     if op is None or builtin is None or x is None or y is None:
         return None
-    namespace[f"{key}g"], namespace[f"{key}b"], namespace[f"{key}gv"] = name, builtin, node.operator.gvars
+    namespace[f"{key}ok"] = builtins_intact(node.operator, builtin)
     namespace[f"{key}c"] = node.compile(False)
     vx, vy = f"{key}_x", f"{key}_y"
     return (
         f"({vx} {op} {vy} if type({vx} := {x}) is int and type({vy} := {y}) is int"
-        f" and {key}gv.get({key}g) is {key}b else {key}c(env))"
+        f" and {key}ok[0] else {key}c(env))"
     )
+
+
+class StillBuiltin:
+    """``[0]`` is true while a global still holds a given built-in (for frames that do
+    not track rebinding themselves)."""
+
+    __slots__ = ("gvars", "name", "builtin")
+
+    def __init__(self, gvars: dict[Any, Any], name: Any, builtin: Any) -> None:
+        self.gvars, self.name, self.builtin = gvars, name, builtin
+
+    def __getitem__(self, index: int) -> bool:
+        return self.gvars.get(self.name) is self.builtin
+
+
+def builtins_intact(ref: GlobalRef, builtin: Any) -> Any:
+    """An object whose ``[0]`` says the inline computation of ``ref``'s operator is valid."""
+    intact = getattr(ref.gvars, "intact", None)
+    return intact if intact is not None else StillBuiltin(ref.gvars, ref.name, builtin)
 
 
 def value_source(node: Node, key: str, namespace: dict[str, Any]) -> str:

@@ -338,5 +338,3 @@ def hash_table_fold(table: Any, kons: Any, knil: Any) -> Any:
     for k, v in list(t.entries.values()):
         acc = ap(kons, [k, v, acc])
     return acc
-
-

@@ -1,4 +1,4 @@
-"""Textual ports: writing, reading, string ports and the current ports.
+"""Ports: writing, reading, string ports, bytevector (binary) ports and the current ports.
 
 Procedures that default to the current ports need the interpreter, so they are
 defined by the installer below; the rest are plain primitives.
@@ -87,6 +87,159 @@ def is_eof_object(x: Any) -> bool:
     return x is EOF
 
 
+class BinaryInputPort(Port):
+    """A binary input port over bytes (a bytevector, or a file read whole)."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: bytes, name: str = "bytevector") -> None:
+        super().__init__(name)
+        self.data = bytes(data)
+        self.pos = 0
+
+
+class BinaryOutputPort(Port):
+    """A binary output port collecting bytes; ``sink`` (a file's write) receives them too."""
+
+    __slots__ = ("buffer", "sink", "closer")
+
+    def __init__(self, name: str = "bytevector", sink: Any = None, closer: Any = None) -> None:
+        super().__init__(name)
+        self.buffer = bytearray()
+        self.sink = sink
+        self.closer = closer
+
+    def write(self, data: bytes) -> None:
+        if self.sink is not None:
+            self.sink(bytes(data))
+        else:
+            self.buffer.extend(data)
+
+    def close(self) -> None:
+        if not self.closed and self.closer is not None:
+            self.closer()
+        super().close()
+
+
+def check_binary_input(who: str, port: Any) -> BinaryInputPort:
+    if not isinstance(port, BinaryInputPort):
+        raise type_error(who, "a binary input port", port)
+    if port.closed:
+        raise SchemeError(f"{who}: input port is closed", kind="value-error")
+    return port
+
+
+def check_binary_output(who: str, port: Any) -> BinaryOutputPort:
+    if not isinstance(port, BinaryOutputPort):
+        raise type_error(who, "a binary output port", port)
+    if port.closed:
+        raise SchemeError(f"{who}: output port is closed", kind="value-error")
+    return port
+
+
+@primitive("open-input-bytevector")
+def open_input_bytevector(bv: Any) -> BinaryInputPort:
+    """A binary input port reading the bytes of ``bv``."""
+    if type(bv) is not bytearray:
+        raise type_error("open-input-bytevector", "a bytevector", bv)
+    return BinaryInputPort(bv)
+
+
+@primitive("open-output-bytevector")
+def open_output_bytevector() -> BinaryOutputPort:
+    """A binary output port; ``get-output-bytevector`` returns what was written."""
+    return BinaryOutputPort()
+
+
+@primitive("get-output-bytevector")
+def get_output_bytevector(port: Any) -> bytearray:
+    """The bytes written so far to a port from ``open-output-bytevector``."""
+    if not isinstance(port, BinaryOutputPort) or port.sink is not None:
+        raise type_error("get-output-bytevector", "a bytevector output port", port)
+    return bytearray(port.buffer)
+
+
+@primitive("read-u8")
+def read_u8(port: Any) -> Any:
+    """The next byte, or the eof object."""
+    p = check_binary_input("read-u8", port)
+    if p.pos >= len(p.data):
+        return EOF
+    p.pos += 1
+    return p.data[p.pos - 1]
+
+
+@primitive("peek-u8")
+def peek_u8(port: Any) -> Any:
+    """The next byte without consuming it, or the eof object."""
+    p = check_binary_input("peek-u8", port)
+    return EOF if p.pos >= len(p.data) else p.data[p.pos]
+
+
+@primitive("u8-ready?")
+def u8_ready(port: Any) -> bool:
+    """True: a bytevector or file port never blocks."""
+    check_binary_input("u8-ready?", port)
+    return True
+
+
+@primitive("read-bytevector")
+def read_bytevector(k: Any, port: Any) -> Any:
+    """Up to ``k`` bytes as a new bytevector, or the eof object if none are left."""
+    n = check_nonneg("read-bytevector", k)
+    p = check_binary_input("read-bytevector", port)
+    if p.pos >= len(p.data) and n > 0:
+        return EOF
+    chunk = p.data[p.pos : p.pos + n]
+    p.pos += len(chunk)
+    return bytearray(chunk)
+
+
+@primitive("read-bytevector!")
+def read_bytevector_into(bv: Any, port: Any, start: Any = None, end: Any = None) -> Any:
+    """Read bytes into ``bv`` from ``start`` to ``end``; the count read, or eof."""
+    if type(bv) is not bytearray:
+        raise type_error("read-bytevector!", "a bytevector", bv)
+    p = check_binary_input("read-bytevector!", port)
+    lo, hi = check_range("read-bytevector!", start, end, len(bv), "bytevector")
+    if p.pos >= len(p.data) and hi > lo:
+        return EOF
+    chunk = p.data[p.pos : p.pos + hi - lo]
+    p.pos += len(chunk)
+    bv[lo : lo + len(chunk)] = chunk
+    return len(chunk)
+
+
+@primitive("write-u8")
+def write_u8(byte: Any, port: Any) -> Any:
+    """Write one byte."""
+    if type(byte) is not int or not 0 <= byte <= 255:
+        raise type_error("write-u8", "a byte (0 to 255)", byte)
+    check_binary_output("write-u8", port).write(bytes([byte]))
+    return VOID
+
+
+@primitive("write-bytevector")
+def write_bytevector(bv: Any, port: Any, start: Any = None, end: Any = None) -> Any:
+    """Write (part of) a bytevector's bytes."""
+    if type(bv) is not bytearray:
+        raise type_error("write-bytevector", "a bytevector", bv)
+    lo, hi = check_range("write-bytevector", start, end, len(bv), "bytevector")
+    check_binary_output("write-bytevector", port).write(bv[lo:hi])
+    return VOID
+
+
+@primitive("call-with-port")
+def call_with_port(port: Any, proc: Any) -> Any:
+    """Call ``proc`` with ``port``, close the port when it returns, and return its value."""
+    if not isinstance(port, Port):
+        raise type_error("call-with-port", "a port", port)
+    check_proc("call-with-port", proc)
+    result = apply_fn()(proc, [port])
+    port.close()
+    return result
+
+
 @primitive("port?")
 def is_port(x: Any) -> bool:
     """True for ports."""
@@ -96,31 +249,31 @@ def is_port(x: Any) -> bool:
 @primitive("input-port?")
 def is_input_port(x: Any) -> bool:
     """True for input ports."""
-    return isinstance(x, InputPort)
+    return isinstance(x, (InputPort, BinaryInputPort))
 
 
 @primitive("output-port?")
 def is_output_port(x: Any) -> bool:
     """True for output ports."""
-    return isinstance(x, OutputPort)
+    return isinstance(x, (OutputPort, BinaryOutputPort))
 
 
 @primitive("textual-port?")
 def is_textual_port(x: Any) -> bool:
-    """True for textual ports (all ports here are textual)."""
-    return isinstance(x, Port)
+    """True for textual ports."""
+    return isinstance(x, (InputPort, OutputPort))
 
 
 @primitive("binary-port?")
 def is_binary_port(x: Any) -> bool:
-    """Always #f: binary ports are not supported."""
-    return False
+    """True for binary (bytevector and binary file) ports."""
+    return isinstance(x, (BinaryInputPort, BinaryOutputPort))
 
 
 @primitive("input-port-open?")
 def input_port_open(port: Any) -> bool:
     """True if an input port is not closed."""
-    if not isinstance(port, InputPort):
+    if not isinstance(port, (InputPort, BinaryInputPort)):
         raise type_error("input-port-open?", "an input port", port)
     return not port.closed
 
@@ -128,7 +281,7 @@ def input_port_open(port: Any) -> bool:
 @primitive("output-port-open?")
 def output_port_open(port: Any) -> bool:
     """True if an output port is not closed."""
-    if not isinstance(port, OutputPort):
+    if not isinstance(port, (OutputPort, BinaryOutputPort)):
         raise type_error("output-port-open?", "an output port", port)
     return not port.closed
 
@@ -145,7 +298,7 @@ def close_port(port: Any) -> Any:
 @primitive("close-input-port")
 def close_input_port(port: Any) -> Any:
     """Close an input port."""
-    if not isinstance(port, InputPort):
+    if not isinstance(port, (InputPort, BinaryInputPort)):
         raise type_error("close-input-port", "an input port", port)
     port.close()
     return VOID
@@ -154,7 +307,7 @@ def close_input_port(port: Any) -> Any:
 @primitive("close-output-port")
 def close_output_port(port: Any) -> Any:
     """Close an output port."""
-    if not isinstance(port, OutputPort):
+    if not isinstance(port, (OutputPort, BinaryOutputPort)):
         raise type_error("close-output-port", "an output port", port)
     port.close()
     return VOID
@@ -198,17 +351,17 @@ def install_io(interp: Interpreter) -> None:
         return VOID
 
     def write_shared(x: Any, port: Any = None) -> Any:
-        """Like ``write`` (shared structure is labelled by the printer)."""
-        from ..printer import write_string
+        """Like ``write``, with datum labels for every shared part."""
+        from ..printer import write_shared_string
 
-        out("write-shared", port).write(write_string(x))
+        out("write-shared", port).write(write_shared_string(x))
         return VOID
 
     def write_simple(x: Any, port: Any = None) -> Any:
-        """Like ``write``."""
-        from ..printer import write_string
+        """Like ``write``, never using datum labels."""
+        from ..printer import write_simple_string
 
-        out("write-simple", port).write(write_string(x))
+        out("write-simple", port).write(write_simple_string(x))
         return VOID
 
     def newline(port: Any = None) -> Any:
@@ -343,3 +496,6 @@ def install_io(interp: Interpreter) -> None:
         "call-with-input-string": call_with_input_string,
     }.items():
         interp.define_primitive(name, fn)
+
+
+from . import system  # noqa: E402, F401 - file ports and the rest of the system interface

@@ -4,6 +4,7 @@ procedures (``map``, ``filter``, ``fold`` …). Everything walks lists iterative
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +38,16 @@ def check_proc(who: str, f: Any) -> Any:
 def build_list(items: list[Any], tail: Any = NIL) -> Any:
     """A Scheme list of ``items`` (a Python list) ending in ``tail``."""
     result = tail
+    if len(items) > 5000 and gc.isenabled():
+        # New pairs only point at older ones, so no cycles can form: pausing the
+        # cyclic collector avoids repeated full-heap scans while allocating.
+        gc.disable()
+        try:
+            for item in reversed(items):
+                result = Pair(item, result)
+        finally:
+            gc.enable()
+        return result
     for item in reversed(items):
         result = Pair(item, result)
     return result
@@ -181,10 +192,7 @@ def cons_star(first: Any, *rest: Any) -> Any:
 @primitive("make-list")
 def make_list(n: Any, fill: Any = VOID) -> Any:
     """A list of ``n`` copies of ``fill``."""
-    result: Any = NIL
-    for _ in range(check_size("make-list", n)):
-        result = Pair(fill, result)
-    return result
+    return build_list([fill] * check_size("make-list", n))
 
 
 @primitive("pair?")
@@ -273,14 +281,9 @@ def append_bang(*lists: Any) -> Any:
 @primitive("reverse", "reverse!")
 def reverse(lst: Any) -> Any:
     """A new list with the elements in reverse order."""
-    if list_length(lst) is None:
-        raise improper_error("reverse", lst)
-    result: Any = NIL
-    p = lst
-    while type(p) is Pair:
-        result = Pair(p.car, result)
-        p = p.cdr
-    return result
+    items = to_pylist("reverse", lst)
+    items.reverse()
+    return build_list(items)
 
 
 @primitive("list-copy")
@@ -656,6 +659,10 @@ def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
     check_size("iota", n)
     check_number("iota", start)
     check_number("iota", step)
+    if type(start) is int and type(step) is int:
+        if step == 0:
+            return build_list([start] * n)
+        return build_list(list(range(start, start + n * step, step)))
     from .numbers import add, mul
 
     return build_list([add(start, mul(i, step)) for i in range(n)])
@@ -763,4 +770,3 @@ def sort_bang(a: Any, b: Any) -> Any:
         p.car = x
         p = p.cdr
     return seq
-

@@ -107,9 +107,7 @@ def norm(x: Any) -> Any:
 
 
 def _too_big(who: str, bits: int) -> SchemeError:
-    return SchemeError(
-        f"{who}: result would have about {bits} bits (limit {MAX_BITS})", kind="resource-exhaustion"
-    )
+    return SchemeError(f"{who}: result would have about {bits} bits (limit {MAX_BITS})", kind="resource-exhaustion")
 
 
 def _overflow(who: str) -> SchemeError:
@@ -853,13 +851,7 @@ def _float_text(x: float) -> str:
         return "+inf.0"
     if x == -INF:
         return "-inf.0"
-    text = repr(x)
-    if "e" in text:
-        mant, exp_part = text.split("e")
-        return f"{mant}e{int(exp_part)}"
-    if "." not in text:
-        text += ".0"
-    return text
+    return repr(x)  # always has a '.' or an exponent, like the printer's output
 
 
 def _int_text(n: int, radix: int) -> str:
@@ -984,3 +976,58 @@ def parse_number(s: str, radix: int = 10) -> Any:
     if exactness == "e" and type(value) is float:
         return exact(value)
     return value
+
+
+# -- R7RS additions: rationalize, and the real-number face of (scheme complex) ---------------
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational with the smallest denominator in [lo, hi] (0 <= lo <= hi)."""
+    fl = math.floor(lo)
+    if fl == lo:
+        return Fraction(fl)
+    if fl < math.floor(hi):
+        return Fraction(fl + 1)
+    rest = _simplest_between(1 / (hi - fl), 1 / (lo - fl))
+    return fl + 1 / rest
+
+
+@primitive("rationalize")
+def rationalize(x: Any, y: Any) -> Any:
+    """The simplest rational number differing from x by no more than y."""
+    check_real("rationalize", x)
+    check_real("rationalize", y)
+    inexact_result = isinstance(x, float) or isinstance(y, float)
+    if inexact_result and (math.isnan(x) or math.isnan(y)):
+        return math.nan
+    if inexact_result and math.isinf(y):
+        return 0.0 if not math.isinf(x) else math.nan
+    if inexact_result and math.isinf(x):
+        return x
+    fx, fy = Fraction(x), abs(Fraction(y))
+    lo, hi = fx - fy, fx + fy
+    if lo <= 0 <= hi:
+        result = Fraction(0)
+    elif hi < 0:
+        result = -_simplest_between(-hi, -lo)
+    else:
+        result = _simplest_between(lo, hi)
+    return float(result) if inexact_result else norm(result)
+
+
+@primitive("real-part")
+def real_part(z: Any) -> Any:
+    """Real numbers only: z itself (complex numbers are not supported)."""
+    return check_number("real-part", z)
+
+
+@primitive("imag-part")
+def imag_part(z: Any) -> Any:
+    """Real numbers only: 0 (complex numbers are not supported)."""
+    check_number("imag-part", z)
+    return 0
+
+
+@primitive("angle")
+def angle(z: Any) -> Any:
+    """Real numbers only: 0 for non-negative z, pi for negative."""
+    check_real("angle", z)
+    return math.pi if z < 0 else 0

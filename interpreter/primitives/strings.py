@@ -438,5 +438,3 @@ def string_for_each(f: Any, s: Any, *more: Any) -> Any:
     for row in _char_rows("string-for-each", (s, *more)):
         ap(f, row)
     return VOID
-
-

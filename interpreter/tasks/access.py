@@ -122,4 +122,3 @@ def missing_field(container: Any, key: Any, who: str) -> SchemeError:
         kind="value-error",
         details={"field": key_name(key), "fields": names},
     )
-

@@ -20,7 +20,7 @@ from ..evaluator import PASS_THROUGH, Runtime
 from .errors import resource_exhausted, task_failure
 from .models import ModelRegistry, ModelResponse
 from .records import Limits
-from .replay import CallRecord, CallUsage, ReplayBook, Recorder
+from .replay import CallRecord, CallUsage, Recorder, ReplayBook
 from .usage import Usage
 
 PROGRAM = "<program>"
@@ -123,8 +123,10 @@ class ModelGateway:
             if limit is not None and activation.turns + 1 > limit:
                 where = "the program" if activation.task == PROGRAM else f"task {activation.task}"
                 raise resource_exhausted(
-                    "turns", f"max-turns of {where} exceeded by model call {activation.turns + 1}",
-                    activation.turns + 1, limit,
+                    "turns",
+                    f"max-turns of {where} exceeded by model call {activation.turns + 1}",
+                    activation.turns + 1,
+                    limit,
                 )
         for activation in self.stack:
             activation.turns += 1

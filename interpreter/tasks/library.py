@@ -19,7 +19,7 @@ from .errors import validation_error
 from .gateway import ModelGateway
 from .models import ModelRegistry
 from .records import Limits, TaskDefinition
-from .replay import ReplayBook, Recorder
+from .replay import Recorder, ReplayBook
 from .usage import Usage
 
 if TYPE_CHECKING:

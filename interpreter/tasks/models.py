@@ -11,6 +11,7 @@ Every backend answers ``complete(prompt, system, options) -> ModelResponse``:
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
 import os
@@ -174,10 +175,8 @@ class ModelRegistry:
         import llm
 
         known = list(self._models)
-        try:
+        with contextlib.suppress(Exception):  # a broken plugin must not hide the real problem
             known += [alias for m in llm.get_models_with_aliases() for alias in (m.model.model_id, *m.aliases)]
-        except Exception:  # a broken plugin must not hide the real problem
-            pass
         similar = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
         hint = f"; did you mean: {', '.join(similar)}?" if similar else ""
         return task_failure("unknown_model", f"unknown model {name}{hint}")

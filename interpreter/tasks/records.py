@@ -149,7 +149,9 @@ CONTEXT_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-def context_for(task_type: str, subtype: str | None = None, overrides: dict[str, Any] | None = None) -> ContextManagement:
+def context_for(
+    task_type: str, subtype: str | None = None, overrides: dict[str, Any] | None = None
+) -> ContextManagement:
     """The default context management of a task type, overridden field by field."""
     key = subtype if subtype in ("director", "evaluator") else task_type
     settings = {"accumulation_format": "notes_only", **CONTEXT_DEFAULTS.get(key, {}), **(overrides or {})}
@@ -218,15 +220,15 @@ class TaskDefinition(SchemeRecord):
     def _complete(self) -> TaskDefinition:
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
-            raise ValueError(f"task {self.name}: duplicate parameter name")
+            raise ValueError("duplicate parameter name")
         seen_optional = False
         for p in self.params:
             if p.required and seen_optional:
-                raise ValueError(f"task {self.name}: required parameter {p.name} follows an optional one")
+                raise ValueError(f"required parameter {p.name} follows an optional one")
             seen_optional = seen_optional or not p.required
         if self.type in ("atomic", "script") and not self.body:
             what = "prompt" if self.type == "atomic" else "command"
-            raise ValueError(f"task {self.name}: an {self.type} task needs a {what}")
+            raise ValueError(f"an {self.type} task needs a {what}")
         self._check_templates(names)
         return self
 
@@ -243,7 +245,7 @@ class TaskDefinition(SchemeRecord):
                 if normal_name(name) not in known:
                     listed = ", ".join(names) or "none"
                     raise ValueError(
-                        f"task {self.name}: {{{{{name}}}}} in the {where} is not a parameter (parameters: {listed})"
+                        f"{{{{{name}}}}} in the {where} of task {self.name} is not a parameter (parameters: {listed})"
                     )
 
     @property
@@ -256,8 +258,8 @@ class TaskDefinition(SchemeRecord):
 class Metrics(SchemeRecord):
     """How much of a resource was used against its limit."""
 
-    used: float
-    limit: float
+    used: int | float
+    limit: int | float
 
 
 class ResourceExhaustion(SchemeRecord):

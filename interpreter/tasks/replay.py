@@ -56,7 +56,9 @@ class Recorder:
             with self.path.open(mode, encoding="utf-8") as out:
                 out.write(record.model_dump_json() + "\n")
         except OSError as exc:
-            raise SchemeError(f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error")
+            raise SchemeError(
+                f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error"
+            ) from None
         self.started = True
 
 
@@ -78,7 +80,9 @@ class ReplayBook:
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            raise SchemeError(f"cannot read the replay file {self.path}: {exc.strerror or exc}", kind="file-error")
+            raise SchemeError(
+                f"cannot read the replay file {self.path}: {exc.strerror or exc}", kind="file-error"
+            ) from None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -86,7 +90,9 @@ class ReplayBook:
                 self.records.append(CallRecord.model_validate_json(line))
             except pydantic.ValidationError as exc:
                 problem = exc.errors()[0]["msg"]
-                raise SchemeError(f"{self.path}:{number}: not a recorded model call: {problem}", kind="file-error")
+                raise SchemeError(
+                    f"{self.path}:{number}: not a recorded model call: {problem}", kind="file-error"
+                ) from None
 
     def answer(self, model: str, system: str | None, prompt: str, options: dict[str, Any]) -> CallRecord:
         """The recorded answer to this call, or a TASK_FAILURE showing the prompt."""

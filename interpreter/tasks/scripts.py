@@ -134,6 +134,7 @@ def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
 
 def _wait(proc: subprocess.Popen[bytes], readers: list[_Capture], start: float, timeout: float | None) -> bool:
     """Wait for the process and its output; False if the timeout came first."""
+
     def left() -> float | None:
         return None if timeout is None else max(0.0, start + timeout - time.monotonic())
 

@@ -19,7 +19,7 @@ class UsageFigures(SchemeRecord):
         self.calls += 1
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
-        self.duration_s += duration_s
+        self.duration_s = round(self.duration_s + duration_s, 6)
 
     def line(self) -> str:
         calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"

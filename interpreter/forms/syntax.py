@@ -1,0 +1,423 @@
+"""Macro forms: define-syntax, let-syntax, letrec-syntax, syntax-rules, syntax-error,
+define-macro, cond-expand, include; and the hygiene-aware builders of quote, quasiquote,
+case, set! and top-level definitions (used once macros have renamed identifiers)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..analyzer import (
+    DEFINING_FORMS,
+    GLOBAL,
+    HYGIENE_BUILDERS,
+    SPECIAL_FORMS,
+    VAR,
+    Analyzer,
+    Macro,
+    Scope,
+    body_syntax,
+    elements,
+    list_items,
+    special_form,
+    syntax_error,
+)
+from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, make_list, sym
+from ..errors import SchemeError
+from ..libraries import define_library, import_into_globals, library_known
+from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, strip
+from ..nodes.binding import Let
+from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
+from ..primitives.registry import installer, primitive
+from .binding import defines_of
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+S_SYNTAX_RULES = sym("syntax-rules")
+
+#: What ``cond-expand`` and ``(features)`` report.
+FEATURES = ("r7rs", "exact-closed", "ratios", "full-unicode", "taskscheme", sys.platform)
+
+
+# -- transformers --------------------------------------------------------------------
+def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home: Scope | None) -> Macro:
+    """The macro a transformer spec ``(syntax-rules …)`` makes, closed over ``home``."""
+    if type(spec) is Symbol:
+        macro = an.lookup_macro(spec, scope)
+        if macro is not None:
+            return macro
+    if type(spec) is not Pair or an.keyword(spec.car, scope) is not S_SYNTAX_RULES:
+        raise syntax_error(f"define-syntax {name.name}: expected (syntax-rules (literal ...) rule ...)", None)
+    items = list_items(spec)[1:]
+    ellipsis = ELLIPSIS
+    if items and type(items[0][0]) is Symbol:
+        ellipsis = items[0][0]
+        items = items[1:]
+    if not items:
+        raise syntax_error("syntax-rules: expected (syntax-rules (literal ...) rule ...)", spec.span)
+    literals_spec, lspan = items[0]
+    try:
+        literals = list(literals_spec) if literals_spec is not NIL else []
+    except TypeError:
+        literals = [None]
+    if not all(type(x) is Symbol for x in literals):
+        raise syntax_error("syntax-rules: literals must be a list of identifiers", lspan or spec.span)
+    rules = []
+    for rule, rspan in items[1:]:
+        parts = list(elements(rule)) if type(rule) is Pair else []
+        if len(parts) != 2 or type(parts[0][0]) is not Pair:
+            raise syntax_error("syntax-rules: each rule must be ((_ pattern ...) template)", rspan or spec.span)
+        rules.append((parts[0][0], parts[1][0]))
+    return SyntaxRules(an.unalias(name).name, literals, ellipsis, rules, home)
+
+
+def syntax_definition(form: Pair) -> tuple[Symbol, Any]:
+    items = list_items(form)
+    if len(items) != 3 or type(items[1][0]) is not Symbol:
+        raise syntax_error("define-syntax: expected (define-syntax name (syntax-rules ...))", form.span)
+    return items[1][0], items[2][0]
+
+
+@special_form("define-syntax")
+def define_syntax(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    name, spec = syntax_definition(form)
+    macro = located(lambda: transformer(an, spec, scope, name, scope), form)
+    if scope is None:
+        an.macros[an.unalias(name)] = macro
+    else:
+        scope.macros[name] = macro
+    return Const(VOID, form.span)
+
+
+@body_syntax("define-syntax")
+def define_syntax_in_body(an: Analyzer, form: Pair, scope: Scope) -> None:
+    name, spec = syntax_definition(form)
+    scope.macros[name] = located(lambda: transformer(an, spec, scope, name, scope), form)
+
+
+def located(make: Any, form: Pair) -> Any:
+    try:
+        return make()
+    except SchemeError as err:
+        if err.span is None:
+            err.span = form.span
+        raise
+
+
+@special_form("let-syntax", "letrec-syntax")
+def let_syntax(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    items = list_items(form)
+    who = form.car.name
+    if len(items) < 3:
+        raise syntax_error(f"{who}: expected ({who} ((name (syntax-rules ...)) ...) body ...)", form.span)
+    inner = Scope({}, scope)
+    home = inner if an.unalias(form.car).name == "letrec-syntax" else scope
+    for binding, bspan in elements(items[1][0]):
+        parts = list(elements(binding)) if type(binding) is Pair else []
+        if len(parts) != 2 or type(parts[0][0]) is not Symbol:
+            raise syntax_error(f"{who}: each binding must be (name transformer)", bspan or form.span)
+        name = parts[0][0]
+        inner.macros[name] = located(lambda: transformer(an, parts[1][0], scope, name, home), form)
+    body = an.body(items[2:], inner, form.span)
+    return Let([], [], body, False, defines_of(inner, []), form.span)
+
+
+@special_form("syntax-rules")
+def syntax_rules(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    raise syntax_error("syntax-rules: only valid as the transformer of define-syntax or let-syntax", form.span)
+
+
+@special_form("syntax-error")
+def syntax_error_form(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    from ..printer import display_string, write_string
+
+    items = [x for x, _ in list_items(form)[1:]]
+    message = display_string(strip(items[0], an)) if items else "syntax error"
+    irritants = " ".join(write_string(strip(x, an)) for x in items[1:])
+    raise syntax_error(f"{message} {irritants}".rstrip(), form.span)
+
+
+# -- define-macro ----------------------------------------------------------------------
+def macro_definition(an: Analyzer, form: Pair) -> tuple[Symbol, ProcedureMacro]:
+    """``(define-macro (name . params) body ...)`` or ``(define-macro name procedure-expr)``."""
+    items = list_items(form)
+    if len(items) < 3:
+        raise syntax_error("define-macro: expected (define-macro (name . params) body ...)", form.span)
+    header = items[1][0]
+    if type(header) is Pair and type(header.car) is Symbol:
+        name = header.car
+        expr: Any = Pair(sym("named-lambda"), Pair(header, make_list(x for x, _ in items[2:])), form.span)
+    elif type(header) is Symbol and len(items) == 3:
+        name, expr = header, items[2][0]
+    else:
+        raise syntax_error("define-macro: expected (define-macro (name . params) body ...)", form.span)
+    proc = an.interp.eval_datum(expr, form.span)
+    from ..datatypes import Procedure
+
+    if not isinstance(proc, Procedure):
+        raise syntax_error(f"define-macro {name.name}: the transformer is not a procedure", form.span)
+    return name, ProcedureMacro(name.name, proc, an.interp)
+
+
+@special_form("define-macro")
+def define_macro(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    name, macro = macro_definition(an, form)
+    if scope is None:
+        an.macros[an.unalias(name)] = macro
+    else:
+        scope.macros[name] = macro
+    return Const(VOID, form.span)
+
+
+@body_syntax("define-macro")
+def define_macro_in_body(an: Analyzer, form: Pair, scope: Scope) -> None:
+    name, macro = macro_definition(an, form)
+    scope.macros[name] = macro
+
+
+# -- hygiene-aware builders -------------------------------------------------------------
+def hygienic(name: str) -> Any:
+    def register(fn: Any) -> Any:
+        HYGIENE_BUILDERS[sym(name)] = fn
+        return fn
+
+    return register
+
+
+@hygienic("quote")
+def quote_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    return SPECIAL_FORMS[sym("quote")](an, strip(form, an), scope)
+
+
+def strip_quasi(x: Any, an: Analyzer, depth: int) -> Any:
+    """Strip aliases from a quasiquote template, except inside its unquoted expressions."""
+    if type(x) is Symbol:
+        return strip(x, an)
+    if type(x) is list:
+        return [strip_quasi(item, an, depth) for item in x]
+    if type(x) is not Pair:
+        return x
+    head = strip(x.car, an) if type(x.car) is Symbol else None
+    if head in (S_UNQUOTE, S_UNQUOTE_SPLICING) and type(x.cdr) is Pair:
+        inner = x.cdr.car if depth == 1 else strip_quasi(x.cdr.car, an, depth - 1)
+        return Pair(head, Pair(inner, x.cdr.cdr), x.span)
+    if head is S_QUASIQUOTE and type(x.cdr) is Pair:
+        return Pair(head, Pair(strip_quasi(x.cdr.car, an, depth + 1), x.cdr.cdr), x.span)
+    cells = []
+    p = x
+    while type(p) is Pair and not (p is not x and strip(p.car, an) in (S_UNQUOTE, S_UNQUOTE_SPLICING)):
+        cells.append(p)
+        p = p.cdr
+    result = strip_quasi(p, an, depth)
+    for cell in reversed(cells):
+        result = Pair(strip_quasi(cell.car, an, depth), result, cell.span)
+    return result
+
+
+@hygienic("quasiquote")
+def quasiquote_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    stripped = Pair(form.car, strip_quasi(form.cdr, an, 1) if type(form.cdr) is Pair else form.cdr, form.span)
+    if type(form.cdr) is Pair:
+        stripped = Pair(form.car, Pair(strip_quasi(form.cdr.car, an, 1), form.cdr.cdr), form.span)
+    return SPECIAL_FORMS[S_QUASIQUOTE](an, stripped, scope)
+
+
+@hygienic("case")
+def case_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    items = list_items(form)
+    clauses = [
+        Pair(strip(c.car, an), c.cdr, c.span) if type(c) is Pair and type(c.car) is not Symbol else c
+        for c, _ in items[2:]
+    ]
+    rebuilt = make_list([x for x, _ in items[:2]] + clauses)
+    rebuilt.span = form.span
+    return SPECIAL_FORMS[sym("case")](an, rebuilt, scope)
+
+
+@hygienic("set!")
+def set_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    items = list_items(form)
+    if len(items) == 3 and type(items[1][0]) is Symbol and items[1][0] in an.aliases:
+        kind, key, depth, _, _home = an.find(items[1][0], scope)
+        value = an.analyze(items[2][0], scope, items[2][1])
+        if kind is VAR and depth >= 0:
+            return SetLocal(key, depth, value, form.span)
+        if kind is GLOBAL:
+            return SetGlobal(key, an.gvars, value, form.span)
+        raise syntax_error(f"set!: cannot assign {key}", form.span)
+    return SPECIAL_FORMS[sym("set!")](an, form, scope)
+
+
+def toplevel_definition(name: str) -> None:
+    """At top level, a definition of an alias defines the symbol it renames."""
+    key = sym(name)
+
+    def build(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+        if scope is None:
+            names = [n for n in DEFINING_FORMS[key](form) if n in an.aliases]
+            if names:
+                form = substitute(form, {n: an.unalias(n) for n in names})
+        return SPECIAL_FORMS[key](an, form, scope)
+
+    HYGIENE_BUILDERS[key] = build
+
+
+for _name in ("define", "define-values", "define-record-type"):
+    toplevel_definition(_name)
+
+
+def substitute(x: Any, table: dict[Symbol, Symbol]) -> Any:
+    if type(x) is Symbol:
+        return table.get(x, x)
+    if type(x) is Pair:
+        cells = []
+        p = x
+        while type(p) is Pair:
+            cells.append(p)
+            p = p.cdr
+        result = substitute(p, table)
+        for cell in reversed(cells):
+            result = Pair(substitute(cell.car, table), result, cell.span)
+        return result
+    if type(x) is list:
+        return [substitute(item, table) for item in x]
+    return x
+
+
+# -- cond-expand and include -----------------------------------------------------------
+class CondExpand(Macro):
+    """``(cond-expand (requirement body ...) ...)``: the first clause whose features hold."""
+
+    def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
+        for clause, span in list_items(form)[1:]:
+            if type(clause) is not Pair:
+                raise syntax_error("cond-expand: each clause must be (requirement body ...)", span)
+            if self.holds(strip(clause.car, analyzer), analyzer, span):
+                return Pair(sym("begin"), clause.cdr, form.span)
+        return Pair(sym("begin"), NIL, form.span)
+
+    def holds(self, req: Any, an: Analyzer, span: Any) -> bool:
+        if type(req) is Symbol:
+            return req.name in FEATURES or req.name == "else"
+        if type(req) is Pair and type(req.car) is Symbol:
+            args = list(req.cdr)
+            op = req.car.name
+            if op == "and":
+                return all(self.holds(r, an, span) for r in args)
+            if op == "or":
+                return any(self.holds(r, an, span) for r in args)
+            if op == "not" and len(args) == 1:
+                return not self.holds(args[0], an, span)
+            if op == "library" and len(args) == 1:
+                return library_known(an.interp, args[0])
+        raise syntax_error("cond-expand: bad feature requirement", span)
+
+
+class Include(Macro):
+    """``(include "file" ...)``: the files' forms, spliced in place (``include-ci`` folds case)."""
+
+    def __init__(self, fold: bool) -> None:
+        self.fold = fold
+
+    def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
+        from ..reader import read_with_spans
+
+        interp = analyzer.interp
+        forms: list[Any] = []
+        for name, span in list_items(form)[1:]:
+            if not isinstance(name, str):
+                raise syntax_error("include: expected file names as strings", span or form.span)
+            base = interp.loading[-1].parent if interp.loading else Path.cwd()
+            path = Path(name) if Path(name).is_absolute() else base / name
+            interp.check_file_access(path, "include")
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise SchemeError(f"include: cannot read {name}: {exc.strerror or exc}", kind="file-error") from None
+            data = [datum for datum, _ in read_with_spans(text, str(path))]
+            forms.extend(fold_symbols(d) for d in data) if self.fold else forms.extend(data)
+        return Pair(sym("begin"), make_list(forms), form.span)
+
+
+def fold_symbols(x: Any) -> Any:
+    """``x`` with its identifiers case-folded (what ``include-ci`` reads)."""
+    if type(x) is Symbol:
+        return sym(x.name.casefold())
+    if type(x) is Pair:
+        return Pair(fold_symbols(x.car), fold_symbols(x.cdr), x.span)
+    if type(x) is list:
+        return [fold_symbols(item) for item in x]
+    return x
+
+
+@primitive("features")
+def features() -> Any:
+    """The feature identifiers ``cond-expand`` recognises."""
+    return make_list(sym(f) for f in FEATURES)
+
+
+@installer
+def install_syntax(interp: Interpreter) -> None:
+    """Global macros every interpreter has."""
+    interp.analyzer.macros[sym("cond-expand")] = CondExpand()
+    interp.analyzer.macros[sym("include")] = Include(False)
+    interp.analyzer.macros[sym("include-ci")] = Include(True)
+
+
+# -- libraries -------------------------------------------------------------------------
+@special_form("define-library")
+def define_library_form(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    if scope is not None:
+        raise syntax_error("define-library: only allowed at top level", form.span)
+    define_library(an, form)
+    return Const(VOID, form.span)
+
+
+@special_form("import")
+def import_form(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    if scope is not None:
+        raise syntax_error("import: only allowed at top level or in define-library", form.span)
+    import_into_globals(an, form)
+    return Const(VOID, form.span)
+
+
+# -- the test harness, loaded on first use ------------------------------------------------
+HARNESS = Path(__file__).resolve().parent.parent.parent / "stdlib" / "lazy" / "test.scm"
+HARNESS_NAMES = [
+    "test",
+    "test-begin",
+    "test-end",
+    "test-equal",
+    "test-eqv",
+    "test-eq",
+    "test-assert",
+    "test-error",
+    "test-results",
+    "test-failures",
+    "test-reset!",
+]
+
+
+class Autoload(Macro):
+    """Stands for a name of a Scheme file not loaded at start-up: the first use loads it."""
+
+    def __init__(self, path: Path, names: list[str]) -> None:
+        self.path = path
+        self.names = names
+
+    def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
+        for name in self.names:
+            if analyzer.macros.get(sym(name)) is self:
+                del analyzer.macros[sym(name)]
+        analyzer.interp.eval(self.path.read_text(encoding="utf-8"), filename=f"stdlib/lazy/{self.path.name}")
+        return form
+
+
+@installer
+def install_harness(interp: Interpreter) -> None:
+    """``test``, ``test-begin`` … load stdlib/lazy/test.scm when first used (start-up stays fast)."""
+    autoload = Autoload(HARNESS, HARNESS_NAMES)
+    for name in HARNESS_NAMES:
+        interp.analyzer.macros.setdefault(sym(name), autoload)

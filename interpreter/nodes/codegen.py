@@ -1,0 +1,343 @@
+"""Lambda bodies compiled to one Python function each.
+
+The closure compiler (``Node.compile``) makes a Python function per node, so a
+call like ``(+ (fib (- n 1)) (fib (- n 2)))`` costs a Python call per node. Here a
+whole procedure body becomes a single Python function whose statements do the
+same work inline:
+
+* ``if``, sequences, variable references, constants and calls become Python
+  statements; any other node is compiled by its own ``compile`` and called;
+* a call of a built-in arithmetic operator on exact integers is one Python
+  operation (guarded: the global must still hold the built-in);
+* a closure call is applied in place (depth and step accounting as in
+  :func:`~interpreter.evaluator.apply_procedure`);
+* a tail call to a closure with the same body (a loop) rebinds the frame and
+  jumps back to the top of the function, so loops run without the trampoline;
+* errors get the same DSL backtrace as before: every call site has a number and
+  knows the call it is nested in, and the one handler adds each in-progress call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..datatypes import Primitive, TailCall
+from ..errors import SchemeError
+from ..evaluator import PASS_THROUGH, Closure, apply_procedure
+from .core import Call, Const, GlobalRef, If, LocalRef, Node, Run, Seq, primitive_failure
+from .fastpath import BINARY_OPS, builtins_intact
+
+if TYPE_CHECKING:
+    from ..evaluator import Runtime
+
+SIMPLE_CONSTANTS = (int, bool)
+
+
+class Emitter:
+    """Accumulates Python source for one body and the objects it refers to."""
+
+    def __init__(self, rt: Runtime, builtins: dict[str, Any]) -> None:
+        self.lines: list[str] = []
+        self.indent = 3
+        self.namespace: dict[str, Any] = {
+            "Primitive": Primitive,
+            "Closure": Closure,
+            "TailCall": TailCall,
+            "apply_procedure": apply_procedure,
+            "rt": rt,
+        }
+        self.builtins = builtins
+        self.counter = 0
+        self.sites: list[tuple[Call, int]] = []  # (call node, enclosing site or -1)
+        self.current_site = -1
+
+    # -- bookkeeping ---------------------------------------------------------------
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def constant(self, value: Any, prefix: str = "c") -> str:
+        name = self.fresh(prefix)
+        self.namespace[name] = value
+        return name
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    # -- expressions: return a Python expression, may emit statements first --------
+    def value(self, node: Node) -> str:
+        kind = type(node)
+        if kind is Const and type(node.value) in SIMPLE_CONSTANTS:
+            return repr(node.value)
+        if kind is Const:
+            return self.constant(node.value)
+        if kind is LocalRef and not node.checked:
+            key = self.constant(node.name, "k")
+            return ("v" if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
+        if kind is GlobalRef:
+            return self.global_value(node)
+        if kind is Call:
+            return self.call(node, tail=False)
+        if kind is If:
+            temp = self.fresh("t")
+            self.branch(node, lambda n: self.line(f"{temp} = {self.value(n)}"))
+            return temp
+        if kind is Seq and node.body:
+            for part in node.body[:-1]:
+                self.effect(part)
+            return self.value(node.body[-1])
+        fn = self.constant(node.compile(False), "n")
+        temp = self.fresh("t")
+        self.line(f"{temp} = {fn}(env)")
+        return temp
+
+    def effect(self, node: Node) -> None:
+        """Emit a node evaluated only for its effect."""
+        if type(node) in (Const, LocalRef, GlobalRef):
+            return
+        expr = self.value(node)
+        if not expr.isidentifier():
+            self.line(expr)
+
+    def global_value(self, node: GlobalRef) -> str:
+        key = self.constant(node.name, "k")
+        gvars = self.constant(node.gvars, "g")
+        ref = self.constant(node.compile(False), "n")
+        temp = self.fresh("t")
+        self.line(f"{temp} = {gvars}.get({key})")
+        self.line(f"if {temp} is None:")
+        self.line(f"    {temp} = {ref}(env)")
+        return temp
+
+    # -- statements in tail position: end in return or continue --------------------
+    def tail(self, node: Node) -> None:
+        kind = type(node)
+        if kind is If:
+            self.branch(node, self.tail)
+        elif kind is Seq and node.body:
+            for part in node.body[:-1]:
+                self.effect(part)
+            self.tail(node.body[-1])
+        elif kind is Call:
+            self.call(node, tail=True)
+        elif kind in (Const, LocalRef, GlobalRef):
+            self.line(f"return {self.value(node)}")
+        else:
+            fn = self.constant(node.compile(True), "n")
+            self.line(f"return {fn}(env)")
+
+    def branch(self, node: If, arm: Any) -> None:
+        test = self.test(node.test)
+        self.line(f"if {test} is not False:")
+        self.indent += 1
+        arm(node.then)
+        self.indent -= 1
+        self.line("else:")
+        self.indent += 1
+        if node.otherwise is None:
+            arm(Const(_void()))
+        else:
+            arm(node.otherwise)
+        self.indent -= 1
+
+    def test(self, node: Node) -> str:
+        inline = self.inline_binary(node)
+        return inline if inline is not None else self.value(node)
+
+    # -- calls ---------------------------------------------------------------------
+    def simple(self, node: Node) -> str | None:
+        """An expression for a side-effect-free operand (constant or variable), else None."""
+        if type(node) is Const and type(node.value) in SIMPLE_CONSTANTS:
+            return repr(node.value)
+        if type(node) is LocalRef and not node.checked:
+            return self.value(node)
+        return None
+
+    def builtin_op(self, node: Call) -> tuple[str, Any] | None:
+        if type(node.operator) is not GlobalRef or len(node.operands) != 2:
+            return None
+        name = node.operator.name.name
+        op, builtin = BINARY_OPS.get(name), self.builtins.get(name)
+        return (op, builtin) if op is not None and builtin is not None else None
+
+    def inline_binary(self, node: Node) -> str | None:
+        """Built-in arithmetic on simple operands, as one guarded expression."""
+        if type(node) is not Call:
+            return None
+        found = self.builtin_op(node)
+        if found is None:
+            return None
+        x, y = (self.simple(a) for a in node.operands)
+        if x is None or y is None:
+            return None
+        op, builtin = found
+        intact = self.constant(builtins_intact(node.operator, builtin), "ok")
+        slow = self.constant(node.compile(False), "n")
+        checks, operands = [], []
+        for source in (x, y):
+            if source.lstrip("-").isdigit():  # an exact integer constant needs no check
+                operands.append(source)
+            else:
+                temp = self.fresh("t")
+                checks.append(f"type({temp} := {source}) is int")
+                operands.append(temp)
+        guard = " and ".join([*checks, f"{intact}[0]"])
+        return f"({operands[0]} {op} {operands[1]} if {guard} else {slow}(env))"
+
+    def call(self, node: Call, tail: bool) -> str:
+        """Emit a call; in tail position it returns (or loops), else its value's name."""
+        if not tail:
+            inline = self.inline_binary(node)
+            if inline is not None:
+                return inline
+        parent = self.current_site
+        site = len(self.sites)
+        self.sites.append((node, parent))
+        self.current_site = site
+        self.line(f"site = {site}")
+        found = self.builtin_op(node)
+        f = f"f{site}"
+        self.operator_into(node.operator, f)
+        args = [self.value(a) for a in node.operands]
+        if len(self.sites) > site + 1:  # an operand made calls of its own
+            self.line(f"site = {site}")
+        arglist = ", ".join(args)
+        result = self.fresh("t")
+        give = "return" if tail else f"{result} ="
+        if found is not None:
+            op, builtin = found
+            prim = self.constant(builtin, "b")
+            self.line(f"if {f} is {prim} and type({args[0]}) is int and type({args[1]}) is int:")
+            self.line(f"    {give} {args[0]} {op} {args[1]}")
+            self.line(f"elif type({f}) is Primitive:")
+            self.primitive_arm(f, arglist, result, tail)
+            self.line(f"elif type({f}) is Closure:")
+        elif self.names_builtin(node.operator):
+            self.line(f"if type({f}) is Primitive:")
+            self.primitive_arm(f, arglist, result, tail)
+            self.line(f"elif type({f}) is Closure:")
+        else:
+            self.line(f"if type({f}) is Closure:")
+        self.indent += 1
+        if tail:
+            self.line(f"if {f}.body is body:")
+            self.line(f"    env = {f}.binder([{arglist}], {f}.env)")
+            self.line("    rt.steps += 1")
+            self.line("    if rt.steps >= rt.check_at:")
+            self.line("        rt.check()")
+            self.line("    continue")
+            self.line(f"return TailCall({f}, [{arglist}])")
+        else:
+            self.line("depth = rt.depth")
+            self.line("if depth < rt.hop_mark:")
+            self.line("    rt.steps += 1")
+            self.line("    if rt.steps >= rt.check_at:")
+            self.line("        rt.check()")
+            self.line("    rt.depth = depth + 1")
+            self.line(f"    {result} = {f}.body({f}.binder([{arglist}], {f}.env))")
+            self.line("    rt.depth = depth")
+            self.line(f"    if type({result}) is TailCall:")
+            self.line(f"        {result} = apply_procedure({result}.proc, {result}.args)")
+            self.line("else:")
+            self.line(f"    {result} = apply_procedure({f}, [{arglist}])")
+        self.indent -= 1
+        if found is None and not self.names_builtin(node.operator):
+            self.line(f"elif type({f}) is Primitive:")
+            self.primitive_arm(f, arglist, result, tail)
+        self.line("else:")
+        self.line(f"    {give} apply_procedure({f}, [{arglist}])")
+        self.current_site = parent
+        self.line(f"site = {parent}")
+        return result
+
+    def operator_into(self, node: Node, target: str) -> None:
+        """Emit the operator's value into ``target`` (a global: fetched inline)."""
+        if type(node) is GlobalRef:
+            key = self.constant(node.name, "k")
+            gvars = self.constant(node.gvars, "g")
+            ref = self.constant(node.compile(False), "n")
+            self.line(f"{target} = {gvars}.get({key})")
+            self.line(f"if {target} is None:")
+            self.line(f"    {target} = {ref}(env)")
+        else:
+            self.line(f"{target} = {self.value(node)}")
+
+    def names_builtin(self, operator: Node) -> bool:
+        """Whether the operator is a global named like a built-in (so likely a primitive)."""
+        return type(operator) is GlobalRef and operator.name.name in self.builtins
+
+    def primitive_arm(self, f: str, arglist: str, result: str, tail: bool) -> None:
+        """The body of the ``type(f) is Primitive`` branch."""
+        self.indent += 1
+        if tail:
+            self.line(f"return {f}.fn({arglist})")
+        else:
+            self.line(f"{result} = {f}.fn({arglist})")
+            self.line(f"if type({result}) is TailCall:")
+            self.line(f"    {result} = apply_procedure({result}.proc, {result}.args)")
+        self.indent -= 1
+
+
+def without_dead_site_stores(lines: list[str]) -> list[str]:
+    """Drop a ``site = …`` store that the next line overwrites."""
+    out: list[str] = []
+    for line in lines:
+        previous = out[-1] if out else ""
+        same_block = len(line) - len(line.lstrip()) == len(previous) - len(previous.lstrip())
+        if same_block and line.strip().startswith("site = ") and previous.strip().startswith("site = "):
+            out[-1] = line
+            continue
+        out.append(line)
+    return out
+
+
+def _void() -> Any:
+    from ..datatypes import VOID
+
+    return VOID
+
+
+class BodyErrors:
+    """Adds the backtrace frames of the calls in progress at a failing call site."""
+
+    def __init__(self, sites: list[tuple[Call, int]]) -> None:
+        self.sites = sites
+
+    def __call__(self, exc: BaseException, site: int) -> BaseException:
+        if site < 0:
+            return exc
+        node, parent = self.sites[site]
+        if not isinstance(exc, PASS_THROUGH):
+            tb = exc.__traceback__
+            callee = tb.tb_frame.f_locals.get(f"f{site}") if tb is not None else None
+            exc = primitive_failure(callee, len(node.operands), exc)
+        if isinstance(exc, SchemeError):
+            while site >= 0 and exc.wants_frames():
+                node, parent = self.sites[site]
+                exc.add_frame(node.text(), node.span, node.procedure)
+                site = parent
+        return exc
+
+
+TEMPLATE = """
+def body(env):
+    site = -1
+    try:
+        while True:
+            v = env.vars
+{code}
+    except BaseException as exc:
+        raise on_error(exc, site) from None
+"""
+
+
+def compile_body(body: Node, rt: Runtime) -> Run:
+    """One Python function that runs ``body`` (in tail position) in a procedure's frame."""
+    from ..primitives.registry import BUILTINS
+
+    emitter = Emitter(rt, BUILTINS)
+    emitter.tail(body)
+    emitter.namespace["on_error"] = BodyErrors(emitter.sites)
+    source = TEMPLATE.format(code="\n".join(without_dead_site_stores(emitter.lines)))
+    exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
+    return emitter.namespace["body"]

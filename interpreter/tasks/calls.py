@@ -1,0 +1,120 @@
+"""Running a task call: bind the arguments, then run it by type.
+
+- atomic: render the prompt and system text, send them through the model gateway,
+  return a :class:`TaskResult` (an :class:`EvaluationResult` for an evaluator);
+- script: render the command, run it through the script runner, return a
+  :class:`TaskResult` whose notes hold the script output (a failure is status FAILED);
+- procedure: run the body in a frame made by the task's context management.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..datatypes import TailCall
+from ..errors import SchemeError
+from .arguments import bind_arguments
+from .evaluation import parse_verdict
+from .records import EvaluationResult, TaskDefinition, TaskResult
+from .scripts import run_script, split_command
+from .templates import render
+
+if TYPE_CHECKING:
+    from .library import Task, TaskLibrary
+
+
+def has_limits(definition: TaskDefinition) -> bool:
+    limits = definition.limits
+    return limits.max_turns is not None or limits.max_context is not None or limits.timeout is not None
+
+
+def check_scripts_allowed(interp: Any, who: str) -> None:
+    """Refuse to run a command unless the interpreter has the ``allow_scripts`` capability."""
+    if not getattr(interp, "allow_scripts", False):
+        raise SchemeError(
+            f"{who}: permission denied: running scripts needs the allow_scripts capability", kind="permission"
+        )
+
+
+class TaskRunner:
+    """Runs calls of the tasks of one library."""
+
+    def __init__(self, library: TaskLibrary) -> None:
+        self.library = library
+
+    def call(self, task: Task, args: list[Any]) -> Any:
+        definition = task.definition
+        bound = bind_arguments(definition, args)
+        if definition.type == "atomic":
+            return self.atomic(definition, bound)
+        if definition.type == "script":
+            return self.script(definition, bound)
+        if task.implementation is None:
+            raise SchemeError(f"task {definition.name}: {definition.type} tasks cannot be run here", kind="value-error")
+        return self.procedure(task, bound)
+
+    # -- atomic ----------------------------------------------------------------------
+    def atomic(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
+        prompt = render(definition.body or "", bound)
+        system = render(definition.system, bound) if definition.system else None
+        gateway = self.library.gateway
+        start = time.monotonic()
+        with gateway.activation(definition.name, definition.limits):
+            model, response = gateway.complete(definition.model, prompt, system, dict(definition.options))
+        notes: dict[str, Any] = {
+            "model": model,
+            "usage": {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens},
+            "duration_s": round(time.monotonic() - start, 6),
+        }
+        if definition.subtype == "evaluator":
+            verdict = parse_verdict(definition.name, response.text)
+            for key, value in notes.items():
+                setattr(verdict, key, value)
+            return EvaluationResult(content=response.text, notes=verdict)
+        return TaskResult(content=response.text, status="COMPLETE", notes=notes)
+
+    # -- script ----------------------------------------------------------------------
+    def script(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
+        check_scripts_allowed(self.library.interp, f"task {definition.name}")
+        spec = definition.script
+        shell = spec.shell if spec else False
+        template = definition.body or ""
+        if shell:
+            command: str | list[str] = render(template, bound, show=_quoted)
+        else:
+            parts = split_command(template)
+            command = [render(part, bound) for part in parts]
+        timeout = spec.timeout if spec and spec.timeout is not None else definition.limits.timeout
+        stdin = render(spec.input, bound) if spec and spec.input is not None else None
+        result = run_script(command, input=stdin, timeout=timeout, cwd=spec.cwd if spec else None, shell=shell)
+        ok = result.exit_code == 0 and not result.timed_out
+        notes = {
+            "script_output": result.output().model_dump(),
+            "timed_out": result.timed_out,
+            "truncated": result.truncated,
+            "duration_s": result.duration_s,
+        }
+        return TaskResult(content=result.stdout, status="COMPLETE" if ok else "FAILED", notes=notes)
+
+    # -- procedure -------------------------------------------------------------------
+    def procedure(self, task: Task, bound: dict[str, Any]) -> Any:
+        """Run the body; without limits its value may be a tail call for the trampoline."""
+        from ..evaluator import apply_procedure
+
+        assert task.implementation is not None
+        definition = task.definition
+        if not has_limits(definition):
+            return task.implementation(bound)
+        with self.library.gateway.activation(definition.name, definition.limits):
+            result = task.implementation(bound)
+            if type(result) is TailCall:
+                result = apply_procedure(result.proc, result.args)
+            return result
+
+
+def _quoted(value: Any) -> str:
+    from ..printer import display_string
+
+    return shlex.quote(display_string(value))

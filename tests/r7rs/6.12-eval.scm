@@ -1,0 +1,10 @@
+;;; R7RS 6.12 Environments and evaluation — the standard's examples.
+(test-begin "6.12 eval")
+(test 21 (eval '(* 7 3) (environment '(scheme base))))
+(test 20 (let ((f (eval '(lambda (f x) (f x x)) (null-environment 5)))) (f + 10)))
+(test 3 (eval '(+ 1 2) (scheme-report-environment 5)))
+(test 6 (eval '(let ((x 3)) (* x 2)) (interaction-environment)))
+(eval '(define eval-defined 42) (interaction-environment))
+(test 42 eval-defined)
+(test 9 (eval '(begin (define-syntax sq (syntax-rules () ((_ x) (* x x)))) (sq 3)) (interaction-environment)))
+(test-end)

@@ -1,0 +1,271 @@
+"""Pairs, lists, equivalence predicates and the higher-order list procedures."""
+
+from __future__ import annotations
+
+import pytest
+
+from interpreter import Interpreter, SchemeError
+from interpreter.equality import is_equal
+from interpreter.reader import read_all
+
+
+@pytest.fixture(scope="module")
+def interp() -> Interpreter:
+    return Interpreter()
+
+
+def same(value: object, expected_src: str) -> bool:
+    """``equal?`` to the datum written in ``expected_src``."""
+    return is_equal(value, read_all(expected_src)[0])
+
+
+CASES = [
+    # booleans and equivalence
+    ("(not #f)", "#t"),
+    ("(not 0)", "#f"),
+    ("(not '())", "#f"),
+    ("(boolean? #f)", "#t"),
+    ("(boolean? 0)", "#f"),
+    ("(boolean=? #t #t)", "#t"),
+    ("(boolean=? #t #f)", "#f"),
+    ("(boolean=? #f #f #f)", "#t"),
+    ("(eq? 'a 'a)", "#t"),
+    ("(eq? '() '())", "#t"),
+    ("(eq? (list 1) (list 1))", "#f"),
+    ("(let ((x (list 1))) (eq? x x))", "#t"),
+    ("(eqv? 1.0 1.0)", "#t"),
+    ("(eqv? 1 1.0)", "#f"),
+    ("(eqv? #\\a #\\a)", "#t"),
+    ("(eqv? 100000000000000000000 100000000000000000000)", "#t"),
+    ('(equal? (list 1 (vector 2 "x")) (list 1 (vector 2 "x")))', "#t"),
+    ('(equal? "abc" (string-copy "abc"))', "#t"),
+    ("(equal? 1 1.0)", "#f"),
+    ("(equal? '(1 2) '(1 2 3))", "#f"),
+    # pairs
+    ("(cons 1 2)", "(1 . 2)"),
+    ("(car '(1 2))", "1"),
+    ("(cdr '(1 2))", "(2)"),
+    ("(cadr '(1 2 3))", "2"),
+    ("(cddr '(1 2 3))", "(3)"),
+    ("(caar '((1) 2))", "1"),
+    ("(cdar '((1 5) 2))", "(5)"),
+    ("(caddr '(1 2 3))", "3"),
+    ("(cdddr '(1 2 3 4))", "(4)"),
+    ("(cadddr '(1 2 3 4))", "4"),
+    ("(caadr '(1 (2)))", "2"),
+    ("(cddddr '(1 2 3 4 5))", "(5)"),
+    ("(let ((p (cons 1 2))) (set-car! p 10) p)", "(10 . 2)"),
+    ("(let ((p (cons 1 2))) (set-cdr! p '(3)) p)", "(1 3)"),
+    # construction and predicates
+    ("(list)", "()"),
+    ("(list 1 2 3)", "(1 2 3)"),
+    ("(cons* 1 2 '(3 4))", "(1 2 3 4)"),
+    ("(cons* 1 2 3)", "(1 2 . 3)"),
+    ("(cons* 1)", "1"),
+    ("(make-list 3 'x)", "(x x x)"),
+    ("(make-list 0 'x)", "()"),
+    ("(length (make-list 3))", "3"),
+    ("(pair? '(1))", "#t"),
+    ("(pair? '())", "#f"),
+    ("(null? '())", "#t"),
+    ("(null? '(1))", "#f"),
+    ("(list? '(1 2))", "#t"),
+    ("(list? '())", "#t"),
+    ("(list? '(1 . 2))", "#f"),
+    ("(list? 5)", "#f"),
+    ("(let ((x (list 1 2))) (set-cdr! (cdr x) x) (list? x))", "#f"),
+    ("(length '())", "0"),
+    ("(length '(1 2 3))", "3"),
+    ("(append)", "()"),
+    ("(append '(1))", "(1)"),
+    ("(append '(1 2) '(3) '() '(4 5))", "(1 2 3 4 5)"),
+    ("(append '(1) 2)", "(1 . 2)"),
+    ("(append '() 5)", "5"),
+    ("(let* ((a (list 1 2)) (b (append a '(3)))) (set-car! a 99) b)", "(1 2 3)"),
+    ("(reverse '(1 2 3))", "(3 2 1)"),
+    ("(reverse '())", "()"),
+    ("(list-tail '(1 2 3 4) 2)", "(3 4)"),
+    ("(list-tail '(1 2) 2)", "()"),
+    ("(list-ref '(a b c) 1)", "b"),
+    ("(let ((l (list 1 2 3))) (list-set! l 1 'x) l)", "(1 x 3)"),
+    ("(list-copy '(1 2 3))", "(1 2 3)"),
+    ("(list-copy '(1 2 . 3))", "(1 2 . 3)"),
+    ("(let* ((a (list 1 2)) (b (list-copy a))) (set-car! b 9) a)", "(1 2)"),
+    ("(last-pair '(1 2 3))", "(3)"),
+    ("(last '(1 2 3))", "3"),
+    ("(take '(1 2 3 4) 2)", "(1 2)"),
+    ("(drop '(1 2 3 4) 2)", "(3 4)"),
+    # searching
+    ("(memq 'c '(a b c d))", "(c d)"),
+    ("(memq 'z '(a b c))", "#f"),
+    ("(memv 2 '(1 2 3))", "(2 3)"),
+    ("(memv 2.0 '(1 2 3))", "#f"),
+    ("(member '(1) '((0) (1) (2)))", "((1) (2))"),
+    ('(member "b" \'("a" "b"))', '("b")'),
+    ("(member 2.0 '(1 2 3) =)", "(2 3)"),
+    ("(member 5 '(1 2 3) <)", "#f"),
+    ("(assq 'b '((a 1) (b 2)))", "(b 2)"),
+    ("(assq 'z '((a 1)))", "#f"),
+    ("(assv 2 '((1 . one) (2 . two)))", "(2 . two)"),
+    ('(assoc "b" \'(("a" . 1) ("b" . 2)))', '("b" . 2)'),
+    ("(assoc '(k) '(((k) . 1)))", "((k) . 1)"),
+    ("(assoc 2.0 '((1 . a) (2 . b)) =)", "(2 . b)"),
+    # higher order
+    ("(map (lambda (x) (* x x)) '(1 2 3))", "(1 4 9)"),
+    ("(map + '(1 2 3) '(10 20 30))", "(11 22 33)"),
+    ("(map + '(1 2 3) '(10 20))", "(11 22)"),
+    ("(map car '())", "()"),
+    ("(let ((acc '())) (for-each (lambda (x) (set! acc (cons x acc))) '(1 2 3)) acc)", "(3 2 1)"),
+    ("(let ((n 0)) (for-each (lambda (a b) (set! n (+ n (* a b)))) '(1 2) '(3 4)) n)", "11"),
+    ("(filter odd? '(1 2 3 4 5))", "(1 3 5)"),
+    ("(remove odd? '(1 2 3 4 5))", "(2 4)"),
+    ("(call-with-values (lambda () (partition odd? '(1 2 3 4))) list)", "((1 3) (2 4))"),
+    ("(reduce + 0 '(1 2 3 4))", "10"),
+    ("(reduce + 0 '())", "0"),
+    ("(reduce cons '() '(1 2 3))", "(3 2 . 1)"),
+    ("(reduce max 0 '(3 9 2))", "9"),
+    ("(reduce-right append '() '((1) (2) (3)))", "(1 2 3)"),
+    ("(fold cons '() '(1 2 3))", "(3 2 1)"),
+    ("(fold + 0 '(1 2 3))", "6"),
+    ("(fold cons* '() '(a b c) '(1 2 3))", "(c 3 b 2 a 1)"),
+    ("(fold-left cons '() '(1 2 3))", "(((() . 1) . 2) . 3)"),
+    ("(fold-left - 0 '(1 2 3))", "-6"),
+    ("(fold-left list '() '(1 2) '(3 4))", "((() 1 3) 2 4)"),
+    ("(fold-right cons '() '(1 2 3))", "(1 2 3)"),
+    ("(fold-right - 0 '(1 2 3))", "2"),
+    ("(fold-right list 'end '(1 2) '(3 4))", "(1 3 (2 4 end))"),
+    ("(delete 2 '(1 2 3 2))", "(1 3)"),
+    ("(delete '(a) '((a) (b)))", "((b))"),
+    ("(delete 3 '(1 2 3 4) <)", "(1 2 3)"),
+    ("(delete-duplicates '(1 2 1 3 2 4))", "(1 2 3 4)"),
+    ("(delete-duplicates '((a) (b) (a)))", "((a) (b))"),
+    ("(delete-duplicates '(1 1.0 1))", "(1 1.0)"),
+    ("(delete-duplicates '(1 2 3 4) (lambda (a b) (= (modulo a 2) (modulo b 2))))", "(1 2)"),
+    ("(iota 5)", "(0 1 2 3 4)"),
+    ("(iota 3 1)", "(1 2 3)"),
+    ("(iota 3 0 2)", "(0 2 4)"),
+    ("(iota 3 0 0.5)", "(0.0 0.5 1.0)"),
+    ("(iota 0)", "()"),
+    ("(list-index even? '(1 3 4 5))", "2"),
+    ("(list-index even? '(1 3))", "#f"),
+    ("(any odd? '(2 4 5))", "#t"),
+    ("(any (lambda (x) (and (> x 2) (* x 10))) '(1 2 3 4))", "30"),
+    ("(any odd? '())", "#f"),
+    ("(any < '(1 5) '(2 4))", "#t"),
+    ("(every odd? '(1 3 5))", "#t"),
+    ("(every odd? '(1 2 3))", "#f"),
+    ("(every odd? '())", "#t"),
+    ("(every (lambda (x) (* x 2)) '(1 2 3))", "6"),
+    ("(append-map (lambda (x) (list x x)) '(1 2))", "(1 1 2 2)"),
+    ("(append-map list '(1 2) '(a b))", "(1 a 2 b)"),
+    ("(filter-map (lambda (x) (and (odd? x) (* x x))) '(1 2 3))", "(1 9)"),
+    ("(find even? '(1 3 4 6))", "4"),
+    ("(find even? '(1 3))", "#f"),
+    ("(find-tail even? '(1 4 5))", "(4 5)"),
+    ("(count odd? '(1 2 3))", "2"),
+    # sorting
+    ("(sort '(3 1 2) <)", "(1 2 3)"),
+    ("(sort < '(3 1 2))", "(1 2 3)"),
+    ("(sort '() <)", "()"),
+    ("(sort (vector 5 3 9 1) <)", "#(1 3 5 9)"),
+    ('(sort \'("pear" "apple" "fig") string<?)', '("apple" "fig" "pear")'),
+    (
+        "(sort '((b . 1) (a . 2) (c . 1) (d . 0)) (lambda (x y) (< (cdr x) (cdr y))))",
+        "((d . 0) (b . 1) (c . 1) (a . 2))",
+    ),
+    ("(sort '(3 1 2) >)", "(3 2 1)"),
+    ("(list-sort < '(2 1))", "(1 2)"),
+    ("(let ((v (vector 3 1 2))) (sort! v <) v)", "#(1 2 3)"),
+    ("(let ((l (list 3 1 2))) (sort! l <) l)", "(1 2 3)"),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), CASES)
+def test_value(interp: Interpreter, src: str, expected: str) -> None:
+    assert same(interp.eval(src), expected), src
+
+
+ERRORS = [
+    ("(car 5)", "car: expected a pair, got 5", "type-error"),
+    ("(car '())", "car: expected a pair, got ()", "type-error"),
+    ("(cdr #f)", "cdr: expected a pair, got #f", "type-error"),
+    ("(cadr '(1))", "cadr", "type-error"),
+    ("(caddr '(1 2))", "caddr", "type-error"),
+    ("(set-car! '() 1)", "set-car!: expected a pair", "type-error"),
+    ("(car)", "car: expected 1 argument, given 0", "arity-error"),
+    ("(cons 1)", "cons", "arity-error"),
+    ("(length '(1 2 . 3))", "length: expected a proper list, got (1 2 . 3)", "type-error"),
+    ("(length 5)", "length: expected a proper list, got 5", "type-error"),
+    ("(let ((x (list 1 2))) (set-cdr! (cdr x) x) (length x))", "circular list", "type-error"),
+    ("(append '(1 . 2) '(3))", "append: expected a proper list", "type-error"),
+    ("(append 1 '(3))", "append: expected a proper list", "type-error"),
+    ("(reverse '(1 . 2))", "reverse: expected a proper list", "type-error"),
+    ("(list-ref '(1 2) 5)", "list-ref: index 5 out of range for list of length 2", "index-error"),
+    ("(list-ref '(1 2) -1)", "list-ref: index -1 out of range", "index-error"),
+    ("(list-ref '(1 2) 1.0)", "list-ref: expected an exact integer index", "type-error"),
+    ("(list-tail '(1 2) 3)", "list-tail: index 3 out of range", "index-error"),
+    ("(list-set! (list 1) 1 'x)", "list-set!: index 1 out of range", "index-error"),
+    ("(make-list -1)", "make-list: expected a non-negative exact integer", "type-error"),
+    ("(make-list 1000000000)", "make-list: size 1000000000 is too large", "resource-exhaustion"),
+    ("(iota 1000000000)", "iota", "resource-exhaustion"),
+    ("(iota 'a)", "iota", "type-error"),
+    ("(map 5 '(1 2))", "map: expected a procedure, got 5", "type-error"),
+    ("(map car 5)", "map: expected a proper list", "type-error"),
+    ("(for-each display '(1 . 2))", "for-each: expected a proper list", "type-error"),
+    ("(filter odd? 7)", "filter: expected a proper list", "type-error"),
+    ("(fold + 0 'x)", "fold: expected a proper list", "type-error"),
+    ("(assq 'a '(1 2))", "assq: expected an association list", "type-error"),
+    ("(memq 'a 5)", "memq: expected a proper list", "type-error"),
+    ("(sort 5 <)", "sort: expected a list or vector", "type-error"),
+    ("(sort '(1 a) <)", "<: expected a real number, got a", "type-error"),
+    ("(last-pair '())", "last-pair: expected a pair", "type-error"),
+    ("(boolean=? 1 #t)", "boolean=?: expected a boolean", "type-error"),
+]
+
+
+@pytest.mark.parametrize(("src", "message", "kind"), ERRORS)
+def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
+    with pytest.raises(SchemeError) as info:
+        interp.eval(src)
+    assert message in info.value.message
+    assert info.value.kind == kind
+
+
+BIG = 200_000
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        (f"(length (iota {BIG}))", BIG),
+        (f"(length (append (iota {BIG}) (iota {BIG})))", 2 * BIG),
+        (f"(car (reverse (iota {BIG})))", BIG - 1),
+        (f"(vector-length (list->vector (iota {BIG})))", BIG),
+        (f"(length (list-copy (iota {BIG})))", BIG),
+        (f"(length (map (lambda (x) x) (iota {BIG})))", BIG),
+        (f"(length (filter even? (iota {BIG})))", BIG // 2),
+        (f"(fold-right + 0 (iota {BIG}))", BIG * (BIG - 1) // 2),
+        (f"(equal? (iota {BIG}) (iota {BIG}))", True),
+        (f"(car (sort (reverse (iota {BIG})) <))", 0),
+        (f"(length (delete-duplicates (append (iota {BIG}) (iota {BIG}))))", BIG),
+        (f"(list-ref (iota {BIG}) {BIG - 1})", BIG - 1),
+        (f"(car (last-pair (iota {BIG})))", BIG - 1),
+    ],
+)
+def test_long_lists_are_iterative(interp: Interpreter, src: str, expected: object) -> None:
+    assert interp.eval(src) == expected
+
+
+def test_sort_is_stable(interp: Interpreter) -> None:
+    src = "(map cdr (sort (map (lambda (i) (cons (modulo i 3) i)) (iota 30)) (lambda (a b) (< (car a) (car b)))))"
+    result = list(interp.eval(src))
+    assert result == [i for k in range(3) for i in range(30) if i % 3 == k]
+
+
+def test_sort_does_not_mutate_its_argument(interp: Interpreter) -> None:
+    assert same(interp.eval("(let ((l (list 3 1 2))) (sort l <) l)"), "(3 1 2)")
+
+
+def test_map_calls_in_order(interp: Interpreter) -> None:
+    src = "(let ((seen '())) (map (lambda (x) (set! seen (cons x seen)) x) '(1 2 3)) seen)"
+    assert same(interp.eval(src), "(3 2 1)")
