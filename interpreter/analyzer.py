@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .datatypes import NIL, Pair, Span, Symbol, sym
 from .errors import SchemeError
-from .nodes.core import Call, Const, GlobalRef, LocalRef, Node, Seq
+from .nodes.core import Call, Const, DynamicRef, GlobalRef, LocalRef, Node, Seq
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -59,13 +59,18 @@ def defining_form(name: str) -> Callable[[Callable[[Pair], list[Symbol]]], Calla
 class Scope:
     """The compile-time picture of one runtime frame: its names, macros and procedure."""
 
-    __slots__ = ("macros", "outer", "procedure", "vars")
+    __slots__ = ("dynamic", "macros", "outer", "procedure", "vars")
 
-    def __init__(self, names: dict[Symbol, bool], outer: Scope | None, procedure: str | None = None) -> None:
+    def __init__(
+        self, names: dict[Symbol, bool], outer: Scope | None, procedure: str | None = None, dynamic: bool = False
+    ) -> None:
         self.vars = names  # name -> may be read before it is assigned (letrec, internal define)
         self.outer = outer
         self.macros: dict[Symbol, Any] = {}
         self.procedure = procedure if procedure is not None else (outer.procedure if outer else None)
+        #: A dynamic scope's frame is made at run time as a child of the *caller's* frame
+        #: (a task with context ``full``): names not bound lexically are looked up by name.
+        self.dynamic = dynamic
 
 
 class Macro:
@@ -231,7 +236,10 @@ class Analyzer:
             return LocalRef(key, depth, checked, span)
         if kind is MACRO or key in SPECIAL_FORMS:
             raise syntax_error(f"{name.name}: syntactic keyword used as a variable", span)
-        return GlobalRef(key, self.gvars, span, self.resolve_operator if operator else None)
+        fallback = self.resolve_operator if operator else None
+        if in_dynamic_scope(scope):
+            return DynamicRef(key, span, fallback)
+        return GlobalRef(key, self.gvars, span, fallback)
 
     def resolve_operator(self, name: Symbol) -> Any:
         """What an unbound global in operator position means: asks ``operator_fallback``
@@ -334,6 +342,15 @@ class Analyzer:
         if len(nodes) == 1:
             return nodes[0]
         return Seq(nodes, span)
+
+
+def in_dynamic_scope(scope: Scope | None) -> bool:
+    """Whether unbound names in ``scope`` are looked up in the caller's frames at run time."""
+    while scope is not None:
+        if scope.dynamic:
+            return True
+        scope = scope.outer
+    return False
 
 
 def proper_list(x: Any) -> bool:

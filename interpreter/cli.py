@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 # -- making interpreters ---------------------------------------------------------------
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
-    kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True}
+    kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
     for key in ("model", "record", "replay"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -15,7 +16,9 @@ def is_eqv(a: Any, b: Any) -> bool:
     ta = type(a)
     if ta is not type(b):
         return False
-    if ta is int or ta is Fraction or ta is float or ta is Char:
+    if ta is float:
+        return a == b and (a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b))
+    if ta is int or ta is Fraction or ta is Char:
         return a == b
     if ta is str:
         return a == "" and b == ""

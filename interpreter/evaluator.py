@@ -135,6 +135,7 @@ class Runtime:
         self.deadline: float | None = None
         self.step_limit_at: int | None = None
         self.interrupted = False
+        self.output_used = 0  # characters written this run (max_output, see limits.py)
         self.handlers: list[Any] = []  # with-exception-handler stack (procedures, or GUARD markers)
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
@@ -145,23 +146,29 @@ class Runtime:
         """Reset per-run counters; called at each top-level evaluation."""
         self.depth = 0
         self.interrupted = False
+        self.output_used = 0
         self.handlers = []
         self.winders = NIL
         now = time.monotonic()
         self.deadline = now + self.timeout if self.timeout is not None else None
         self.step_limit_at = self.steps + self.max_steps if self.max_steps is not None else None
         self.check_at = self.steps + self.CHECK_EVERY
+        if self.step_limit_at is not None:
+            self.check_at = min(self.check_at, self.step_limit_at)
         self._start_thread_budget()
 
     def _start_thread_budget(self) -> None:
         py = python_depth()
         self.thread_base = (self.depth, py)
-        self.hop_mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
+        mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
+        self.hop_mark = min(mark, max(self.max_depth, self.depth + 1))
 
     # -- limits ----------------------------------------------------------------------
     def check(self) -> None:
         """Called every CHECK_EVERY steps: time limit, step limit, interruption."""
         self.check_at = self.steps + self.CHECK_EVERY
+        if self.step_limit_at is not None and self.step_limit_at < self.check_at:
+            self.check_at = max(self.step_limit_at, self.steps + 1)
         if self.interrupted:
             raise Interrupted("interrupted", kind="resource-exhaustion")
         if self.step_limit_at is not None and self.steps >= self.step_limit_at:
@@ -269,6 +276,21 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
             args = result.args
             continue
         return result
+
+
+def apply_with_caller(proc: Any, args: list[Any], env: Any, tail: bool = False) -> Any:
+    """Apply ``proc`` for a call made in frame ``env``.
+
+    A procedure with an ``apply_in(args, env)`` method (a task) is given the caller's
+    frame; any other goes through :func:`apply_procedure`. In tail position a pending
+    tail call is handed back to the caller's trampoline."""
+    apply_in = getattr(proc, "apply_in", None)
+    if apply_in is None:
+        return apply_procedure(proc, args)
+    result = apply_in(args, env)
+    if type(result) is TailCall and not tail:
+        return apply_procedure(result.proc, result.args)
+    return result
 
 
 def apply_parameter(param: Parameter, args: list[Any]) -> Any:

@@ -6,24 +6,33 @@ The REPL, the CLI and Python hosts all go through this object.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, overload
 
 from . import forms as _forms  # noqa: F401 - registers the special forms
 from . import primitives as _primitives  # noqa: F401 - registers the built-in procedures
 from .analyzer import Analyzer
-from .datatypes import VOID, Parameter, Span, Symbol, sym
+from .capabilities import FileCapability, check_file_access
+from .conversion import Converter
+from .datatypes import VOID, Keyword, Parameter, Span, Symbol, sym
+from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
 from .errors import SchemeError
-from .evaluator import ContinuationInvoked, Runtime
+from .evaluator import ContinuationInvoked, Runtime, apply_procedure
+from .limits import OutputBudget, Watchdog
 from .nodes.fastpath import BINARY_OPS as INLINE_OPERATORS
 from .ports import InputPort, OutputPort
+from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .tasks.library import LIBRARY_NAME, TaskLibrary
 from .tasks.records import Limits
+from .tasks.tracing import Event, EventHub
 
 STDLIB_DIR = Path(__file__).resolve().parent.parent / "stdlib"
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Interpreter:
@@ -38,15 +47,19 @@ class Interpreter:
         timeout: float | None = None,
         max_depth: int | None = None,
         stdlib: bool = True,
-        allow_files: bool | list[str] = False,
+        allow_files: FileCapability = False,
         model: str | None = None,
         record: str | Path | None = None,
         replay: str | Path | None = None,
         allow_scripts: bool = False,
         task_limits: Limits | dict[str, Any] | None = None,
+        allow_python: bool = False,
+        max_output: int | None = None,
     ) -> None:
+        # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
         self.allow_scripts = allow_scripts
+        self.allow_python = allow_python
         self.global_env = Env(GlobalBindings())
         self.runtime = Runtime(max_depth=max_depth, max_steps=max_steps, timeout=timeout)
         self.analyzer = Analyzer(self)
@@ -54,6 +67,13 @@ class Interpreter:
         self.output = Parameter(OutputPort.to_stream(out), name="current-output-port")
         self.error_output = Parameter(OutputPort.to_stream(sys.stderr, "stderr"), name="current-error-port")
         self.input = Parameter(_stdin_port(stdin), name="current-input-port")
+        self.max_output = max_output
+        if max_output is not None:
+            budget = OutputBudget(self.runtime, max_output)
+            for port in (self.output.value, self.error_output.value):
+                port.sink = budget.guard(port.sink)
+        # Values crossing the Python boundary (conversion.py); installers below may use it.
+        self.converter = Converter(self, lambda fn: host_procedure(self.converter, fn))
         self.command_line: list[str] = ["taskscheme"]
         self.loading: list[Path] = []
         self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
@@ -63,6 +83,9 @@ class Interpreter:
         self.models = self.tasks.models
         self.usage = self.tasks.usage
         self.global_env.vars[sym(LIBRARY_NAME)] = self.tasks
+        # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
+        self.events = EventHub()
+        self.tasks.gateway.events = self.events
         self.analyzer.operator_fallback = self.tasks.resolve_operator
         for install in INSTALLERS:
             install(self)
@@ -71,90 +94,180 @@ class Interpreter:
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
-        """Bind ``name`` in the global environment."""
-        self.global_env.vars[sym(name)] = value
+        """Bind ``name`` in the global environment to ``value`` converted to Scheme
+        (a Python function becomes a procedure; see conversion.py)."""
+        self.global_env.vars[sym(name)] = self.converter.to_scheme(value)
 
     def define_primitive(self, name: str, fn: Callable[..., Any], doc: str = "") -> None:
         """Bind a Python function as a Scheme procedure (arity from its signature)."""
         self.global_env.vars[sym(name)] = make_primitive(name, fn, doc)
 
     def __getitem__(self, name: str) -> Any:
+        """The value bound to ``name`` as a Python value; KeyError if unbound."""
         try:
-            return self.global_env.vars[sym(name)]
+            value = self.global_env.vars[sym(name)]
         except KeyError:
             raise KeyError(name) from None
+        return self.converter.to_python(value)
+
+    @overload
+    def primitive(self, fn: F, /) -> F: ...
+    @overload
+    def primitive(self, name: str | None = None, /, *, doc: str = "") -> Callable[[F], F]: ...
+    def primitive(self, fn: Any = None, /, *, doc: str = "") -> Any:
+        """Decorator: expose a Python function to the DSL (``word_count`` → ``word-count``).
+
+        ``@interp.primitive`` or ``@interp.primitive("dsl-name")``. Arity comes from the
+        signature; arguments and result cross by the conversion table; an exception
+        becomes a taskscheme error. Returns the function unchanged.
+        """
+        name = fn if isinstance(fn, str) else None
+
+        def register(function: F) -> F:
+            proc = host_procedure(self.converter, function, name, doc)
+            self.global_env.vars[sym(proc.name)] = proc
+            return function
+
+        return register(fn) if callable(fn) else register
+
+    @overload
+    def task(self, fn: F, /) -> F: ...
+    @overload
+    def task(self, name: str | None = None, /, *, description: str = "") -> Callable[[F], F]: ...
+    def task(self, fn: Any = None, /, *, description: str = "") -> Any:
+        """Decorator: register a Python function as a procedure task.
+
+        ``@interp.task`` or ``@interp.task("task-name")``. pydantic validates each
+        argument against the parameter's type hint; a bad one is a VALIDATION_ERROR
+        naming the parameter. Returns the function unchanged.
+        """
+        name = fn if isinstance(fn, str) else None
+
+        def register(function: F) -> F:
+            host_task(self, function, name or dsl_name(function), description)
+            return function
+
+        return register(fn) if callable(fn) else register
+
+    def on_event(self, fn: Callable[[Event], None]) -> Callable[[], None]:
+        """Call ``fn(event)`` for every task, model, script, step and iteration event;
+        returns a function that unsubscribes."""
+        return self.events.subscribe(fn)
 
     # -- evaluating ----------------------------------------------------------------
     def eval(self, source: str, *, filename: str = "<string>") -> Any:
-        """Read and evaluate every expression in ``source``; the last one's value."""
+        """Evaluate every expression in ``source``; the last one's value as a Python value.
+
+        Limits (steps, time, output) apply to the whole source, not to each expression.
+        """
+        return self.converter.to_python(self.eval_scheme(source, filename=filename))
+
+    def eval_scheme(self, source: str, *, filename: str = "<string>") -> Any:
+        """Like :meth:`eval`, but the value is returned as the interpreter holds it (no conversion)."""
         from .reader import read_with_spans
 
         result: Any = VOID
-        for datum, span in read_with_spans(source, filename):
-            result = self.eval_datum(datum, span)
+        with self._top_level():
+            try:
+                forms = read_with_spans(source, filename)
+            except RecursionError:
+                raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
+            for datum, span in forms:
+                result = self.eval_datum(datum, span)
         return result
+
+    async def aeval(self, source: str, *, filename: str = "<string>") -> Any:
+        """:meth:`eval` on a worker thread, without blocking the event loop.
+
+        Cancelling the awaiting task stops the program at its next step and kills any
+        script it started; the interpreter stays usable.
+        """
+        return await evaluate_async(self, source, filename)
 
     def eval_datum(self, datum: Any, span: Span | None = None) -> Any:
         """Analyze and run one datum at top level."""
         node = self.analyzer.analyze(datum, None, span)
         run = node.compile(False)
+        return self._run(lambda: run(self.global_env), span)
+
+    @contextmanager
+    def _top_level(self) -> Iterator[None]:
+        """Begin a run (limits counted from here) unless one is already under way."""
         rt = self.runtime
-        outer_run = rt.running
-        if not outer_run:
-            rt.begin()
-            rt.running = True
+        if rt.running:
+            yield
+            return
+        rt.begin()
+        rt.running = True
+        watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
         try:
-            return run(self.global_env)
-        except ContinuationInvoked as jump:
-            raise SchemeError(
-                "continuation invoked outside the dynamic extent of its call/cc", kind="continuation"
-            ) from jump
-        except RecursionError:
-            raise SchemeError("nesting too deep for the host stack", kind="resource-exhaustion", span=span) from None
+            yield
         finally:
-            if not outer_run:
-                rt.running = False
-                rt.depth = 0
+            rt.running = False
+            rt.depth = 0
+            if watchdog is not None:
+                watchdog.stop()
+
+    def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
+        """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
+        with self._top_level():
+            try:
+                return thunk()
+            except ContinuationInvoked as jump:
+                raise SchemeError(
+                    "continuation invoked outside the dynamic extent of its call/cc", kind="continuation"
+                ) from jump
+            except RecursionError:
+                raise SchemeError(
+                    "nesting too deep for the host stack", kind="resource-exhaustion", span=span
+                ) from None
 
     def eval_file(self, path: str | Path) -> Any:
-        """Evaluate a source file; ``load`` inside it is relative to its folder."""
+        """Evaluate a source file; ``load`` inside it is relative to its folder.
+
+        From the host the value is converted to Python; from a running program (``load``) it is not.
+        """
         file = Path(path)
         try:
             text = file.read_text(encoding="utf-8")
         except OSError as exc:
             raise SchemeError(f"cannot read {path}: {exc.strerror or exc}", kind="file-error") from None
+        nested = self.runtime.running
         self.loading.append(file.resolve())
         try:
-            return self.eval(text, filename=str(path))
+            value = self.eval_scheme(text, filename=str(path))
         finally:
             self.loading.pop()
+        return value if nested else self.converter.to_python(value)
 
-    def call(self, name: str, *args: Any) -> Any:
-        """Call the Scheme procedure bound to ``name`` with ``args``."""
-        from .evaluator import apply_procedure
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the DSL procedure bound to ``name``, or else the task ``name``.
 
-        proc = self[name]
-        self.runtime.begin()
-        return apply_procedure(proc, list(args))
+        Arguments are converted to Scheme (keyword arguments become ``#:name value``),
+        the result to Python.
+        """
+        proc = self.global_env.vars.get(sym(name))
+        if proc is None:
+            if name not in self.tasks:
+                raise SchemeError(f"unbound variable: {name}", kind="unbound-variable")
+            proc = self.tasks.procedure(name)
+        return self.apply(proc, *args, **kwargs)
+
+    def apply(self, proc: Any, *args: Any, **kwargs: Any) -> Any:
+        """Apply a Scheme procedure to Python arguments; the result as a Python value."""
+        convert = self.converter
+        flat = [convert.to_scheme(arg) for arg in args]
+        for key, value in kwargs.items():
+            flat += [Keyword.intern(key), convert.to_scheme(value)]
+        return convert.to_python(self._run(lambda: apply_procedure(proc, flat)))
 
     def check_file_access(self, path: Path, who: str) -> None:
-        """Refuse ``path`` unless files are allowed and it lies inside an allowed folder."""
-        if self.allow_files is False:
-            raise SchemeError(
-                f"{who}: permission denied: reading files needs the allow_files capability", kind="permission"
-            )
-        if self.allow_files is True:
-            return
-        real = path.resolve()
-        for folder in self.allow_files:
-            root = Path(folder).resolve()
-            if real == root or root in real.parents:
-                return
-        raise SchemeError(f"{who}: permission denied: {path} is outside the allowed folders", kind="permission")
+        """Refuse ``path`` unless ``allow_files`` grants it (no ``..`` or symlink escapes a folder)."""
+        check_file_access(self.allow_files, path, who)
 
     def load_stdlib(self) -> None:
         for path in sorted(STDLIB_DIR.glob("*.scm")):
-            self.eval(path.read_text(encoding="utf-8"), filename=f"stdlib/{path.name}")
+            self.eval_scheme(path.read_text(encoding="utf-8"), filename=f"stdlib/{path.name}")
 
     def user_bindings(self) -> dict[str, Any]:
         """Names the program defined (not the built-ins), for the REPL's ``,env``."""

@@ -15,11 +15,11 @@ lists print without recursion. Three flavours of ``write``:
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from .bignum import int_to_decimal
 from .datatypes import (
     NIL,
     S_QUASIQUOTE,
@@ -42,9 +42,6 @@ from .datatypes import (
     Void,
 )
 from .ports import Port
-
-if hasattr(sys, "set_int_max_str_digits"):
-    sys.set_int_max_str_digits(0)  # Scheme integers are unbounded; so are their digits
 
 __all__ = ["display_string", "write_shared_string", "write_simple_string", "write_string"]
 
@@ -120,7 +117,9 @@ def _bytevector_text(b: bytearray) -> str:
 
 
 def _fraction_text(f: Fraction) -> str:
-    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+    if f.denominator == 1:
+        return int_to_decimal(f.numerator)
+    return f"{int_to_decimal(f.numerator)}/{int_to_decimal(f.denominator)}"
 
 
 def _bool_text(b: bool) -> str:
@@ -128,7 +127,7 @@ def _bool_text(b: bool) -> str:
 
 
 _COMMON: dict[type, Callable[[Any], str]] = {
-    int: str,
+    int: int_to_decimal,
     bool: _bool_text,
     float: _float_text,
     Fraction: _fraction_text,

@@ -12,8 +12,8 @@ offending place (for an unclosed list: where it opened).
 
 from __future__ import annotations
 
+import os
 import re
-import sys
 import threading
 from fractions import Fraction
 from pathlib import Path
@@ -23,6 +23,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer, LexerState, TextSlice
 
+from .bignum import decimal_fraction, digits_to_int
 from .datatypes import (
     EOF,
     NIL,
@@ -38,9 +39,6 @@ from .datatypes import (
 )
 from .errors import SchemeError
 from .ports import InputPort
-
-if hasattr(sys, "set_int_max_str_digits"):
-    sys.set_int_max_str_digits(0)  # Scheme integers are unbounded; so are their digits
 
 __all__ = ["ReadError", "is_complete", "read_all", "read_from_port", "read_with_spans"]
 
@@ -84,13 +82,13 @@ def parse_number(text: str, radix: int = 10, exactness: str | None = None) -> in
             raise OverflowError("no exact infinity or NaN")
         return _SPECIAL_FLOATS[text]
     if _INTEGER_RE[radix].fullmatch(text):
-        value = int(text, radix)
+        value = digits_to_int(text, radix)
     elif _RATIO_RE[radix].fullmatch(text):
         num, den = text.split("/")
-        value = _exact_or_int(Fraction(int(num, radix), int(den, radix)))
+        value = _exact_or_int(Fraction(digits_to_int(num, radix), digits_to_int(den, radix)))
     elif radix == 10 and _DECIMAL_RE.fullmatch(text):
         if exactness == "e":
-            return _exact_or_int(Fraction(text))
+            return _exact_or_int(decimal_fraction(text))
         return float(text)
     else:
         return None
@@ -452,6 +450,7 @@ class _Reader:
             transformer=self.builder,
             propagate_positions=False,
             maybe_placeholders=False,
+            cache=str(cache_file()) if cache_file() is not None else False,
         )
         self.lexer: _SchemeLexer = self.lark.parser.lexer
         self.lock = threading.RLock()
@@ -475,6 +474,19 @@ class _Reader:
         """The raw tokens of ``text[start:]`` (atoms unchecked)."""
         self.lexer.file = file
         return self.lexer.lex(LexerState(TextSlice(text, start, len(text))), None)
+
+
+def cache_file() -> Path | None:
+    """Where Lark keeps its grammar analysis between runs: the user's cache folder
+    (``$XDG_CACHE_HOME/taskscheme``, else ``~/.cache/taskscheme``); None when it cannot
+    be created. Lark checks the grammar and its own version before using the file."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(base) / "taskscheme"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / "grammar.lark-cache"
 
 
 _READER: _Reader | None = None

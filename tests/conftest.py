@@ -21,7 +21,7 @@ def run() -> Callable[[str], str]:
     """Evaluate source in a fresh interpreter; the value as ``write`` prints it."""
 
     def run_source(source: str) -> str:
-        return write_string(Interpreter().eval(source))
+        return write_string(Interpreter().eval_scheme(source))
 
     return run_source
 

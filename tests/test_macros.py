@@ -19,7 +19,7 @@ def interp() -> Interpreter:
 def ev(interp: Interpreter, src: str) -> str:
     from interpreter.printer import write_string
 
-    return write_string(interp.eval(src))
+    return write_string(interp.eval_scheme(src))
 
 
 # -- syntax-rules ------------------------------------------------------------------------
@@ -63,9 +63,9 @@ def test_syntax_rules(interp: Interpreter, src: str, expected: str) -> None:
 
 
 def test_no_matching_pattern_names_macro_and_use_site(interp: Interpreter) -> None:
-    interp.eval("(define-syntax my-macro (syntax-rules () ((_ a) a)))")
+    interp.eval_scheme("(define-syntax my-macro (syntax-rules () ((_ a) a)))")
     with pytest.raises(SchemeError) as info:
-        interp.eval("\n  (my-macro 1 2)", filename="prog.scm")
+        interp.eval_scheme("\n  (my-macro 1 2)", filename="prog.scm")
     err = info.value
     assert err.kind == "syntax-error"
     assert "no syntax-rules pattern of my-macro matches (my-macro 1 2)" in err.message
@@ -73,36 +73,36 @@ def test_no_matching_pattern_names_macro_and_use_site(interp: Interpreter) -> No
 
 
 def test_error_inside_expansion_names_macro(interp: Interpreter) -> None:
-    interp.eval("(define-syntax bad (syntax-rules () ((_ x) (let ((x)) x))))")
+    interp.eval_scheme("(define-syntax bad (syntax-rules () ((_ x) (let ((x)) x))))")
     with pytest.raises(SchemeError) as info:
-        interp.eval("(bad y)", filename="p.scm")
+        interp.eval_scheme("(bad y)", filename="p.scm")
     assert "in the expansion of bad" in info.value.message
     assert info.value.span is not None and info.value.span.file == "p.scm"
 
 
 def test_syntax_error_form(interp: Interpreter) -> None:
-    interp.eval('(define-syntax f (syntax-rules () ((_ x) (syntax-error "f wants no" x))))')
+    interp.eval_scheme('(define-syntax f (syntax-rules () ((_ x) (syntax-error "f wants no" x))))')
     with pytest.raises(SchemeError, match="f wants no 1"):
-        interp.eval("(f 1)")
+        interp.eval_scheme("(f 1)")
 
 
 def test_bad_syntax_rules_spec(interp: Interpreter) -> None:
     with pytest.raises(SchemeError, match="syntax-rules"):
-        interp.eval("(define-syntax f (lambda (x) x))")
+        interp.eval_scheme("(define-syntax f (lambda (x) x))")
     with pytest.raises(SchemeError, match="keyword used as a variable"):
-        interp.eval("(define-syntax g (syntax-rules () ((_) 1))) (list g)")
+        interp.eval_scheme("(define-syntax g (syntax-rules () ((_) 1))) (list g)")
 
 
 def test_define_macro(interp: Interpreter) -> None:
-    interp.eval("(define-macro (my-unless c . body) `(if ,c #f (begin ,@body)))")
+    interp.eval_scheme("(define-macro (my-unless c . body) `(if ,c #f (begin ,@body)))")
     assert ev(interp, "(my-unless #f 1 2)") == "2"
-    interp.eval("(define-macro capture (lambda (e) `(let ((it ,e)) it)))")
+    interp.eval_scheme("(define-macro capture (lambda (e) `(let ((it ,e)) it)))")
     assert ev(interp, "(capture 5)") == "5"
 
 
 def test_toplevel_define_replaces_macro(interp: Interpreter) -> None:
-    interp.eval("(define-syntax m (syntax-rules () ((_) 1)))")
-    interp.eval("(define (m) 2)")
+    interp.eval_scheme("(define-syntax m (syntax-rules () ((_) 1)))")
+    interp.eval_scheme("(define (m) 2)")
     assert ev(interp, "(list (m) (procedure? m))") == "(2 #t)"
 
 
@@ -123,11 +123,9 @@ def test_library_from_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         "(import (scheme base) (prefix (my util) u:)) (list (u:double 4) u:count (u:twice 5))"
     )
     interp = Interpreter(allow_files=[str(tmp_path)])
-    from interpreter.printer import write_string
-
-    assert write_string(interp.eval_file(tmp_path / "main.scm")) == "(8 7 10)"
+    assert interp.eval_file(tmp_path / "main.scm") == [8, 7, 10]
     with pytest.raises(SchemeError, match="unbound variable: helper"):
-        interp.eval("(helper 1)")
+        interp.eval_scheme("(helper 1)")
 
 
 def test_library_file_needs_capability(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,21 +133,21 @@ def test_library_file_needs_capability(tmp_path: Path, monkeypatch: pytest.Monke
     (tmp_path / "my" / "util.sld").write_text(LIB)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SchemeError) as info:
-        Interpreter().eval("(import (my util))")
+        Interpreter().eval_scheme("(import (my util))")
     assert info.value.kind == "permission"
 
 
 def test_import_sets(interp: Interpreter) -> None:
-    interp.eval(LIB)
-    interp.eval("(import (rename (only (my util) double) (double dbl)))")
+    interp.eval_scheme(LIB)
+    interp.eval_scheme("(import (rename (only (my util) double) (double dbl)))")
     assert ev(interp, "(dbl 3)") == "6"
     with pytest.raises(SchemeError):
-        interp.eval("(double 3)")
-    interp.eval("(import (except (my util) double))")
+        interp.eval_scheme("(double 3)")
+    interp.eval_scheme("(import (except (my util) double))")
     assert ev(interp, "count") == "7"
     with pytest.raises(SchemeError, match="unknown library"):
-        interp.eval("(import (no such lib))")
-    interp.eval("(import (prefix (scheme base) s:))")
+        interp.eval_scheme("(import (no such lib))")
+    interp.eval_scheme("(import (prefix (scheme base) s:))")
     assert ev(interp, "(s:if #t (s:car '(1)) 0)") == "1"
 
 
@@ -171,12 +169,12 @@ def test_include(tmp_path: Path) -> None:
 
 # -- the harness ------------------------------------------------------------------------
 def test_harness_counts(interp: Interpreter) -> None:
-    out = interp.eval(
+    out = interp.eval_scheme(
         '(test-begin "t") (test 3 (+ 1 2)) (test-equal "named" 1 2) (test-assert (= 1 1)) '
         "(test-error (car 1)) (test-eqv 1 1) (test-eq 'a 'a) (test 1 (car 5)) (test-end) (test-results)"
     )
     assert list(out) == [5, 2]
-    failures = [str(x) for x in interp.eval("(test-failures)")]
+    failures = [str(x) for x in interp.eval_scheme("(test-failures)")]
     assert any('"named"' in f and "expected 1, got 2" in f for f in failures)
 
 
@@ -185,15 +183,15 @@ def test_harness_is_lazy() -> None:
 
     interp = Interpreter()
     assert sym("%test-check") not in interp.global_env.vars
-    interp.eval("(test-results)")
+    interp.eval_scheme("(test-results)")
     assert sym("%test-check") in interp.global_env.vars
 
 
 # -- continuations and dynamic-wind -------------------------------------------------------
 def test_reentry_fails_clearly(interp: Interpreter) -> None:
-    interp.eval("(define k #f) (+ 1 (call/cc (lambda (c) (set! k c) 1)))")
+    interp.eval_scheme("(define k #f) (+ 1 (call/cc (lambda (c) (set! k c) 1)))")
     with pytest.raises(SchemeError) as info:
-        interp.eval("(k 5)")
+        interp.eval_scheme("(k 5)")
     assert info.value.kind == "continuation"
     assert "escape-only" in info.value.message
 
@@ -212,7 +210,7 @@ def test_generator_style_reentry_fails_clearly(interp: Interpreter) -> None:
     (g)"""
     assert ev(interp, src) == "1"
     with pytest.raises(SchemeError) as info:
-        interp.eval("(g)")
+        interp.eval_scheme("(g)")
     assert info.value.kind == "continuation"
 
 
@@ -257,23 +255,23 @@ def test_read_and_file_errors(interp: Interpreter, tmp_path: Path) -> None:
 )
 def test_files_need_capability(interp: Interpreter, expr: str) -> None:
     with pytest.raises(SchemeError) as info:
-        interp.eval(expr)
+        interp.eval_scheme(expr)
     assert info.value.kind == "permission"
 
 
 def test_file_ports_inside_allowed_folder(tmp_path: Path) -> None:
     interp = Interpreter(allow_files=[str(tmp_path)])
     path = tmp_path / "out.txt"
-    interp.eval(f'(call-with-output-file "{path}" (lambda (p) (write (list 1 "a") p)))')
+    interp.eval_scheme(f'(call-with-output-file "{path}" (lambda (p) (write (list 1 "a") p)))')
     assert path.read_text() == '(1 "a")'
     assert ev(interp, f'(call-with-input-file "{path}" read)') == '(1 "a")'
     with pytest.raises(SchemeError) as info:
-        interp.eval('(open-output-file "/tmp/../etc/taskscheme-outside.txt")')
+        interp.eval_scheme('(open-output-file "/tmp/../etc/taskscheme-outside.txt")')
     assert info.value.kind == "permission"
 
 
 def test_include_ci_folds_identifiers(tmp_path: Path) -> None:
     (tmp_path / "inc.scm").write_text('(DEFINE Folded "Text")')
     interp = Interpreter(allow_files=True)
-    interp.eval(f'(include-ci "{tmp_path / "inc.scm"}")')
-    assert interp.eval("folded") == "Text"
+    interp.eval_scheme(f'(include-ci "{tmp_path / "inc.scm"}")')
+    assert interp.eval_scheme("folded") == "Text"

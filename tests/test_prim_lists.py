@@ -182,7 +182,7 @@ CASES = [
 
 @pytest.mark.parametrize(("src", "expected"), CASES)
 def test_value(interp: Interpreter, src: str, expected: str) -> None:
-    assert same(interp.eval(src), expected), src
+    assert same(interp.eval_scheme(src), expected), src
 
 
 ERRORS = [
@@ -226,7 +226,7 @@ ERRORS = [
 @pytest.mark.parametrize(("src", "message", "kind"), ERRORS)
 def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
     with pytest.raises(SchemeError) as info:
-        interp.eval(src)
+        interp.eval_scheme(src)
     assert message in info.value.message
     assert info.value.kind == kind
 
@@ -253,19 +253,19 @@ BIG = 200_000
     ],
 )
 def test_long_lists_are_iterative(interp: Interpreter, src: str, expected: object) -> None:
-    assert interp.eval(src) == expected
+    assert interp.eval_scheme(src) == expected
 
 
 def test_sort_is_stable(interp: Interpreter) -> None:
     src = "(map cdr (sort (map (lambda (i) (cons (modulo i 3) i)) (iota 30)) (lambda (a b) (< (car a) (car b)))))"
-    result = list(interp.eval(src))
+    result = list(interp.eval_scheme(src))
     assert result == [i for k in range(3) for i in range(30) if i % 3 == k]
 
 
 def test_sort_does_not_mutate_its_argument(interp: Interpreter) -> None:
-    assert same(interp.eval("(let ((l (list 3 1 2))) (sort l <) l)"), "(3 1 2)")
+    assert same(interp.eval_scheme("(let ((l (list 3 1 2))) (sort l <) l)"), "(3 1 2)")
 
 
 def test_map_calls_in_order(interp: Interpreter) -> None:
     src = "(let ((seen '())) (map (lambda (x) (set! seen (cons x seen)) x) '(1 2 3)) seen)"
-    assert same(interp.eval(src), "(3 2 1)")
+    assert same(interp.eval_scheme(src), "(3 2 1)")

@@ -237,7 +237,7 @@ CASES = [
 
 @pytest.mark.parametrize(("src", "expected"), CASES)
 def test_value(interp: Interpreter, src: str, expected: str) -> None:
-    assert same(interp.eval(src), expected), src
+    assert same(interp.eval_scheme(src), expected), src
 
 
 INEXACT = [
@@ -259,7 +259,7 @@ INEXACT = [
 
 @pytest.mark.parametrize(("src", "expected"), INEXACT)
 def test_inexact_value(interp: Interpreter, src: str, expected: float) -> None:
-    value = interp.eval(src)
+    value = interp.eval_scheme(src)
     assert type(value) is float
     assert value == pytest.approx(expected)
 
@@ -316,26 +316,26 @@ ERRORS = [
 @pytest.mark.parametrize(("src", "message", "kind"), ERRORS)
 def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
     with pytest.raises(SchemeError) as info:
-        interp.eval(src)
+        interp.eval_scheme(src)
     assert message in info.value.message
     assert info.value.kind == kind
 
 
 def test_booleans_are_not_numbers(interp: Interpreter) -> None:
-    assert interp.eval("(number? #t)") is False
+    assert interp.eval_scheme("(number? #t)") is False
     with pytest.raises(SchemeError):
-        interp.eval("(< #f 1)")
+        interp.eval_scheme("(< #f 1)")
 
 
 def test_fraction_normalised_to_int(interp: Interpreter) -> None:
-    assert type(interp.eval("(* 1/2 4)")) is int
-    assert type(interp.eval("(+ 1/3 2/3)")) is int
+    assert type(interp.eval_scheme("(* 1/2 4)")) is int
+    assert type(interp.eval_scheme("(+ 1/3 2/3)")) is int
 
 
 def test_big_exact_results_below_limit(interp: Interpreter) -> None:
-    assert interp.eval("(expt 2 100000)") == 2**100000
-    assert interp.eval("(exact 1e300)") == int(1e300)
+    assert interp.eval_scheme("(expt 2 100000)") == 2**100000
+    assert interp.eval_scheme("(exact 1e300)") == int(1e300)
 
 
 def test_inexact_of_huge_integer_is_infinite(interp: Interpreter) -> None:
-    assert interp.eval("(exact->inexact (expt 10 400))") == math.inf
+    assert interp.eval_scheme("(exact->inexact (expt 10 400))") == math.inf

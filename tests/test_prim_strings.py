@@ -168,7 +168,7 @@ CASES = [
 
 @pytest.mark.parametrize(("src", "expected"), CASES)
 def test_value(interp: Interpreter, src: str, expected: str) -> None:
-    assert same(interp.eval(src), expected), src
+    assert same(interp.eval_scheme(src), expected), src
 
 
 ERRORS = [
@@ -213,23 +213,23 @@ ERRORS = [
 @pytest.mark.parametrize(("src", "message", "kind"), ERRORS)
 def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
     with pytest.raises(SchemeError) as info:
-        interp.eval(src)
+        interp.eval_scheme(src)
     assert message in info.value.message
     assert info.value.kind == kind
 
 
 def test_mutable_strings(interp: Interpreter) -> None:
-    assert type(interp.eval("(make-string 2 #\\a)")) is MString
-    assert type(interp.eval('(string-copy "ab")')) is MString
-    assert type(interp.eval('(string-append "a" "b")')) is str
+    assert type(interp.eval_scheme("(make-string 2 #\\a)")) is MString
+    assert type(interp.eval_scheme('(string-copy "ab")')) is MString
+    assert type(interp.eval_scheme('(string-append "a" "b")')) is str
 
 
 def test_gensym_prefix(interp: Interpreter) -> None:
-    s = interp.eval('(gensym "tmp")')
+    s = interp.eval_scheme('(gensym "tmp")')
     assert type(s) is Symbol and s.name.startswith("tmp")
     assert s is not Symbol.intern(s.name)
 
 
 def test_string_set_does_not_leak_into_copies(interp: Interpreter) -> None:
     src = "(let* ((a (make-string 2 #\\a)) (b (string-copy a))) (string-set! a 0 #\\z) (list a b))"
-    assert same(interp.eval(src), '("za" "aa")')
+    assert same(interp.eval_scheme(src), '("za" "aa")')

@@ -136,7 +136,7 @@ CASES = [
 
 @pytest.mark.parametrize(("src", "expected"), CASES)
 def test_value(interp: Interpreter, src: str, expected: str) -> None:
-    assert same(interp.eval(src), expected), src
+    assert same(interp.eval_scheme(src), expected), src
 
 
 ERRORS = [
@@ -180,21 +180,21 @@ ERRORS = [
 @pytest.mark.parametrize(("src", "message", "kind"), ERRORS)
 def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
     with pytest.raises(SchemeError) as info:
-        interp.eval(src)
+        interp.eval_scheme(src)
     assert message in info.value.message
     assert info.value.kind == kind
 
 
 def test_hash_table_repr(interp: Interpreter) -> None:
-    table = interp.eval(ht("h"))
+    table = interp.eval_scheme(ht("h"))
     assert type(table) is HashTable
     assert table.scheme_repr(True) == "#<hash-table 3>"
 
 
 def test_equal_key_handles_long_and_deep_data(interp: Interpreter) -> None:
-    long_list = interp.eval("(iota 200000)")
-    assert equal_key(long_list) == equal_key(interp.eval("(iota 200000)"))
-    deep = interp.eval("(let loop ((i 0) (x '())) (if (= i 100000) x (loop (+ i 1) (list x))))")
+    long_list = interp.eval_scheme("(iota 200000)")
+    assert equal_key(long_list) == equal_key(interp.eval_scheme("(iota 200000)"))
+    deep = interp.eval_scheme("(let loop ((i 0) (x '())) (if (= i 100000) x (loop (+ i 1) (list x))))")
     assert hash(equal_key(deep)) == hash(equal_key(deep))
 
 
@@ -212,4 +212,4 @@ def test_many_keys(interp: Interpreter) -> None:
     src = """(let ((h (make-hash-table)))
                (do ((i 0 (+ i 1))) ((= i 10000)) (hash-table-set! h (list i (number->string i)) i))
                (list (hash-table-count h) (hash-table-ref h (list 9999 "9999"))))"""
-    assert same(interp.eval(src), "(10000 9999)")
+    assert same(interp.eval_scheme(src), "(10000 9999)")

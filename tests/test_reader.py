@@ -180,7 +180,7 @@ def test_nan() -> None:
 
 def test_big_integer_digits() -> None:
     digits = "9" * 6000
-    assert one(digits) == int(digits)
+    assert one(digits) == 10**6000 - 1
 
 
 @pytest.mark.parametrize("text", ["1abc", "1/2/3", "1..2", "inf.0", "1e", "--1", "+.", "1/x"])

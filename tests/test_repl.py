@@ -166,7 +166,7 @@ def complete(repl: Repl, text: str) -> dict[str, str]:
 
 def test_completion_of_builtins_special_forms_and_user_names(repl: Repl) -> None:
     repl.submit("(define (double-it x) (* 2 x))", "(define double-count 3)")
-    upcase = repl.session.interp["string-upcase"]
+    upcase = repl.session.interp["string-upcase"].procedure
     assert complete(repl, "(string-up") == {"string-upcase": first_line(upcase.doc) or upcase.arity_text()}
     assert complete(repl, "(lamb")["lambda"] == "special form"
     assert complete(repl, "(doub") == {"double-it": "(double-it x)", "double-count": "3"}

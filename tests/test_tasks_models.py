@@ -40,7 +40,7 @@ def test_dsl_model_with_lambda_and_shorthand():
     assert content(interp, '(a "hi")') == "SAY HI"
     assert content(interp, '(b "q")') == "S:q"
     assert content(interp, '(c "one")') == "one"
-    assert write_string(interp.eval("(model-names)")) == '("upper" "sys-only" "first-word")'
+    assert write_string(interp.eval_scheme("(model-names)")) == '("upper" "sys-only" "first-word")'
 
 
 def test_dsl_model_without_system_gets_empty_string():
@@ -150,7 +150,7 @@ def test_evaluator_subtype_parses_json_verdict():
     assert interp.eval("(evaluation? r)") is True
     assert interp.eval("(get r 'notes 'success)") is False
     assert interp.eval("(get r 'notes 'feedback)") == "too long"
-    assert write_string(interp.eval("(get r 'notes 'details 'violations)")) == '("length")'
+    assert write_string(interp.eval_scheme("(get r 'notes 'details 'violations)")) == '("length")'
     assert interp.eval("(get r 'notes 'model)") == "judge"
 
 
@@ -168,7 +168,7 @@ def test_evaluator_with_bad_output_is_invalid_output(answer, violation):
     interp = Interpreter()
     interp.models.register("judge", lambda p, s: answer)
     interp.eval('(define-task (review code) (subtype "evaluator") (model "judge") (prompt "{{code}}"))')
-    got = interp.eval(
+    got = interp.eval_scheme(
         "(guard (e ((task-error? e) (list (task-error-type e) (get (task-error-details e) 'violations))))"
         '  (review "x"))'
     )
@@ -288,14 +288,14 @@ def test_record_then_replay_gives_the_same_output(tmp_path):
     counter = iter(range(100))
     recording = Interpreter(record=calls)
     recording.models.register("writer", lambda p, s: f"answer {next(counter)} to {p}")
-    first = write_string(recording.eval(PROGRAM))
+    first = write_string(recording.eval_scheme(PROGRAM))
     lines = [json.loads(line) for line in calls.read_text().splitlines()]
     assert len(lines) == 2
     assert set(lines[0]) == {"model", "system", "prompt", "options", "response", "usage"}
     assert lines[0]["model"] == "writer" and lines[0]["system"] == "sys"
     assert lines[1]["prompt"] == "Summarize b in a long style"
     replaying = Interpreter(replay=calls)  # no "writer" model exists here
-    assert write_string(replaying.eval(PROGRAM)) == first
+    assert write_string(replaying.eval_scheme(PROGRAM)) == first
     assert replaying.usage.total.calls == 2
 
 

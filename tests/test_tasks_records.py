@@ -24,7 +24,7 @@ from interpreter.tasks.records import (
 @pytest.fixture
 def ev():
     interp = Interpreter()
-    return lambda source: interp.eval(source, filename="t.scm")
+    return lambda source: interp.eval_scheme(source, filename="t.scm")
 
 
 def test_task_result_validates_status():

@@ -15,7 +15,7 @@ from interpreter.tasks.scripts import run_script
 @pytest.fixture
 def ev():
     interp = Interpreter(allow_scripts=True)
-    return lambda source: interp.eval(source, filename="t.scm")
+    return lambda source: interp.eval_scheme(source, filename="t.scm")
 
 
 def test_scripts_need_the_capability():

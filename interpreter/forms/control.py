@@ -61,7 +61,7 @@ def cond_clauses(an: Analyzer, clauses: list[tuple[Any, Span | None]], scope: Sc
             out.append(Clause(None, an.sequence(parts[1:], scope, span), None))
             continue
         test = an.analyze(parts[0][0], scope, parts[0][1])
-        if len(parts) >= 2 and parts[1][0] is S_ARROW:
+        if len(parts) >= 2 and parts[1][0] is S_ARROW and an.resolve(S_ARROW, scope) is None:
             if len(parts) != 3:
                 raise syntax_error(f"{who}: expected (test => receiver)", span)
             out.append(Clause(test, None, an.analyze(parts[2][0], scope, parts[2][1])))
@@ -88,7 +88,7 @@ def case(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
         parts = list(elements(clause)) if type(clause) is Pair else []
         if len(parts) < 2:
             raise syntax_error("case: each clause must be ((datum ...) body ...)", span)
-        arrow = parts[1][0] is S_ARROW
+        arrow = parts[1][0] is S_ARROW and an.resolve(S_ARROW, scope) is None
         if arrow and len(parts) != 3:
             raise syntax_error("case: expected ((datum ...) => receiver)", span)
         body = None if arrow else an.sequence(parts[1:], scope, span)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analyzer import Analyzer, Scope, defining_form, list_items, special_form, syntax_error
+from ..analyzer import Analyzer, Scope, defining_form, in_dynamic_scope, list_items, special_form, syntax_error
 from ..datatypes import NIL, VOID, Pair, Span, Symbol
-from ..nodes.core import Const, Define, If, Lambda, Node, Seq, SetGlobal, SetLocal
+from ..nodes.core import Const, Define, If, Lambda, Node, Seq, SetDynamic, SetGlobal, SetLocal
 
 
 @special_form("quote")
@@ -138,6 +138,8 @@ def set_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     name = items[1][0]
     value = an.analyze(items[2][0], scope, items[2][1])
     found = an.resolve(name, scope)
+    if found is None and in_dynamic_scope(scope):
+        return SetDynamic(name, value, form.span)
     if found is None:
         return SetGlobal(name, an.gvars, value, form.span)
     return SetLocal(name, found[0], value, form.span)

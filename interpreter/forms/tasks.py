@@ -177,7 +177,7 @@ def _task_type(
         raise syntax_error(f"{who}: duplicate parameter name", span)
     spec.subset = copied
     spec.context.setdefault("inherit_context", inherit)
-    inner = Scope(dict.fromkeys(names, False), scope if inherit == "full" else None, spec.name)
+    inner = Scope(dict.fromkeys(names, False), None, spec.name, dynamic=inherit == "full")
     body_node = an.body(body, inner, span)
     defines = tuple(k for k, checked in inner.vars.items() if checked)
     return Lambda(names, None, body_node, spec.name, an.rt, defines, span)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Primitive, TailCall
 from ..errors import SchemeError
-from ..evaluator import PASS_THROUGH, Closure, apply_procedure
+from ..evaluator import PASS_THROUGH, Closure, apply_procedure, apply_with_caller
 from .core import Call, Const, GlobalRef, If, LocalRef, Node, Run, Seq, primitive_failure
 from .fastpath import BINARY_OPS, builtins_intact
 
@@ -44,6 +44,7 @@ class Emitter:
             "Closure": Closure,
             "TailCall": TailCall,
             "apply_procedure": apply_procedure,
+            "apply_with_caller": apply_with_caller,
             "rt": rt,
         }
         self.builtins = builtins
@@ -245,7 +246,7 @@ class Emitter:
             self.line(f"elif type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
         self.line("else:")
-        self.line(f"    {give} apply_procedure({f}, [{arglist}])")
+        self.line(f"    {give} apply_with_caller({f}, [{arglist}], env, {tail})")
         self.current_site = parent
         self.line(f"site = {parent}")
         return result

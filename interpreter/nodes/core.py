@@ -130,6 +130,60 @@ class GlobalRef(Node):
         return ref
 
 
+class DynamicRef(Node):
+    """A name looked up at run time along the frame chain (inside a task run in its
+    caller's frame), then the global frame, then ``fallback`` for operators."""
+
+    __slots__ = ("name", "fallback")
+
+    def __init__(self, name: Symbol, span: Span | None, fallback: Callable[[Symbol], Any] | None = None) -> None:
+        self.name, self.span, self.fallback = name, span, fallback
+
+    def compile(self, tail: bool) -> Run:
+        name, span, fallback = self.name, self.span, self.fallback
+
+        def dynamic_ref(env: Env) -> Any:
+            frame: Env | None = env
+            while frame is not None:
+                vars = frame.vars
+                if name in vars:
+                    value = vars[name]
+                    if value is UNASSIGNED:
+                        raise unassigned_error(name, span)
+                    return value
+                frame = frame.outer
+            found = fallback(name) if fallback is not None else None
+            if found is None:
+                raise unbound_error(name, span)
+            return found
+
+        return dynamic_ref
+
+
+class SetDynamic(Node):
+    """``set!`` of a name found at run time along the frame chain."""
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: Symbol, value: Node, span: Span | None) -> None:
+        self.name, self.value, self.span = name, value, span
+
+    def compile(self, tail: bool) -> Run:
+        name, value, span = self.name, self.value.compile(False), self.span
+
+        def set_dynamic(env: Env) -> Any:
+            new = value(env)
+            frame: Env | None = env
+            while frame is not None:
+                if name in frame.vars:
+                    frame.vars[name] = new
+                    return VOID
+                frame = frame.outer
+            raise SchemeError(f"set!: unbound variable: {name.name}", kind="unbound-variable", span=span)
+
+        return set_dynamic
+
+
 class SetLocal(Node):
     """``set!`` of a variable bound ``depth`` frames out."""
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Primitive, TailCall
-from ..evaluator import Closure, apply_procedure
+from ..evaluator import Closure, apply_procedure, apply_with_caller
 from .core import Const, GlobalRef, LocalRef, Node, Run
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def call(env):
                 if type(result) is TailCall:
                     return apply_procedure(result.proc, result.args)
                 return result
-        return apply_procedure(f, [{args}])
+        return apply_with_caller(f, [{args}], env, tail)
     except BaseException as exc:
         raise on_error(exc, f, {count}) from None
 """
@@ -148,7 +148,7 @@ def call(env):
         args = [a(env) for a in operands]
         if tail and type(f) is Closure:
             return TailCall(f, args)
-        return apply_procedure(f, args)
+        return apply_with_caller(f, args, env, tail)
     except BaseException as exc:
         raise on_error(exc, f, len(args)) from None
 """
@@ -165,6 +165,7 @@ def compile_call(call: Call, tail: bool, builtins: dict[str, Any], on_error: Cal
         "Closure": Closure,
         "TailCall": TailCall,
         "apply_procedure": apply_procedure,
+        "apply_with_caller": apply_with_caller,
         "on_error": on_error,
         "tail": tail,
     }

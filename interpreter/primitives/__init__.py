@@ -1,10 +1,25 @@
 """The built-in procedures; importing a module registers its primitives."""
 
-from . import booleans, chars, control, hashtables, io, lists, numbers, strings, symbols, tasks, vectors
+from . import (
+    booleans,
+    chars,
+    composition,
+    control,
+    hashtables,
+    io,
+    lists,
+    numbers,
+    strings,
+    symbols,
+    system,
+    tasks,
+    vectors,
+)
 
 __all__ = [
     "booleans",
     "chars",
+    "composition",
     "control",
     "hashtables",
     "io",
@@ -12,6 +27,7 @@ __all__ = [
     "numbers",
     "strings",
     "symbols",
+    "system",
     "tasks",
     "vectors",
 ]

@@ -496,6 +496,3 @@ def install_io(interp: Interpreter) -> None:
         "call-with-input-string": call_with_input_string,
     }.items():
         interp.define_primitive(name, fn)
-
-
-from . import system  # noqa: E402, F401 - file ports and the rest of the system interface

@@ -12,6 +12,7 @@ from typing import Any
 from ..datatypes import NIL, VOID, Pair, Procedure, Values
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
+from ..limits import check_elements
 from .numbers import check_number, check_size
 from .registry import primitive
 
@@ -266,9 +267,11 @@ def append(*lists: Any) -> Any:
     """Join lists; the last argument may be any value and becomes the tail."""
     if not lists:
         return NIL
+    items = [to_pylist("append", lst) for lst in lists[:-1]]
+    check_elements("append", sum(map(len, items)))
     result = lists[-1]
-    for lst in reversed(lists[:-1]):
-        result = build_list(to_pylist("append", lst), result)
+    for part in reversed(items):
+        result = build_list(part, result)
     return result
 
 

@@ -11,14 +11,16 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from ..bignum import decimal_to_int, int_to_decimal
 from ..datatypes import Values
 from ..errors import SchemeError, type_error
+from ..limits import MAX_ELEMENTS
 from .registry import primitive
 
 #: Exact results larger than this many bits are refused (resource-exhaustion).
 MAX_BITS = 10_000_000
-#: Largest vector / string / list a single allocation may make.
-MAX_ALLOC = 100_000_000
+#: Largest vector / string / list a single allocation may make (see limits.py).
+MAX_ALLOC = MAX_ELEMENTS
 
 INF = math.inf
 NUMBER_TYPES = (int, Fraction, float)
@@ -822,28 +824,6 @@ def scheme_atan(y: Any, x: Any = None) -> Any:
 # ----------------------------------------------------------------------------------
 # number <-> string
 # ----------------------------------------------------------------------------------
-_DIGIT_LIMIT = 4000  # stay under CPython's int/str conversion limit
-
-
-def int_to_decimal(n: int) -> str:
-    """``str(n)`` without CPython's 4300-digit limit (divide and conquer)."""
-    if n < 0:
-        return "-" + int_to_decimal(-n)
-    if n.bit_length() < _DIGIT_LIMIT * 3:
-        return str(n)
-    half = int(n.bit_length() * 0.30103) // 2
-    hi, lo = divmod(n, 10**half)
-    return int_to_decimal(hi) + int_to_decimal(lo).zfill(half)
-
-
-def decimal_to_int(digits: str) -> int:
-    """``int(digits)`` for an unsigned decimal digit string of any length."""
-    if len(digits) <= _DIGIT_LIMIT:
-        return int(digits)
-    half = len(digits) // 2
-    return decimal_to_int(digits[:-half]) * 10**half + decimal_to_int(digits[-half:])
-
-
 def _float_text(x: float) -> str:
     if math.isnan(x):
         return "+nan.0"

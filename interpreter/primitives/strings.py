@@ -8,6 +8,7 @@ from typing import Any
 
 from ..datatypes import VOID, Char, MString, is_string
 from ..errors import SchemeError, type_error
+from ..limits import check_string_length
 from .chars import check_char
 from .lists import apply_fn, build_list, check_proc, to_pylist
 from .numbers import check_index, check_range, check_size
@@ -121,7 +122,9 @@ def string_tail(s: Any, start: Any) -> str:
 @primitive("string-append")
 def string_append(*strings: Any) -> str:
     """The strings joined together."""
-    return "".join([check_string("string-append", s) for s in strings])
+    parts = [check_string("string-append", s) for s in strings]
+    check_string_length("string-append", sum(map(len, parts)))
+    return "".join(parts)
 
 
 @primitive("string-copy")
@@ -341,7 +344,9 @@ def string_split(s: Any, sep: Any = None) -> Any:
 def string_join(strings: Any, sep: Any = " ") -> str:
     """Join a list of strings with a separator (default a space)."""
     glue = check_string("string-join", sep)
-    return glue.join([check_string("string-join", x) for x in to_pylist("string-join", strings)])
+    parts = [check_string("string-join", x) for x in to_pylist("string-join", strings)]
+    check_string_length("string-join", sum(map(len, parts)) + len(glue) * max(0, len(parts) - 1))
+    return glue.join(parts)
 
 
 def _trimmer(who: str, s: Any, what: Any) -> tuple[str, Callable[[str], bool]]:

@@ -184,6 +184,7 @@ def install(interp: Interpreter) -> None:
             env=_environment(opts.get("env")),
             shell=opts.get("shell", False) is not False,
             max_output=_count("run-script", opts.get("max_output", MAX_OUTPUT)),
+            poll=interp.runtime.check,
         )
 
     for name, fn in [

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..datatypes import VOID, is_string
 from ..errors import SchemeError, type_error
+from ..limits import check_elements
 from .lists import apply_fn, build_list, check_proc, to_pylist
 from .numbers import check_index, check_range, check_size
 from .registry import primitive
@@ -129,9 +130,10 @@ def vector_copy_bang(to: Any, at: Any, src: Any, start: Any = None, end: Any = N
 @primitive("vector-append")
 def vector_append(*vs: Any) -> list[Any]:
     """A vector of the elements of all the vectors."""
+    check_elements("vector-append", sum(len(check_vector("vector-append", v)) for v in vs))
     out: list[Any] = []
     for v in vs:
-        out.extend(check_vector("vector-append", v))
+        out.extend(v)
     return out
 
 
@@ -272,9 +274,10 @@ def bytevector_copy_bang(to: Any, at: Any, src: Any, start: Any = None, end: Any
 @primitive("bytevector-append")
 def bytevector_append(*bvs: Any) -> bytearray:
     """A bytevector of the bytes of all the arguments."""
+    check_elements("bytevector-append", sum(len(check_bytevector("bytevector-append", bv)) for bv in bvs))
     out = bytearray()
     for bv in bvs:
-        out += check_bytevector("bytevector-append", bv)
+        out += bv
     return out
 
 

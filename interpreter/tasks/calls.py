@@ -14,12 +14,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import TailCall
+from ..env import Env
 from ..errors import SchemeError
 from .arguments import bind_arguments
 from .evaluation import parse_verdict
 from .records import EvaluationResult, TaskDefinition, TaskResult
 from .scripts import run_script, split_command
 from .templates import render
+from .tracing import now, trace_task
 
 if TYPE_CHECKING:
     from .library import Task, TaskLibrary
@@ -44,7 +46,15 @@ class TaskRunner:
     def __init__(self, library: TaskLibrary) -> None:
         self.library = library
 
-    def call(self, task: Task, args: list[Any]) -> Any:
+    def call(self, task: Task, args: list[Any], caller: Env | None = None) -> Any:
+        """Run ``task`` on ``args``; ``caller`` is the frame of the call (None: the global frame)."""
+        events = getattr(self.library.interp, "events", None)
+        if events is not None and events.subscribers:  # traced: a ``task`` event with the usage of the call
+            return trace_task(events, self.library.usage, task.definition.name, lambda: self.run(task, args, caller))
+        return self.run(task, args, caller)
+
+    def run(self, task: Task, args: list[Any], caller: Env | None = None) -> Any:
+        """``call`` without its event."""
         definition = task.definition
         bound = bind_arguments(definition, args)
         if definition.type == "atomic":
@@ -53,7 +63,7 @@ class TaskRunner:
             return self.script(definition, bound)
         if task.implementation is None:
             raise SchemeError(f"task {definition.name}: {definition.type} tasks cannot be run here", kind="value-error")
-        return self.procedure(task, bound)
+        return self.procedure(task, bound, caller)
 
     # -- atomic ----------------------------------------------------------------------
     def atomic(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
@@ -88,7 +98,16 @@ class TaskRunner:
             command = [render(part, bound) for part in parts]
         timeout = spec.timeout if spec and spec.timeout is not None else definition.limits.timeout
         stdin = render(spec.input, bound) if spec and spec.input is not None else None
-        result = run_script(command, input=stdin, timeout=timeout, cwd=spec.cwd if spec else None, shell=shell)
+        started = now()
+        result = run_script(
+            command,
+            input=stdin,
+            timeout=timeout,
+            cwd=spec.cwd if spec else None,
+            shell=shell,
+            poll=self.library.interp.runtime.check,
+        )
+        self.library.interp.events.finish("script", definition.name, started, f"exit {result.exit_code}")
         ok = result.exit_code == 0 and not result.timed_out
         notes = {
             "script_output": result.output().model_dump(),
@@ -99,16 +118,22 @@ class TaskRunner:
         return TaskResult(content=result.stdout, status="COMPLETE" if ok else "FAILED", notes=notes)
 
     # -- procedure -------------------------------------------------------------------
-    def procedure(self, task: Task, bound: dict[str, Any]) -> Any:
+    def procedure(self, task: Task, bound: dict[str, Any], caller: Env | None) -> Any:
         """Run the body; without limits its value may be a tail call for the trampoline."""
         from ..evaluator import apply_procedure
 
-        assert task.implementation is not None
+        implementation = task.implementation
+        assert implementation is not None
+        if getattr(implementation, "uses_caller_frame", False):
+            frame = caller if caller is not None else self.library.interp.global_env
+            run = lambda: implementation(bound, frame)
+        else:
+            run = lambda: implementation(bound)
         definition = task.definition
         if not has_limits(definition):
-            return task.implementation(bound)
+            return run()
         with self.library.gateway.activation(definition.name, definition.limits):
-            result = task.implementation(bound)
+            result = run()
             if type(result) is TailCall:
                 result = apply_procedure(result.proc, result.args)
             return result

@@ -1,14 +1,13 @@
-"""Context management for procedure tasks: which frame a task's body runs in.
+"""Context management for procedure tasks: the frame a task's body runs in.
 
-The core resolves variables lexically when code is analysed, and a call site does
-not hand its frame to the procedure it calls. So the frame a task body sees is
-decided where the task is defined:
+A task call hands the task the caller's frame (see ``apply_in`` on
+:class:`~interpreter.tasks.library.TaskProcedure`). By the task's ``inherit_context``:
 
-- ``full``: a child of the frame where ``define-task`` ran (the global frame at
-  top level; the enclosing ``let``/procedure frame for a task defined inside one);
+- ``full``: the body's frame is a child of the caller's frame, so the body sees the
+  caller's variables; its free names are looked up at run time along that chain;
 - ``none``: a child of the global frame: only the parameters and globals are visible;
 - ``subset``: a child of the global frame holding the parameters and copies, made at
-  each call, of the names listed in ``(subset …)`` as bound where the task was defined.
+  each call, of the names listed in ``(subset …)`` as the caller sees them.
 """
 
 from __future__ import annotations
@@ -22,24 +21,37 @@ from ..evaluator import UNASSIGNED, Closure
 
 
 class DslBody:
-    """Runs a DSL task body: a closure over the frame chosen by the task's context."""
+    """Runs a DSL task body: its closure, over the frame chosen by the task's context."""
 
     takes_bound_arguments = True
+    uses_caller_frame = True
 
-    def __init__(self, task: str, closure: Closure, subset: tuple[Symbol, ...], defining_env: Env) -> None:
+    def __init__(self, task: str, closure: Closure, subset: tuple[Symbol, ...], inherit: str) -> None:
         self.task = task
         self.closure = closure
         self.subset = subset
-        self.defining_env = defining_env
+        self.inherit = inherit
 
-    def __call__(self, bound: dict[str, Any]) -> TailCall:
-        values = list(bound.values()) + [self.copy(name) for name in self.subset]
-        return TailCall(self.closure, values)
+    def __call__(self, bound: dict[str, Any], caller: Env) -> TailCall:
+        values = list(bound.values()) + [self.copy(name, caller) for name in self.subset]
+        closure = self.closure
+        if self.inherit == "full":
+            closure = Closure(
+                closure.name,
+                closure.binder,
+                closure.body,
+                caller,
+                closure.rt,
+                closure.params,
+                closure.rest,
+                closure.span,
+            )
+        return TailCall(closure, values)
 
-    def copy(self, name: Symbol) -> Any:
-        """The value of a ``subset`` name where the task was defined."""
+    def copy(self, name: Symbol, caller: Env) -> Any:
+        """The value of a ``subset`` name as the caller sees it."""
         try:
-            value = self.defining_env.lookup(name)
+            value = caller.lookup(name)
         except KeyError:
             value = UNASSIGNED
         if value is UNASSIGNED:

@@ -105,6 +105,7 @@ class ModelGateway:
         )
         assert response.input_tokens is not None and response.output_tokens is not None
         self.usage.add(self.stack[-1].task, name, response.input_tokens, response.output_tokens, duration)
+        self._trace(name, duration, response.input_tokens, response.output_tokens)
         if self.recorder is not None:
             usage = CallUsage(input_tokens=response.input_tokens, output_tokens=response.output_tokens)
             record = CallRecord(
@@ -116,6 +117,14 @@ class ModelGateway:
         if reported_input is not None:
             self._check_context(reported_input)
         return name, response
+
+    def _trace(self, name: str, duration: float, input_tokens: int, output_tokens: int) -> None:
+        """A ``model`` event for the subscribers of the interpreter's event hub, if any."""
+        events = getattr(self, "events", None)
+        if events is not None and events.subscribers:
+            usage = {"input_tokens": input_tokens, "output_tokens": output_tokens}
+            start = time.time() - duration
+            events.finish("model", name, start, "ok", usage=usage, info={"task": self.stack[-1].task})
 
     def _take_turn(self) -> None:
         for activation in self.stack:

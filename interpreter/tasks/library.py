@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Keyword, Procedure, Symbol, sym
+from ..env import Env
 from ..errors import SchemeError
 from .errors import validation_error
 from .gateway import ModelGateway
@@ -52,7 +53,12 @@ class TaskProcedure(Procedure):
         self.library = library
 
     def apply(self, args: list[Any]) -> Any:
-        return self.library.runner.call(self.library.task(self.name), args)
+        """Called with no caller frame (from ``map``, ``apply``, Python): as if from the global frame."""
+        return self.library.runner.call(self.library.task(self.name), args, None)
+
+    def apply_in(self, args: list[Any], env: Env) -> Any:
+        """A call made in frame ``env``: the task's context decides how much of it the body sees."""
+        return self.library.runner.call(self.library.task(self.name), args, env)
 
     def scheme_repr(self, write: bool) -> str:
         return f"#<task {self.name}>"

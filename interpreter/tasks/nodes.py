@@ -115,8 +115,8 @@ class DefineTask(Node):
                 definition = build_definition(spec, params)
                 body = None
                 if make_closure is not None:
-                    closure = make_closure(env if spec.inherit == "full" else interp.global_env)
-                    body = DslBody(spec.name, closure, spec.subset, env)
+                    closure = make_closure(interp.global_env)
+                    body = DslBody(spec.name, closure, spec.subset, spec.inherit)
                 interp.tasks.register(definition, body, replace=True)
             except SchemeError as err:
                 if err.span is None:

@@ -25,6 +25,9 @@ PRINT_WIDTH = 200
 class SchemeRecord(BaseModel):
     """Base of every record: prints as ``#<kind field: value …>`` in the DSL."""
 
+    # Validators are built on first use, not at import: start-up stays fast.
+    model_config = ConfigDict(defer_build=True)
+
     def scheme_repr(self, write: bool) -> str:
         from ..printer import write_string
         from .values import to_scheme

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .errors import task_failure
@@ -22,6 +22,8 @@ from .records import ScriptResult
 
 #: Bytes kept of each output stream by default (1 MiB).
 MAX_OUTPUT = 1 << 20
+#: Seconds between checks of the running program (cancellation, its time limit) while a command runs.
+POLL_EVERY = 0.05
 CHUNK = 1 << 16
 
 
@@ -72,8 +74,14 @@ def run_script(
     env: Mapping[str, str] | None = None,
     shell: bool = False,
     max_output: int = MAX_OUTPUT,
+    poll: Callable[[], None] | None = None,
 ) -> ScriptResult:
-    """Run ``command`` and return what it did; ``env`` adds to (or overrides) the environment."""
+    """Run ``command`` and return what it did; ``env`` adds to (or overrides) the environment.
+
+    ``poll`` (the runtime's limit check) is called every :data:`POLL_EVERY` seconds while
+    the command runs; if it raises (the program was cancelled or ran out of time), the
+    command's whole process group is killed and the error propagates.
+    """
     argv = split_command(command, shell)
     if not argv:
         raise task_failure("bad_command", "run-script: empty command")
@@ -105,7 +113,12 @@ def run_script(
         reader.start()
     if input is not None:
         threading.Thread(target=_feed, args=(proc, input), daemon=True).start()
-    timed_out = not _wait(proc, readers, start, timeout)
+    try:
+        timed_out = not _wait(proc, readers, start, timeout, poll)
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
     if timed_out:
         _kill_group(proc)
         proc.wait()
@@ -132,21 +145,45 @@ def _feed(proc: subprocess.Popen[bytes], text: str) -> None:
         pass
 
 
-def _wait(proc: subprocess.Popen[bytes], readers: list[_Capture], start: float, timeout: float | None) -> bool:
+def _wait(
+    proc: subprocess.Popen[bytes],
+    readers: list[_Capture],
+    start: float,
+    timeout: float | None,
+    poll: Callable[[], None] | None = None,
+) -> bool:
     """Wait for the process and its output; False if the timeout came first."""
 
     def left() -> float | None:
         return None if timeout is None else max(0.0, start + timeout - time.monotonic())
 
-    try:
-        proc.wait(timeout=left())
-    except subprocess.TimeoutExpired:
-        return False
-    for reader in readers:
-        reader.join(left())
-        if reader.is_alive():
+    def done(wait: Callable[[float | None], bool]) -> bool:
+        """Call ``wait(seconds)`` until it succeeds (True) or the time is up (False), polling."""
+        while True:
+            remaining = left()
+            if poll is None:
+                return wait(remaining)
+            if wait(POLL_EVERY if remaining is None else min(remaining, POLL_EVERY)):
+                return True
+            if remaining is not None and remaining <= POLL_EVERY:
+                return False
+            poll()
+
+    def exited(seconds: float | None) -> bool:
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
             return False
-    return True
+        return True
+
+    def drained(reader: _Capture) -> Callable[[float | None], bool]:
+        def wait(seconds: float | None) -> bool:
+            reader.join(seconds)
+            return not reader.is_alive()
+
+        return wait
+
+    return done(exited) and all(done(drained(reader)) for reader in readers)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

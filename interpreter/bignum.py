@@ -1,0 +1,53 @@
+"""Conversions between exact integers and digits of any length.
+
+CPython refuses ``int(text)`` and ``str(n)`` beyond 4,300 decimal digits unless the
+process-wide limit is lifted; a library must not lift it for its host, so long
+numbers are split (divide and conquer) into pieces under the limit.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+#: Pieces stay under CPython's int/str conversion limit (4,300 digits).
+DIGIT_LIMIT = 4000
+
+
+def int_to_decimal(n: int) -> str:
+    """``str(n)`` for an integer of any size."""
+    if n < 0:
+        return "-" + int_to_decimal(-n)
+    if n.bit_length() < DIGIT_LIMIT * 3:
+        return str(n)
+    half = int(n.bit_length() * 0.30103) // 2
+    hi, lo = divmod(n, 10**half)
+    return int_to_decimal(hi) + int_to_decimal(lo).zfill(half)
+
+
+def decimal_to_int(digits: str) -> int:
+    """``int(digits)`` for an unsigned decimal digit string of any length."""
+    if len(digits) <= DIGIT_LIMIT:
+        return int(digits)
+    half = len(digits) // 2
+    return decimal_to_int(digits[:-half]) * 10**half + decimal_to_int(digits[-half:])
+
+
+def digits_to_int(text: str, radix: int = 10) -> int:
+    """``int(text, radix)`` (optional sign) for digit strings of any length."""
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    if radix != 10 or len(body) <= DIGIT_LIMIT:
+        return int(text, radix)  # power-of-two radixes have no limit
+    return sign * decimal_to_int(body)
+
+
+def decimal_fraction(text: str) -> Fraction:
+    """``Fraction(text)`` for a decimal like ``-12.5e3`` of any length."""
+    mantissa, _, exponent = text.lower().partition("e")
+    sign = -1 if mantissa.startswith("-") else 1
+    whole, _, frac = mantissa.lstrip("+-").partition(".")
+    value = Fraction(decimal_to_int((whole + frac) or "0"), 10 ** len(frac))
+    if exponent:
+        power = int(exponent)
+        value = value * 10**power if power >= 0 else value / 10**-power
+    return sign * value

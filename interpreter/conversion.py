@@ -1,0 +1,300 @@
+"""Values crossing the Python boundary, both ways, by one table.
+
+=============================  ==============================  ==============================
+Scheme                         Python (out: ``eval``, args)    back into Scheme
+=============================  ==============================  ==============================
+proper list ``(1 2)``          ``list`` ``[1, 2]``             proper list
+empty list ``'()``             ``[]``                          ``'()``
+other pair ``(1 . 2)``         :class:`Pair` (unchanged)       the same pair
+vector ``#(1 2)``              ``tuple`` ``(1, 2)``            vector
+hash table                     ``dict`` (keys converted too)   hash table (``equal?`` keys)
+string (literal or mutable)    ``str``                         string (immutable)
+exact integer                  ``int``                         exact integer
+exact rational                 ``fractions.Fraction``          exact rational
+inexact real                   ``float``                       inexact real
+``#t`` / ``#f``                ``True`` / ``False``            ``#t`` / ``#f``
+symbol                         :class:`Symbol`                 symbol
+unspecified (``VOID``)         ``None``                        unspecified
+bytevector                     ``bytes``                       bytevector (``bytes``, ``bytearray``)
+``define-record-type`` record  a pydantic model (one class     the original record type
+                               per record type)
+task records (``TaskResult``)  the same pydantic model         the same model
+procedure, task                :class:`SchemeProcedure`        the procedure it wraps
+                               (callable; runs in its
+                               interpreter)
+Python callable                (none)                          a procedure calling it
+                                                               (arguments and result
+                                                               converted)
+anything else (chars,          unchanged                       unchanged (opaque to the DSL)
+keywords, ports, host objects)
+=============================  ==============================  ==============================
+
+Element values are converted recursively. A structure that contains itself cannot be
+converted (a ``value-error``); a list whose tail loops or is not ``'()`` stays a
+:class:`Pair`. A dict key that would be unhashable as Python stays a Scheme value.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from .datatypes import (
+    NIL,
+    VOID,
+    MString,
+    Nil,
+    Pair,
+    Primitive,
+    Procedure,
+    Record,
+    RecordType,
+    Values,
+    Void,
+)
+from .errors import SchemeError
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+
+class SchemeProcedure:
+    """A DSL procedure (or task) seen from Python: calling it runs it in its interpreter.
+
+    Positional arguments and keyword arguments (``#:name value``) are converted to
+    Scheme; the result is converted back. ``procedure`` is the Scheme object itself.
+    """
+
+    __slots__ = ("interp", "procedure")
+
+    def __init__(self, interp: Interpreter, procedure: Procedure) -> None:
+        self.interp = interp
+        self.procedure = procedure
+
+    @property
+    def name(self) -> str:
+        return self.procedure.name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.interp.apply(self.procedure, *args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is SchemeProcedure and other.procedure is self.procedure
+
+    def __hash__(self) -> int:
+        return hash(id(self.procedure))
+
+    def __repr__(self) -> str:
+        return f"<scheme procedure {self.name}>"
+
+
+class RecordModel(BaseModel):
+    """Base of the pydantic models that ``define-record-type`` records become."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
+
+
+class Converter:
+    """The conversions of one interpreter (record models and procedures belong to it)."""
+
+    def __init__(self, interp: Interpreter, wrap_callable: Callable[[Callable[..., Any]], Procedure]) -> None:
+        self.interp = interp
+        self.wrap_callable = wrap_callable
+        self._models: dict[int, tuple[RecordType, type[RecordModel], list[str]]] = {}
+        self._record_types: dict[type[BaseModel], tuple[RecordType, list[str]]] = {}
+
+    # -- Scheme → Python ---------------------------------------------------------------
+    def to_python(self, x: Any) -> Any:
+        """``x`` as a Python value (see the module's table)."""
+        try:
+            return self._py(x, set())
+        except RecursionError:
+            raise SchemeError("value is nested too deeply to convert to Python", kind="value-error") from None
+
+    def _py(self, x: Any, active: set[int]) -> Any:
+        t = type(x)
+        if t is int or t is str or t is float or t is bool or t is Fraction:
+            return x
+        if t is MString:
+            return str(x)
+        if t is Void:
+            return None
+        if t is Nil:
+            return []
+        if t is Pair:
+            items = proper_items(x)
+            if items is None:
+                return x
+            return self._inside(x, active, lambda: [self._py(item, active) for item in items])
+        if t is list:
+            return self._inside(x, active, lambda: tuple(self._py(item, active) for item in x))
+        if t is bytearray:
+            return bytes(x)
+        if t is Record:
+            return self._inside(x, active, lambda: self._record_to_model(x, active))
+        if t is Values:
+            return Values([self._py(item, active) for item in x.items])
+        if isinstance(x, Procedure):
+            return self._procedure_to_python(x)
+        from .primitives.hashtables import HashTable
+
+        if t is HashTable:
+            return self._inside(x, active, lambda: self._table_to_dict(x, active))
+        return x
+
+    def _inside(self, x: Any, active: set[int], build: Callable[[], Any]) -> Any:
+        """Run ``build`` for the container ``x``, refusing a container inside itself."""
+        key = id(x)
+        if key in active:
+            raise SchemeError("cannot convert a structure that contains itself", kind="value-error")
+        active.add(key)
+        try:
+            return build()
+        finally:
+            active.discard(key)
+
+    def _table_to_dict(self, table: Any, active: set[int]) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for key, value in table.entries.values():
+            py_key = self._py(key, active)
+            try:
+                hash(py_key)
+            except TypeError:
+                py_key = key
+            out[py_key] = self._py(value, active)
+        return out
+
+    def _procedure_to_python(self, proc: Procedure) -> Any:
+        if type(proc) is Primitive:
+            host = getattr(proc.fn, "host_callable", None)
+            if host is not None:
+                return host
+        return SchemeProcedure(self.interp, proc)
+
+    def _record_to_model(self, record: Record, active: set[int]) -> BaseModel:
+        _, model, names = self.record_model(record.rtype)
+        return model(**{name: self._py(value, active) for name, value in zip(names, record.values)})
+
+    def record_model(self, rtype: RecordType) -> tuple[RecordType, type[RecordModel], list[str]]:
+        """The pydantic model class of a record type (made once) and its Python field names."""
+        found = self._models.get(id(rtype))
+        if found is not None and found[0] is rtype:
+            return found
+        names = python_names(rtype.fields)
+        fields: dict[str, Any] = {name: (Any, ...) for name in names}
+        model = create_model(class_name(rtype.name), __base__=RecordModel, **fields)
+        model.__doc__ = f"The Scheme record type {rtype.name}."
+        entry = (rtype, model, names)
+        self._models[id(rtype)] = entry
+        self._record_types[model] = (rtype, names)
+        return entry
+
+    # -- Python → Scheme ---------------------------------------------------------------
+    def to_scheme(self, x: Any) -> Any:
+        """``x`` as a Scheme value (see the module's table)."""
+        try:
+            return self._scm(x, set())
+        except RecursionError:
+            raise SchemeError("value is nested too deeply to convert to Scheme", kind="value-error") from None
+
+    def _scm(self, x: Any, active: set[int]) -> Any:
+        t = type(x)
+        if t is int or t is str or t is float or t is bool or t is Fraction:
+            return x
+        if x is None:
+            return VOID
+        if t is list:
+            if not x:
+                return NIL
+            return self._inside(x, active, lambda: _scheme_list([self._scm(item, active) for item in x]))
+        if t is tuple:
+            return self._inside(x, active, lambda: [self._scm(item, active) for item in x])
+        if t is dict:
+            return self._inside(x, active, lambda: self._dict_to_table(x, active))
+        if t is bytes or t is bytearray:
+            return bytearray(x)
+        if t is SchemeProcedure:
+            if x.interp is self.interp:
+                return x.procedure
+            return self.wrap_callable(x)
+        if isinstance(x, BaseModel):
+            found = self._record_types.get(type(x))
+            if found is None:
+                return x
+            rtype, names = found
+            return Record(rtype, [self._scm(getattr(x, name), active) for name in names])
+        if isinstance(x, bool):
+            return bool(x)
+        if isinstance(x, int):
+            return int(x)
+        if isinstance(x, float):
+            return float(x)
+        if isinstance(x, str):
+            return str(x)
+        if isinstance(x, (Procedure, type)):
+            return x
+        if callable(x):
+            return self.wrap_callable(x)
+        return x
+
+    def _dict_to_table(self, d: dict[Any, Any], active: set[int]) -> Any:
+        from .primitives.hashtables import HashTable
+
+        table = HashTable()
+        for key, value in d.items():
+            table.set(self._scm(key, active), self._scm(value, active))
+        return table
+
+
+def proper_items(x: Any) -> list[Any] | None:
+    """The elements of the proper list ``x``, or None if its tail loops or is not ``'()``."""
+    items: list[Any] = []
+    slow = x
+    while type(x) is Pair:
+        items.append(x.car)
+        x = x.cdr
+        if type(x) is not Pair:
+            break
+        items.append(x.car)
+        x = x.cdr
+        slow = slow.cdr
+        if x is slow:
+            return None
+    return items if x is NIL else None
+
+
+def _scheme_list(items: list[Any]) -> Any:
+    result: Any = NIL
+    for item in reversed(items):
+        result = Pair(item, result)
+    return result
+
+
+_NOT_WORD = re.compile(r"\W")
+
+
+def python_names(fields: list[str]) -> list[str]:
+    """Valid, distinct pydantic field names for Scheme field names (``first-name`` → ``first_name``)."""
+    out: list[str] = []
+    for field in fields:
+        name = _NOT_WORD.sub("_", str(field)).strip("_") or "field"
+        if name[0].isdigit():
+            name = "f_" + name
+        if keyword.iskeyword(name) or hasattr(BaseModel, name):
+            name += "_"
+        while name in out:
+            name += "_"
+        out.append(name)
+    return out
+
+
+def class_name(type_name: str) -> str:
+    """``<point>`` or ``task-note`` → ``Point`` / ``TaskNote``: a class name for a record type."""
+    words = [w for w in _NOT_WORD.sub(" ", type_name.replace("_", " ")).split() if w]
+    name = "".join(w[:1].upper() + w[1:] for w in words) or "Record"
+    return name if not name[0].isdigit() else "Record" + name

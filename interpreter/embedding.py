@@ -1,0 +1,192 @@
+"""Host functions inside the DSL: ``@interp.primitive``, ``@interp.task`` and ``aeval``.
+
+A host function sees Python values and returns one (see :mod:`.conversion`); its
+arity comes from its signature, and an exception it raises becomes a taskscheme
+error the program can ``guard`` (the original is the error's ``__cause__``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import threading
+import typing
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pydantic
+
+from .datatypes import Keyword, Primitive, arity_text
+from .errors import arity_error
+from .evaluator import PASS_THROUGH, python_exception
+from .limits import CancelToken
+from .primitives.registry import signature_arity
+from .tasks.arguments import split_keywords
+from .tasks.errors import from_validation, validation_error
+from .tasks.records import TaskDefinition, TaskParam
+from .tasks.templates import normal_name
+
+if TYPE_CHECKING:
+    from .conversion import Converter
+    from .interpreter import Interpreter
+
+
+def dsl_name(fn: Callable[..., Any]) -> str:
+    """The DSL name of a Python function: ``word_count`` → ``word-count``."""
+    return getattr(fn, "__name__", "host-function").strip("_").replace("_", "-") or "host-function"
+
+
+def _takes_keywords(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in params)
+
+
+def _arity(fn: Callable[..., Any]) -> tuple[int, int | None]:
+    try:
+        return signature_arity(fn)
+    except (TypeError, ValueError):  # some built-ins have no signature
+        return 0, None
+
+
+def call_host(name: str, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Call a host function; its Python exceptions become taskscheme errors."""
+    try:
+        return fn(*args, **kwargs)
+    except PASS_THROUGH:
+        raise
+    except Exception as exc:
+        err = python_exception(exc, name)
+        err.details = {"exception": type(exc).__name__}
+        raise err from exc
+
+
+def host_procedure(convert: Converter, fn: Callable[..., Any], name: str | None = None, doc: str = "") -> Primitive:
+    """``fn`` as a DSL procedure: arguments converted to Python, the result back to Scheme.
+
+    A function with keyword parameters also accepts ``#:name value`` arguments.
+    """
+    who = name or dsl_name(fn)
+    lo, hi = _arity(fn)
+    keywords = _takes_keywords(fn)
+    to_python, to_scheme = convert.to_python, convert.to_scheme
+
+    def call(*args: Any) -> Any:
+        kwargs: dict[str, Any] = {}
+        positional = list(args)
+        if keywords and any(type(a) is Keyword for a in args):
+            positional, named = split_keywords(who, positional)
+            kwargs = {normal_name(k): to_python(v) for k, v in named.items()}
+        n = len(positional)
+        if n < lo or (hi is not None and n > hi):
+            raise arity_error(who, arity_text(lo, hi), n)
+        return to_scheme(call_host(who, fn, [to_python(a) for a in positional], kwargs))
+
+    call.host_callable = fn  # type: ignore[attr-defined]
+    text = doc or (inspect.getdoc(fn) or "").split("\n")[0]
+    return Primitive(who, call, lo, None if keywords else hi, text)
+
+
+# -- tasks ---------------------------------------------------------------------------
+def _parameter_model(name: str, fn: Callable[..., Any]) -> tuple[type[pydantic.BaseModel], list[inspect.Parameter]]:
+    """A pydantic model whose fields are ``fn``'s parameters, typed by its hints."""
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:  # unresolvable forward references: validate what can be
+        hints = getattr(fn, "__annotations__", {})
+    params = list(inspect.signature(fn).parameters.values())
+    fields: dict[str, Any] = {}
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise validation_error(f"task {name}: *{p.name} parameters are not supported in tasks", p.name)
+        annotation = hints.get(p.name, Any)
+        fields[p.name] = (annotation, ... if p.default is p.empty else p.default)
+    config = pydantic.ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
+    model = pydantic.create_model(f"{name}-parameters", __config__=config, **fields)
+    return model, params
+
+
+def host_task(interp: Interpreter, fn: Callable[..., Any], name: str | None = None, description: str = "") -> None:
+    """Register ``fn`` as a procedure task whose arguments pydantic validates from its type hints.
+
+    A bad argument is a ``VALIDATION_ERROR`` whose path names the parameter.
+    """
+    task = name or dsl_name(fn)
+    model, params = _parameter_model(task, fn)
+    convert = interp.converter
+    definition = TaskDefinition(
+        name=task,
+        type="procedure",
+        description=description or (inspect.getdoc(fn) or "").split("\n")[0],
+        params=[
+            TaskParam(name=p.name.replace("_", "-"))
+            if p.default is p.empty
+            else TaskParam(name=p.name.replace("_", "-"), required=False, default=convert.to_scheme(p.default))
+            for p in params
+        ],
+    )
+
+    def run(bound: dict[str, Any]) -> Any:
+        values = {normal_name(k): convert.to_python(v) for k, v in bound.items()}
+        try:
+            checked = model.model_validate(values)
+        except pydantic.ValidationError as exc:
+            raise from_validation(exc, f"task {task}") from None
+        kwargs = {p.name: getattr(checked, p.name) for p in params}
+        return convert.to_scheme(call_host(f"task {task}", fn, [], kwargs))
+
+    run.takes_bound_arguments = True  # type: ignore[attr-defined]
+    interp.tasks.register(definition, run, replace=True)
+
+
+# -- asynchronous evaluation -----------------------------------------------------------
+async def evaluate_async(interp: Interpreter, source: str, filename: str) -> Any:
+    """Evaluate on a worker thread; cancelling the awaiting task stops the program.
+
+    On cancellation the program is stopped at its next check (a running script is
+    killed), and the coroutine waits for the worker to finish before re-raising
+    :class:`asyncio.CancelledError`, so the interpreter is idle and usable again.
+    """
+    token = CancelToken()
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def finish(ok: bool, value: Any) -> None:
+        if not done.done():
+            done.set_exception(value) if not ok else done.set_result(value)
+
+    def work() -> None:
+        try:
+            result = (True, interp.eval_with(token, source, filename))
+        except BaseException as exc:  # handed to the awaiting coroutine
+            result = (False, exc)
+        with contextlib.suppress(RuntimeError):  # the loop may have closed
+            loop.call_soon_threadsafe(finish, *result)
+
+    worker = threading.Thread(target=work, name="taskscheme-aeval", daemon=True)
+    worker.start()
+    try:
+        return await asyncio.shield(done)
+    except asyncio.CancelledError:
+        token.cancel()
+        interp.runtime.interrupted = True
+        interp.runtime.check_at = 0
+        await _settle(done)
+        raise
+
+
+async def _settle(done: asyncio.Future[Any]) -> None:
+    """Wait for the cancelled program to stop, whatever else is cancelled meanwhile."""
+    while not done.done():
+        try:
+            await asyncio.shield(done)
+        except asyncio.CancelledError:
+            continue
+        except BaseException:
+            break
+    if done.done() and not done.cancelled():
+        done.exception()  # mark it retrieved
+

@@ -1,0 +1,208 @@
+"""AST nodes of the composition forms: sequential pipelines, director-evaluator loops, with-evaluation.
+
+Each node compiles its phases once and, when run, makes the frames the analyzer
+planned (see :mod:`interpreter.forms.composition`) and hands them to the run-time
+drivers in :mod:`interpreter.tasks.sequence` and :mod:`interpreter.tasks.loop`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..datatypes import Span, Symbol
+from ..env import Env
+from ..errors import SchemeError
+from ..tasks.loop import LoopPhases, ScriptStage, run_loop
+from ..tasks.records import ContextManagement
+from ..tasks.sequence import Step, run_sequence
+from .core import Node, Run
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+PREVIOUS_OUTPUTS = Symbol.intern("previous-outputs")
+DEFAULT_MAX_ITERATIONS = 5
+
+
+@dataclass
+class ContextFrame:
+    """How a form's base frame is made: its bindings (evaluated where the form is) and whether
+    its outer frame is the enclosing one (``full``) or the global frame."""
+
+    bindings: list[tuple[Symbol, Node]]
+    full: bool
+    global_env: Env
+
+    def compile(self) -> Callable[[Env], Env]:
+        names = [n for n, _ in self.bindings]
+        inits = [node.compile(False) for _, node in self.bindings]
+        full, global_env = self.full, self.global_env
+
+        def base(env: Env) -> Env:
+            return Env(dict(zip(names, [init(env) for init in inits])), env if full else global_env)
+
+        return base
+
+
+def with_hint(run: Run, hidden: frozenset[str]) -> Run:
+    """``run``, with unbound-variable errors for enclosing locals explained."""
+    if not hidden:
+        return run
+
+    def hinted(env: Env) -> Any:
+        try:
+            return run(env)
+        except SchemeError as err:
+            name = err.message.removeprefix("unbound variable: ")
+            if err.kind == "unbound-variable" and name in hidden and "inputs" not in err.message:
+                err.message += (
+                    f" ({name} is a local variable outside the form, which does not inherit it: "
+                    f"pass it with (inputs ({name} {name})) or use (context (inherit full) (fresh disabled)))"
+                )
+            raise
+
+    return hinted
+
+
+def _located(err: SchemeError, span: Span | None) -> SchemeError:
+    if err.span is None:
+        err.span = span
+    return err
+
+
+class Sequential(Node):
+    """``sequential`` / ``sequential/strict``: steps in order with a history."""
+
+    __slots__ = ("context", "frame", "hidden", "interp", "label", "steps", "strict")
+
+    def __init__(
+        self,
+        steps: list[tuple[str, Node, Span | None]],
+        context: ContextManagement,
+        frame: ContextFrame,
+        strict: bool,
+        interp: Interpreter,
+        label: str,
+        hidden: frozenset[str],
+        span: Span | None,
+    ) -> None:
+        self.steps, self.context, self.frame, self.strict = steps, context, frame, strict
+        self.interp, self.label, self.hidden, self.span = interp, label, hidden, span
+
+    def compile(self, tail: bool) -> Run:
+        steps = [Step(name, with_hint(node.compile(False), self.hidden), span) for name, node, span in self.steps]
+        base_of = self.frame.compile()
+        context, strict, interp, label = self.context, self.strict, self.interp, self.label
+
+        def sequential(env: Env) -> Any:
+            base = base_of(env)
+
+            def frame(previous: Any) -> Env:
+                return Env({PREVIOUS_OUTPUTS: previous}, base)
+
+            return run_sequence(steps, context, frame, strict, interp.events, label)
+
+        return sequential
+
+
+@dataclass
+class LoopClauses:
+    """The analysed clauses of a director-evaluator loop."""
+
+    director: Node
+    evaluator: Node
+    spans: dict[str, Span | None] = field(default_factory=dict)
+    max_iterations: Node | None = None
+    termination: Node | None = None
+    script_command: Node | None = None
+    script_timeout: Node | None = None
+    uses_previous: bool = True
+
+
+class DirectorEvaluatorLoop(Node):
+    """``director-evaluator-loop``: generate, evaluate with feedback, repeat."""
+
+    __slots__ = ("clauses", "context", "frame", "hidden", "interp", "label")
+
+    def __init__(
+        self,
+        clauses: LoopClauses,
+        context: ContextManagement,
+        frame: ContextFrame,
+        interp: Interpreter,
+        label: str,
+        hidden: frozenset[str],
+        span: Span | None,
+    ) -> None:
+        self.clauses, self.context, self.frame, self.interp = clauses, context, frame, interp
+        self.label, self.hidden, self.span = label, hidden, span
+
+    def compile(self, tail: bool) -> Run:
+        c, hidden, interp = self.clauses, self.hidden, self.interp
+        script = None
+        if c.script_command is not None:
+            from ..tasks.calls import check_scripts_allowed
+
+            script = ScriptStage(
+                command=with_hint(c.script_command.compile(False), hidden),
+                timeout=c.script_timeout.compile(False) if c.script_timeout is not None else None,
+                check_allowed=lambda: check_scripts_allowed(interp, "director-evaluator-loop script-execution"),
+                events=interp.events,
+            )
+        phases = LoopPhases(
+            director=with_hint(c.director.compile(False), hidden),
+            evaluator=with_hint(c.evaluator.compile(False), hidden),
+            script=script,
+            termination=with_hint(c.termination.compile(False), hidden) if c.termination is not None else None,
+            spans=dict(c.spans),
+            uses_previous=c.uses_previous,
+        )
+        limit = c.max_iterations.compile(False) if c.max_iterations is not None else None
+        base_of = self.frame.compile()
+        context, label, span = self.context, self.label, self.span
+        rt = interp.runtime
+        limit_span = c.spans.get("max-iterations")
+
+        def director_evaluator_loop(env: Env) -> Any:
+            n = limit(env) if limit is not None else DEFAULT_MAX_ITERATIONS
+            if type(n) is not int or n < 1:
+                from ..printer import write_string
+
+                raise SchemeError(
+                    f"director-evaluator-loop: (max-iterations …) must be a positive integer, got {write_string(n)}",
+                    kind="type-error",
+                    span=limit_span or span,
+                )
+            try:
+                base = base_of(env)
+            except SchemeError as err:
+                raise _located(err, span) from None
+            return run_loop(phases, base, n, context, interp.events, label, rt.check)
+
+        return director_evaluator_loop
+
+
+class WithEvaluation(Node):
+    """``with-evaluation``: re-run a director while it asks for evaluation."""
+
+    __slots__ = ("body", "interp", "max_rounds")
+
+    def __init__(self, body: Node, max_rounds: Node | None, interp: Interpreter, span: Span | None) -> None:
+        self.body, self.max_rounds, self.interp, self.span = body, max_rounds, interp, span
+
+    def compile(self, tail: bool) -> Run:
+        from ..tasks.dynamic import evaluation_rounds
+
+        body = self.body.compile(False)
+        limit = self.max_rounds.compile(False) if self.max_rounds is not None else None
+        interp, span = self.interp, self.span
+
+        def with_evaluation(env: Env) -> Any:
+            try:
+                return evaluation_rounds(body, env, limit(env) if limit is not None else None, interp)
+            except SchemeError as err:
+                raise _located(err, span) from None
+
+        return with_evaluation

@@ -1,0 +1,422 @@
+"""The director-evaluator loop at run time: phases, data-flow frames, stopping, the result.
+
+Per iteration the loop extends the environment frame by frame, as the design
+describes: the director's frame holds the inputs (in the base frame), the iteration
+number and the previous feedback; its value is bound as ``director-result`` and
+``solution`` (with the script's output) in a child frame the evaluator runs in;
+the evaluation is bound in a last child frame the termination condition sees.
+The AST node (:class:`~interpreter.nodes.composition.DirectorEvaluatorLoop`)
+compiles the phases; :func:`run_loop` drives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pydantic
+from pydantic import Field
+
+from ..datatypes import MString, Symbol, make_list
+from ..env import Env
+from ..errors import SchemeError
+from .errors import TaskError, invalid_output
+from .evaluation import parse_verdict
+from .records import ContextManagement, EvaluationNotes, EvaluationResult, SchemeRecord, ScriptOutput, TaskResult
+from .scripts import run_script
+from .sequence import content_of, is_runtime_limit
+from .tracing import EventHub, first_line, now
+
+#: Default seconds a loop's script stage may run.
+SCRIPT_TIMEOUT = 300.0
+#: Characters of script output kept in a latest-only history entry.
+KEPT_OUTPUT = 200
+
+S = Symbol.intern
+CURRENT_ITERATION = S("current-iteration")
+EVALUATION_FEEDBACK = S("evaluation-feedback")
+EVALUATION_SUCCESS = S("evaluation-success")
+PREVIOUS_RESULTS = S("previous-results")
+LAST_EVALUATOR_OUTPUT = S("last-evaluator-output")
+DIRECTOR_RESULT = S("director-result")
+SOLUTION = S("solution")
+SCRIPT_STDOUT = S("script-stdout")
+SCRIPT_STDERR = S("script-stderr")
+SCRIPT_EXIT_CODE = S("script-exit-code")
+EVALUATION = S("evaluation")
+
+#: The names of each frame, in the order the phases see them.
+DIRECTOR_NAMES = (CURRENT_ITERATION, EVALUATION_FEEDBACK, EVALUATION_SUCCESS, PREVIOUS_RESULTS, LAST_EVALUATOR_OUTPUT)
+SOLUTION_NAMES = (DIRECTOR_RESULT, SOLUTION, SCRIPT_STDOUT, SCRIPT_STDERR, SCRIPT_EXIT_CODE)
+EVALUATION_NAMES = (EVALUATION,)
+
+LoopStatus = Literal["COMPLETE", "MAX_ITERATIONS", "FAILED", "ESCALATE"]
+StopReason = Literal["evaluator_success", "termination_condition", "max_iterations", "error"]
+
+
+# -- records -----------------------------------------------------------------------
+class LoopIteration(SchemeRecord):
+    """One iteration: the director's output, the script's output and the evaluation."""
+
+    iteration: int
+    output: TaskResult | None = None
+    script_output: ScriptOutput | None = None
+    evaluation: EvaluationResult | None = None
+
+
+class LoopError(SchemeRecord):
+    """The execution error that ended a loop: in which iteration and phase."""
+
+    type: str
+    message: str
+    iteration: int
+    phase: Literal["director", "script", "evaluator", "termination"]
+    location: str | None = None
+
+
+class LoopResult(SchemeRecord):
+    """What a director-evaluator loop returns.
+
+    ``status`` is COMPLETE when it succeeded (the evaluator said so, or the termination
+    condition held), MAX_ITERATIONS when it ran out, FAILED on an execution error;
+    quality gates mark an exhausted loop ESCALATE. ``stop_reason`` says which.
+    """
+
+    final_output: TaskResult | None = None
+    final_evaluation: EvaluationResult | None = None
+    success: bool = False
+    iterations_completed: int = 0
+    iteration_history: list[LoopIteration] = Field(default_factory=list)
+    status: LoopStatus = "COMPLETE"
+    error: LoopError | None = None
+    stop_reason: StopReason = "max_iterations"
+
+
+# -- values into records ---------------------------------------------------------------
+def as_task_result(value: Any) -> TaskResult:
+    """A director's value as a TaskResult: results as they are, a plain value wrapped."""
+    if isinstance(value, TaskResult):
+        return value
+    return TaskResult(content=content_of(value), status="COMPLETE", notes={})
+
+
+def as_evaluation(value: Any, who: str) -> EvaluationResult:
+    """An evaluator's answer as an EvaluationResult.
+
+    Accepted: an EvaluationResult; a TaskResult with ``success``/``feedback`` notes (or
+    whose content is a JSON verdict); ``#t``/``#f``; a hash table or association list
+    with ``success``, ``feedback`` and other details; text holding a JSON object
+    (fenced or not). Anything else is INVALID_OUTPUT showing the value.
+    """
+    if isinstance(value, EvaluationResult):
+        return value
+    if type(value) is bool:
+        notes = EvaluationNotes(success=value, feedback="", details=None, script_output=None)
+        return EvaluationResult(content="", status="COMPLETE", notes=notes)
+    if isinstance(value, TaskResult):
+        if isinstance(value.notes, dict) and "success" in value.notes:
+            return _from_fields(who, value.notes, value.content, value.status)
+        return EvaluationResult(content=value.content, notes=parse_verdict(who, value.content))
+    if isinstance(value, (str, MString)):
+        text = str(value)
+        return EvaluationResult(content=text, notes=parse_verdict(who, text))
+    from ..primitives.hashtables import HashTable
+    from .values import is_alist, to_python
+
+    if type(value) is HashTable or is_alist(value) or type(value) is dict:
+        data = to_python(value, who)
+        return _from_fields(who, data, str(data.get("feedback", "")), "COMPLETE")
+    from ..printer import write_string
+
+    text = write_string(value)
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    raise invalid_output(
+        f"{who}: cannot read an evaluation from {shown} (expected #t/#f, an evaluation, a task result, "
+        "an association list or hash table with success and feedback, or JSON text)",
+        [f"unexpected evaluator answer: {shown}"],
+    )
+
+
+def _from_fields(who: str, data: dict[str, Any], content: str, status: str) -> EvaluationResult:
+    violations = []
+    if not isinstance(data.get("success"), bool):
+        violations.append("success must be true or false" if "success" in data else "success is missing")
+    if "feedback" in data and not isinstance(data["feedback"], str):
+        violations.append("feedback must be a string")
+    if violations:
+        raise invalid_output(f"{who}: evaluator answer is invalid: {'; '.join(violations)}", violations)
+    try:
+        notes = EvaluationNotes(**data)
+        return EvaluationResult(content=content, status=status, notes=notes)  # type: ignore[arg-type]
+    except pydantic.ValidationError as exc:
+        found = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+        raise invalid_output(f"{who}: evaluator answer is invalid: {'; '.join(found)}", found) from None
+
+
+def with_script_output(evaluation: EvaluationResult, output: ScriptOutput) -> EvaluationResult:
+    """A copy of ``evaluation`` whose notes hold the script's output."""
+    notes = evaluation.notes.model_copy(update={"script_output": output})
+    return evaluation.model_copy(update={"notes": notes})
+
+
+def stripped(entry: LoopIteration) -> LoopIteration:
+    """An entry with its notes only: no director content, no evaluator text, short script output."""
+
+    def cut(text: str) -> str:
+        return text if len(text) <= KEPT_OUTPUT else text[: KEPT_OUTPUT - 1] + "…"
+
+    output = entry.output
+    if output is not None and output.content:
+        output = TaskResult(content="", status=output.status, notes=output.notes)
+    script = entry.script_output
+    if script is not None and (len(script.stdout) > KEPT_OUTPUT or len(script.stderr) > KEPT_OUTPUT):
+        script = ScriptOutput(
+            stdout=cut(script.stdout), stderr=cut(script.stderr), exit_code=script.exit_code
+        )
+    evaluation = entry.evaluation
+    if evaluation is not None:
+        notes = evaluation.notes
+        if notes.script_output is not None:
+            notes = notes.model_copy(update={"script_output": script})
+        evaluation = EvaluationResult(content="", status=evaluation.status, notes=notes)
+    return LoopIteration(
+        iteration=entry.iteration, output=output, script_output=script, evaluation=evaluation
+    )
+
+
+# -- running ---------------------------------------------------------------------------
+@dataclass
+class ScriptStage:
+    """The compiled ``script-execution`` clause: the command and its options, each run in the solution frame."""
+
+    command: Callable[[Env], Any]
+    timeout: Callable[[Env], Any] | None
+    check_allowed: Callable[[], None]
+    events: EventHub | None = None
+
+
+@dataclass
+class LoopPhases:
+    """A loop's compiled phases."""
+
+    director: Callable[[Env], Any]
+    evaluator: Callable[[Env], Any]
+    script: ScriptStage | None
+    termination: Callable[[Env], Any] | None
+    spans: dict[str, Any]
+    #: Whether any phase mentions ``previous-results`` (if none does, the list is not built).
+    uses_previous: bool = True
+
+
+class Draft:
+    """The iteration being run, filled in as its phases finish (so a failure keeps what was done)."""
+
+    __slots__ = ("evaluation", "iteration", "output", "script_output")
+
+    def __init__(self, iteration: int) -> None:
+        self.iteration = iteration
+        self.output: TaskResult | None = None
+        self.script_output: ScriptOutput | None = None
+        self.evaluation: EvaluationResult | None = None
+
+    def record(self) -> LoopIteration:
+        return LoopIteration(
+            iteration=self.iteration, output=self.output, script_output=self.script_output, evaluation=self.evaluation
+        )
+
+
+class PhaseError(Exception):
+    """Carries a phase's SchemeError to the loop's driver."""
+
+    def __init__(self, phase: str, error: SchemeError) -> None:
+        super().__init__(error.message)
+        self.phase = phase
+        self.error = error
+
+
+def run_loop(
+    phases: LoopPhases,
+    base: Env,
+    max_iterations: int,
+    context: ContextManagement,
+    hub: EventHub,
+    label: str,
+    check: Callable[[], None],
+) -> LoopResult:
+    """Run the loop from the base frame (inputs bound) and return its :class:`LoopResult`."""
+    accumulate = context.accumulate_data
+    full = context.accumulation_format == "full_output"
+    history: list[LoopIteration] = []
+    seen: list[Any] = []  # what previous-results shows, oldest first
+    last_output: TaskResult | None = None
+    last_eval: EvaluationResult | None = None
+    completed = 0
+    result_status: LoopStatus = "MAX_ITERATIONS"
+    reason: StopReason = "max_iterations"
+    success = False
+    error: LoopError | None = None
+    hub.progress.begin()
+    loop_start = now()
+    try:
+        for k in range(max_iterations):
+            check()
+            start = now()
+            entry = Draft(k)
+            try:
+                output, evaluation, stop = _iteration(phases, base, k, accumulate, seen, last_eval, entry)
+            except PhaseError as failure:
+                err = failure.error
+                location = err.span if err.span is not None else phases.spans.get(failure.phase)
+                kind = err.error_type if isinstance(err, TaskError) else err.kind
+                error = LoopError(
+                    type=kind,
+                    message=err.message,
+                    iteration=k,
+                    phase=failure.phase,  # type: ignore[arg-type]
+                    location=str(location) if location is not None else None,
+                )
+                if entry.output is not None:
+                    last_output = entry.output
+                    history.append(entry.record() if accumulate else stripped(entry.record()))
+                result_status, reason = "FAILED", "error"
+                hub.finish("iteration", f"{label}#{k}", start, "error", info={"iteration": k, "phase": failure.phase})
+                break
+            completed += 1
+            last_output, last_eval = output, evaluation
+            record = entry.record()
+            history.append(record if accumulate else stripped(record))
+            if accumulate and phases.uses_previous:
+                seen.append(record if full else stripped(record))
+            feedback = first_line(evaluation.notes.feedback)
+            hub.finish(
+                "iteration",
+                f"{label}#{k}",
+                start,
+                "success" if stop else "continue",
+                info={"iteration": k, "success": evaluation.notes.success, "feedback": feedback},
+            )
+            hub.progress.update(f"{label}: iteration {k + 1} of {max_iterations} · {feedback}")
+            if stop:
+                success, result_status = True, "COMPLETE"
+                reason = stop
+                break
+    finally:
+        hub.progress.end()
+    result = LoopResult(
+        final_output=last_output,
+        final_evaluation=last_eval,
+        success=success,
+        iterations_completed=completed,
+        iteration_history=history,
+        status=result_status,
+        error=error,
+        stop_reason=reason,
+    )
+    hub.finish("loop", label, loop_start, result_status, info={"iterations": completed, "stop_reason": reason})
+    return result
+
+
+def _iteration(
+    phases: LoopPhases,
+    base: Env,
+    k: int,
+    accumulate: bool,
+    seen: list[Any],
+    last_eval: EvaluationResult | None,
+    entry: Draft,
+) -> tuple[TaskResult, EvaluationResult, StopReason | None]:
+    """One iteration; fills ``entry`` as phases finish (so a failure keeps what was done)."""
+    if accumulate and last_eval is not None:
+        feedback, succeeded = last_eval.notes.feedback, last_eval.notes.success
+    else:  # first iteration, or latest-only: only last-evaluator-output carries over
+        feedback, succeeded = "", False
+    director_frame = Env(
+        {
+            CURRENT_ITERATION: k,
+            EVALUATION_FEEDBACK: feedback,
+            EVALUATION_SUCCESS: succeeded,
+            PREVIOUS_RESULTS: make_list(seen),
+            LAST_EVALUATOR_OUTPUT: last_eval if last_eval is not None else False,
+        },
+        base,
+    )
+    output = as_task_result(_phase("director", phases.director, director_frame))
+    entry.output = output
+    solution = output.content
+    solution_frame = Env(
+        {
+            DIRECTOR_RESULT: output,
+            SOLUTION: solution,
+            SCRIPT_STDOUT: "",
+            SCRIPT_STDERR: "",
+            SCRIPT_EXIT_CODE: False,
+        },
+        director_frame,
+    )
+    script_output = None
+    if phases.script is not None:
+        script_output = _run_stage(phases.script, solution_frame, solution)
+        entry.script_output = script_output
+        values = solution_frame.vars
+        values[SCRIPT_STDOUT] = script_output.stdout
+        values[SCRIPT_STDERR] = script_output.stderr
+        values[SCRIPT_EXIT_CODE] = script_output.exit_code
+    answer = _phase("evaluator", phases.evaluator, solution_frame)
+    try:
+        evaluation = as_evaluation(answer, "director-evaluator-loop evaluator")
+    except SchemeError as err:
+        raise PhaseError("evaluator", err) from None
+    if script_output is not None:
+        evaluation = with_script_output(evaluation, script_output)
+    entry.evaluation = evaluation
+    if evaluation.notes.success:
+        return output, evaluation, "evaluator_success"
+    if phases.termination is not None:
+        done = _phase("termination", phases.termination, Env({EVALUATION: evaluation}, solution_frame))
+        if done is not False:
+            return output, evaluation, "termination_condition"
+    return output, evaluation, None
+
+
+def _phase(name: str, run: Callable[[Env], Any], frame: Env) -> Any:
+    try:
+        return run(frame)
+    except SchemeError as err:
+        if is_runtime_limit(err):
+            raise
+        raise PhaseError(name, err) from None
+
+
+def _run_stage(stage: ScriptStage, frame: Env, solution: str) -> ScriptOutput:
+    """Run the script with the solution on standard input; a non-zero exit is not an error."""
+    from ..printer import display_string
+
+    try:
+        stage.check_allowed()
+        command = stage.command(frame)
+        timeout = stage.timeout(frame) if stage.timeout is not None else SCRIPT_TIMEOUT
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise SchemeError(
+                f"script-execution: (timeout …) must be a positive number of seconds, got {display_string(timeout)}",
+                kind="type-error",
+            )
+        if isinstance(command, (str, MString)):
+            argv: str | list[str] = str(command)
+        elif isinstance(command, list) or hasattr(command, "car"):
+            argv = [display_string(x) for x in command]
+        else:
+            raise SchemeError(
+                f"script-execution: the command must be a string or a list, got {display_string(command)}",
+                kind="type-error",
+            )
+        start = now()
+        result = run_script(argv, input=solution, timeout=float(timeout))
+        if stage.events is not None:
+            shown = argv if isinstance(argv, str) else " ".join(argv)
+            stage.events.finish("script", shown, start, "timeout" if result.timed_out else f"exit {result.exit_code}")
+    except SchemeError as err:
+        if is_runtime_limit(err):
+            raise
+        raise PhaseError("script", err) from None
+    return ScriptOutput(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)

@@ -1,0 +1,543 @@
+"""XML task templates: ``<task>`` files become TaskDefinitions that run through the DSL's own nodes.
+
+A template of type ``sequential`` or ``director_evaluator_loop`` is translated into the
+same datum a DSL author would write (``(sequential (step …) …)``,
+``(director-evaluator-loop (director …) (evaluator …) …)``), analysed and compiled
+by the interpreter's analyzer; so a loop from XML and the same loop in the DSL give
+the same ``LoopResult``. An inline director, evaluator or step becomes an atomic
+task named ``<template>/<role>``.
+
+Parsing is hardened: the stdlib expat parser with entity declarations and external
+entities refused (no billion laughs, no file disclosure). Malformed XML is an
+``XML_PARSE_ERROR`` with line and column; a schema violation is a
+``VALIDATION_ERROR`` whose ``path`` names the element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from xml.parsers import expat
+
+import pydantic
+
+from ..analyzer import Scope
+from ..datatypes import NIL, Keyword, Pair, Span, Symbol, TailCall
+from ..errors import SchemeError
+from ..nodes.core import Lambda
+from .errors import TaskError, from_validation, validation_error
+from .records import TaskDefinition, TaskParam, XmlParseFailure, context_for
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+S = Symbol.intern
+TASK_TYPES = ("atomic", "sequential", "director_evaluator_loop")
+COMMON = (
+    "description",
+    "instructions",
+    "system",
+    "model",
+    "criteria",
+    "inputs",
+    "context_management",
+    "manual_xml",
+    "disable_reparsing",
+)
+BY_TYPE = {
+    "atomic": (),
+    "sequential": ("steps",),
+    "director_evaluator_loop": ("max_iterations", "director", "evaluator", "script_execution", "termination_condition"),
+}
+COMPONENT = (*COMMON, "cond")
+CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context")
+REPEATED = ("task", "input", "case")
+
+
+# -- parsing -------------------------------------------------------------------------------
+@dataclass
+class Element:
+    """An XML element with where it starts and its path from the root (``task[2]/director``)."""
+
+    tag: str
+    attrs: dict[str, str]
+    line: int
+    col: int
+    path: str
+    children: list[Element] = field(default_factory=list)
+    text: str = ""
+
+    def child(self, tag: str) -> Element | None:
+        found = [c for c in self.children if c.tag == tag]
+        return found[0] if found else None
+
+
+class Refused(Exception):
+    """An XML construct refused for safety (entity declarations, external entities)."""
+
+
+def parse_xml(text: str | bytes, filename: str) -> Element:
+    """The root element of ``text``; XML_PARSE_ERROR (with line and column) if it is not well-formed."""
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    stack: list[Element] = []
+    roots: list[Element] = []
+
+    def refuse(what: str) -> Any:
+        def handler(*_: Any) -> Any:
+            raise Refused(what)
+
+        return handler
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        parent = stack[-1] if stack else None
+        name = tag
+        if parent is not None and tag in REPEATED:
+            name = f"{tag}[{sum(1 for c in parent.children if c.tag == tag) + 1}]"
+        path = f"{parent.path}/{name}" if parent is not None else tag
+        element = Element(tag, dict(attrs), parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, path)
+        (parent.children if parent is not None else roots).append(element)
+        stack.append(element)
+
+    def end(tag: str) -> None:
+        stack.pop()
+
+    def chars(data: str) -> None:
+        if stack:
+            stack[-1].text += data
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    parser.EntityDeclHandler = refuse("entity declarations are not allowed")
+    parser.UnparsedEntityDeclHandler = refuse("entity declarations are not allowed")
+    parser.ExternalEntityRefHandler = refuse("external entities are not allowed")
+    try:
+        parser.Parse(text, True)
+    except expat.ExpatError as exc:
+        raise xml_parse_error(
+            f"{filename}: {expat.ErrorString(exc.code)}", filename, exc.lineno, exc.offset + 1
+        ) from None
+    except Refused as exc:
+        line, col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+        raise xml_parse_error(f"{filename}: {exc} (refused for safety)", filename, line, col) from None
+    return roots[0]
+
+
+def xml_parse_error(message: str, filename: str, line: int, col: int) -> TaskError:
+    err = TaskError(
+        XmlParseFailure(message=f"{message} at line {line}, column {col}", location=f"{filename}:{line}:{col}")
+    )
+    err.span = Span(filename, line, col)
+    return err
+
+
+# -- loading -------------------------------------------------------------------------------
+def template_files(path: Path) -> list[Path]:
+    """``path`` itself, or the ``.xml`` files of a folder in name order."""
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix == ".xml" and p.is_file())
+    if not path.exists():
+        raise SchemeError(f"load-task-templates: no such file or folder: {path}", kind="file-error")
+    return [path]
+
+
+def load_templates(interp: Interpreter, path: str | Path) -> list[str]:
+    """Read the templates at ``path`` (a file or a folder) and register them; their names.
+
+    Each file is checked whole before anything in it is registered; a template
+    replaces a task of the same name, as ``define-task`` does.
+    """
+    names: list[str] = []
+    for file in template_files(Path(path)):
+        try:
+            text = file.read_bytes()
+        except OSError as exc:
+            raise SchemeError(
+                f"load-task-templates: cannot read {file}: {exc.strerror or exc}", kind="file-error"
+            ) from None
+        loader = TemplateLoader(interp, str(file))
+        loader.load(parse_xml(text, str(file)))
+        names += loader.register()
+    return names
+
+
+class TemplateBody:
+    """Runs a compiled template: a closure over the global frame taking the parameters."""
+
+    takes_bound_arguments = True
+
+    def __init__(self, closure: Any) -> None:
+        self.closure = closure
+
+    def __call__(self, bound: dict[str, Any]) -> TailCall:
+        return TailCall(self.closure, list(bound.values()))
+
+
+class TemplateLoader:
+    """Validates the templates of one file and turns them into definitions."""
+
+    def __init__(self, interp: Interpreter, filename: str) -> None:
+        self.interp = interp
+        self.file = filename
+        self.pending: list[tuple[TaskDefinition, Any]] = []
+
+    # -- errors and small readers ----------------------------------------------------------
+    def invalid(self, element: Element, message: str, path: str | None = None) -> TaskError:
+        err = validation_error(f"{self.file}:{element.line}:{element.col}: {message}", path or element.path)
+        err.span = Span(self.file, element.line, element.col)
+        return err
+
+    def check(self, element: Element, children: tuple[str, ...], attrs: tuple[str, ...] = ()) -> None:
+        """Refuse unknown attributes and child elements, and repeated ones that must be single."""
+        for name in element.attrs:
+            if name not in attrs:
+                known = ", ".join(attrs) or "none"
+                raise self.invalid(
+                    element, f"<{element.tag}> has no attribute {name} (attributes: {known})", f"{element.path}@{name}"
+                )
+        seen: set[str] = set()
+        for child in element.children:
+            if child.tag not in children:
+                known = ", ".join(f"<{c}>" for c in children) or "none"
+                raise self.invalid(child, f"unexpected <{child.tag}> in <{element.tag}> (allowed: {known})")
+            if child.tag in seen and child.tag not in REPEATED:
+                raise self.invalid(child, f"<{child.tag}> appears twice in <{element.tag}>")
+            seen.add(child.tag)
+        if element.text.strip() and children:
+            raise self.invalid(
+                element, f"<{element.tag}> holds text outside its elements: {element.text.strip()[:40]!r}"
+            )
+
+    def text(self, element: Element, tag: str, required: bool = False) -> str | None:
+        child = element.child(tag)
+        if child is None:
+            if required:
+                raise self.invalid(element, f"<{element.tag}> needs a <{tag}>", f"{element.path}/{tag}")
+            return None
+        if child.children:
+            raise self.invalid(child.children[0], f"<{tag}> holds text, not elements")
+        return child.text.strip()
+
+    def boolean(self, element: Element, tag: str) -> bool | None:
+        value = self.text(element, tag)
+        if value is None:
+            return None
+        if value.lower() not in ("true", "false"):
+            raise self.invalid(element.child(tag) or element, f"<{tag}> must be true or false, got {value!r}")
+        return value.lower() == "true"
+
+    def number(self, element: Element, tag: str, kind: type) -> Any:
+        value = self.text(element, tag)
+        if value is None:
+            return None
+        try:
+            number = kind(value)
+        except ValueError:
+            number = None
+        if number is None or number <= 0:
+            what = "a positive integer" if kind is int else "a positive number"
+            raise self.invalid(element.child(tag) or element, f"<{tag}> must be {what}, got {value!r}")
+        return number
+
+    def expression(self, element: Element, text: str) -> Any:
+        """One DSL expression read from XML text, its positions pointing into the XML file."""
+        from ..reader import read_with_spans
+
+        try:
+            data = read_with_spans(text, self.file)
+        except SchemeError as exc:
+            raise self.invalid(element, f"cannot read the expression {text!r}: {exc.message}") from None
+        if len(data) != 1:
+            raise self.invalid(element, f"expected one expression, got {len(data)}: {text!r}")
+        return relocate(data[0][0], element, self.file)
+
+    # -- templates -------------------------------------------------------------------------
+    def load(self, root: Element) -> None:
+        if root.tag == "tasks":
+            self.check(root, ("task",))
+            tasks = root.children
+        elif root.tag == "task":
+            tasks = [root]
+        else:
+            raise self.invalid(root, f"the root element must be <task> or <tasks>, not <{root.tag}>")
+        for element in tasks:
+            self.template(element)
+
+    def template(self, element: Element) -> None:
+        kind = element.attrs.get("type", "atomic")
+        if kind not in TASK_TYPES:
+            raise self.invalid(
+                element, f"unknown task type {kind!r} (types: {', '.join(TASK_TYPES)})", f"{element.path}@type"
+            )
+        self.check(element, COMMON + BY_TYPE[kind], ("name", "type", "subtype"))
+        name = element.attrs.get("name", "").strip()
+        if not name:
+            raise self.invalid(element, "a task template needs a name attribute", f"{element.path}@name")
+        params = self.params(element)
+        fields = self.fields(element, kind, element.attrs.get("subtype"))
+        if kind == "atomic":
+            fields["body"] = self.text(element, "instructions", required=True)
+            self.add(element, name, kind, params, fields, None)
+            return
+        if self.text(element, "instructions"):
+            raise self.invalid(element.child("instructions") or element, f"a {kind} template has no <instructions>")
+        datum = self.sequence(element, name) if kind == "sequential" else self.loop(element, name, params)
+        fields["body"] = _written(datum)
+        self.add(element, name, kind, params, fields, self.compile(element, name, params, datum))
+
+    def params(self, element: Element) -> list[str]:
+        """The names of ``<inputs><input name=…/></inputs>``, in kebab-case."""
+        inputs = element.child("inputs")
+        if inputs is None:
+            return []
+        self.check(inputs, ("input",))
+        names = []
+        for item in inputs.children:
+            self.check(item, (), ("name", "from"))
+            name = item.attrs.get("name", "").strip()
+            if not name:
+                raise self.invalid(item, "an <input> needs a name attribute", f"{item.path}@name")
+            names.append(kebab(name))
+        if len(set(names)) != len(names):
+            raise self.invalid(inputs, "an input is named twice")
+        return names
+
+    def fields(self, element: Element, kind: str, subtype: str | None) -> dict[str, Any]:
+        fields: dict[str, Any] = {"subtype": subtype}
+        for tag in ("description", "criteria"):
+            fields[tag] = self.text(element, tag) or ""
+        for tag in ("system", "model"):
+            fields[tag] = self.text(element, tag)
+        fields["context_management"] = self.context(element, kind, subtype)
+        metadata: dict[str, Any] = {"source": f"{self.file}:{element.line}:{element.col}"}
+        for tag in ("manual_xml", "disable_reparsing"):
+            value = self.boolean(element, tag)
+            if value is not None:
+                metadata[tag] = value
+        fields["metadata"] = metadata
+        return fields
+
+    def context(self, element: Element, kind: str, subtype: str | None) -> Any:
+        settings = self.context_settings(element)
+        try:
+            return context_for(kind, subtype, settings)
+        except pydantic.ValidationError as exc:
+            err = from_validation(exc, f"{self.file}: {element.path}/context_management")
+            record = err.record
+            record.path = f"{element.path}/context_management" + (f"/{record.path}" if record.path else "")  # type: ignore[attr-defined]
+            err.span = Span(self.file, element.line, element.col)
+            raise err from None
+
+    def context_settings(self, element: Element) -> dict[str, Any]:
+        context = element.child("context_management")
+        if context is None:
+            return {}
+        self.check(context, CONTEXT)
+        settings: dict[str, Any] = {}
+        for tag in ("inherit_context", "accumulation_format", "fresh_context"):
+            value = self.text(context, tag)
+            if value is not None:
+                settings[tag] = value
+        accumulate = self.boolean(context, "accumulate_data")
+        if accumulate is not None:
+            settings["accumulate_data"] = accumulate
+        return settings
+
+    def add(self, element: Element, name: str, kind: str, params: list[str], fields: dict[str, Any], body: Any) -> None:
+        if any(d.name == name for d, _ in self.pending):
+            raise self.invalid(element, f"task {name} is defined twice", f"{element.path}@name")
+        try:
+            definition = TaskDefinition(
+                name=name,
+                type=kind,
+                params=[TaskParam(name=p) for p in params],
+                **fields,  # type: ignore[arg-type]
+            )
+        except pydantic.ValidationError as exc:
+            err = from_validation(exc, f"{self.file}:{element.line}:{element.col}: task {name}")
+            record = err.record
+            record.path = f"{element.path}/{record.path}" if record.path else element.path  # type: ignore[attr-defined]
+            err.span = Span(self.file, element.line, element.col)
+            raise err from None
+        self.pending.append((definition, body))
+
+    def register(self) -> list[str]:
+        for definition, body in self.pending:
+            self.interp.tasks.register(definition, body, replace=True)
+        return [d.name for d, _ in self.pending]
+
+    def compile(self, element: Element, name: str, params: list[str], datum: Any) -> TemplateBody:
+        """Analyse and compile the body as a procedure of the parameters over the global frame."""
+        interp = self.interp
+        symbols = tuple(S(p) for p in params)
+        span = Span(self.file, element.line, element.col)
+        scope = Scope(dict.fromkeys(symbols, False), None, name)
+        body = interp.analyzer.analyze(datum, scope, span)
+        node = Lambda(symbols, None, body, name, interp.runtime, (), span)
+        return TemplateBody(node.compile(False)(interp.global_env))
+
+    # -- bodies ----------------------------------------------------------------------------
+    def sequence(self, element: Element, name: str) -> Any:
+        steps = element.child("steps")
+        if steps is None or not steps.children:
+            raise self.invalid(
+                steps or element, "a sequential template needs <steps> with at least one step", f"{element.path}/steps"
+            )
+        self.check(steps, ("task", "cond"))
+        span = Span(self.file, element.line, element.col)
+        clauses: list[Any] = [S("sequential")]
+        context = context_clause(self.context_settings(element), span)
+        if context is not None:
+            clauses.append(context)
+        for index, step in enumerate(steps.children, 1):
+            step_name = step.attrs.get("name") or step.attrs.get("ref") or str(index)
+            call = self.component(step, f"{name}/{step_name}", None)
+            clauses.append(at(span_of(step, self.file), S("step"), S(kebab(step_name)), call))
+        return at(span, *clauses)
+
+    def loop(self, element: Element, name: str, params: list[str]) -> Any:
+        span = Span(self.file, element.line, element.col)
+        clauses: list[Any] = [S("director-evaluator-loop")]
+        limit = self.number(element, "max_iterations", int)
+        if limit is not None:
+            clauses.append(at(span, S("max-iterations"), limit))
+        context = context_clause(self.context_settings(element), span)
+        if context is not None:
+            clauses.append(context)
+        if params:
+            clauses.append(at(span, S("inputs"), *[at(span, S(p), S(p)) for p in params]))
+        for role in ("director", "evaluator"):
+            part = element.child(role)
+            if part is None:
+                raise self.invalid(
+                    element, f"a director_evaluator_loop template needs a <{role}>", f"{element.path}/{role}"
+                )
+            call = self.component(part, f"{name}/{role}", role)
+            clauses.append(at(span_of(part, self.file), S(role), call))
+            if role == "director":
+                script = self.script(element)
+                if script is not None:
+                    clauses.append(script)
+        condition = element.child("termination_condition")
+        if condition is not None:
+            self.check(condition, ())
+            if not condition.text.strip():
+                raise self.invalid(condition, "<termination_condition> needs an expression")
+            test = self.expression(condition, condition.text.strip())
+            clauses.append(at(span_of(condition, self.file), S("termination-condition"), test))
+        return at(span, *clauses)
+
+    def script(self, element: Element) -> Any:
+        part = element.child("script_execution")
+        if part is None:
+            return None
+        self.check(part, ("command", "timeout"))
+        command = self.text(part, "command", required=True)
+        if not command:
+            raise self.invalid(part, "<command> is empty", f"{part.path}/command")
+        items: list[Any] = [S("script-execution"), command]
+        timeout = self.number(part, "timeout", float)
+        if timeout is not None:
+            items.append(at(span_of(part, self.file), S("timeout"), timeout))
+        return at(span_of(part, self.file), *items)
+
+    def component(self, element: Element, name: str, role: str | None) -> Any:
+        """The call expression of a director, evaluator, step or cond case."""
+        span = span_of(element, self.file)
+        if element.tag == "cond" or element.child("cond") is not None:
+            cond = element if element.tag == "cond" else element.child("cond")
+            assert cond is not None
+            if cond is not element:
+                self.check(element, ("cond",), ("name",))
+            return self.cond(cond, name, role)
+        self.check(element, COMPONENT, ("ref", "name", "subtype") if element.tag == "task" else ("ref",))
+        args: list[Any] = []
+        inputs = element.child("inputs")
+        params = self.params(element)
+        for item, param in zip(inputs.children if inputs is not None else [], params):
+            source = item.attrs.get("from", param).strip()
+            args += [Keyword.intern(param), S(kebab(source))]
+        ref = element.attrs.get("ref", "").strip()
+        if ref:
+            extra = [c.tag for c in element.children if c.tag != "inputs"]
+            if extra:
+                raise self.invalid(element, f"a <{element.tag}> with ref={ref!r} takes only <inputs>, not <{extra[0]}>")
+            return at(span, S(ref), *args)
+        if not self.text(element, "instructions"):
+            raise self.invalid(
+                element, f"<{element.tag}> needs a ref attribute or <instructions>", f"{element.path}/instructions"
+            )
+        subtype = element.attrs.get("subtype", role)
+        fields = self.fields(element, "atomic", subtype)
+        fields["body"] = self.text(element, "instructions")
+        self.add(element, name, "atomic", params, fields, None)
+        return at(span, S(name), *args)
+
+    def cond(self, element: Element, name: str, role: str | None) -> Any:
+        self.check(element, ("case",))
+        if not element.children:
+            raise self.invalid(element, "<cond> needs at least one <case>")
+        clauses: list[Any] = [S("cond")]
+        for index, case in enumerate(element.children, 1):
+            self.check(case, ("task", "cond"), ("test",))
+            test_text = case.attrs.get("test", "").strip()
+            if not test_text:
+                raise self.invalid(case, "a <case> needs a test attribute", f"{case.path}@test")
+            if len(case.children) != 1:
+                raise self.invalid(case, "a <case> holds exactly one <task> or <cond>")
+            test = S("else") if test_text == "else" else self.expression(case, test_text)
+            call = self.component(case.children[0], f"{name}/case-{index}", role)
+            clauses.append(at(span_of(case, self.file), test, call))
+        return at(span_of(element, self.file), *clauses)
+
+
+# -- datums --------------------------------------------------------------------------------
+def kebab(name: str) -> str:
+    return name.strip().replace("_", "-")
+
+
+def span_of(element: Element, filename: str) -> Span:
+    return Span(filename, element.line, element.col)
+
+
+def at(span: Span, *items: Any) -> Any:
+    """A list whose pairs remember ``span`` (so errors in generated code point into the XML)."""
+    result: Any = NIL
+    for item in reversed(items):
+        result = Pair(item, result, span)
+    return result
+
+
+def relocate(datum: Any, element: Element, filename: str) -> Any:
+    """Point the spans of a datum read from an attribute or text at its XML element."""
+    stack = [datum]
+    while stack:
+        x = stack.pop()
+        if type(x) is Pair:
+            if x.span is not None:
+                x.span = Span(filename, element.line + x.span.line - 1, element.col if x.span.line == 1 else x.span.col)
+            stack += [x.car, x.cdr]
+    return datum
+
+
+def context_clause(settings: dict[str, Any], span: Span) -> Any:
+    """``(context (inherit …) …)`` for the settings given in XML, or None."""
+    names = {
+        "inherit_context": "inherit",
+        "accumulate_data": "accumulate",
+        "accumulation_format": "format",
+        "fresh_context": "fresh",
+    }
+    items = []
+    for key, value in settings.items():
+        shown = value if isinstance(value, bool) else S(kebab(str(value)))
+        items.append(at(span, S(names[key]), shown))
+    return at(span, S("context"), *items) if items else None
+
+
+def _written(datum: Any) -> str:
+    from ..printer import write_string
+
+    return write_string(datum)
