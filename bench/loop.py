@@ -22,9 +22,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interpreter import Interpreter  # noqa: E402
-from interpreter.tasks.loop import LoopIteration, LoopResult  # noqa: E402
-from interpreter.tasks.records import EvaluationResult, TaskResult  # noqa: E402
+from interpreter import Interpreter
+from interpreter.tasks.loop import LoopIteration, LoopResult
+from interpreter.tasks.records import EvaluationResult, TaskResult
 
 TARGET = 20.0
 
@@ -125,7 +125,10 @@ def overhead(n: int) -> None:
 def memory(iterations: int = 1000, size: int = 100_000) -> None:
     interp = Interpreter()
     interp.define_primitive("big-draft", lambda: "x" * size)
-    source = f"(director-evaluator-loop (max-iterations {iterations}) (context (accumulate #f)) (director (big-draft)) (evaluator #f))"
+    source = (
+        f"(director-evaluator-loop (max-iterations {iterations}) (context (accumulate #f))"
+        " (director (big-draft)) (evaluator #f))"
+    )
     tracemalloc.start()
     start = time.perf_counter()
     result = interp.eval(source)
@@ -135,8 +138,8 @@ def memory(iterations: int = 1000, size: int = 100_000) -> None:
     assert result.iterations_completed == iterations
     total = iterations * size
     print(
-        f"latest-only loop, {iterations} iterations x {size // 1000} KB director output ({total / 1e6:.0f} MB produced): "
-        f"peak {peak / 1e6:.2f} MB traced, {seconds:.2f} s"
+        f"latest-only loop, {iterations} iterations x {size // 1000} KB director output "
+        f"({total / 1e6:.0f} MB produced): peak {peak / 1e6:.2f} MB traced, {seconds:.2f} s"
     )
 
 

@@ -58,6 +58,7 @@ from .datatypes import (
     Void,
 )
 from .errors import SchemeError
+from .limits import MAX_ELEMENTS, too_large
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -112,11 +113,11 @@ class Converter:
     def to_python(self, x: Any) -> Any:
         """``x`` as a Python value (see the module's table)."""
         try:
-            return self._py(x, set())
+            return self._py(x, _Walk())
         except RecursionError:
             raise SchemeError("value is nested too deeply to convert to Python", kind="value-error") from None
 
-    def _py(self, x: Any, active: set[int]) -> Any:
+    def _py(self, x: Any, active: _Walk) -> Any:
         t = type(x)
         if t is int or t is str or t is float or t is bool or t is Fraction:
             return x
@@ -130,7 +131,7 @@ class Converter:
             items = proper_items(x)
             if items is None:
                 return x
-            return self._inside(x, active, lambda: [self._py(item, active) for item in items])
+            return self._inside(x, active, lambda: [self._py(item, active) for item in items], len(items))
         if t is list:
             return self._inside(x, active, lambda: tuple(self._py(item, active) for item in x))
         if t is bytearray:
@@ -147,18 +148,21 @@ class Converter:
             return self._inside(x, active, lambda: self._table_to_dict(x, active))
         return x
 
-    def _inside(self, x: Any, active: set[int], build: Callable[[], Any]) -> Any:
-        """Run ``build`` for the container ``x``, refusing a container inside itself."""
+    def _inside(self, x: Any, active: _Walk, build: Callable[[], Any], size: int | None = None) -> Any:
+        """Run ``build`` for the container ``x`` (of ``size`` elements), refusing a container inside itself."""
         key = id(x)
         if key in active:
             raise SchemeError("cannot convert a structure that contains itself", kind="value-error")
+        active.left -= 1 + (size if size is not None else len(x) if hasattr(x, "__len__") else 0)
+        if active.left < 0:
+            raise too_large("conversion", MAX_ELEMENTS + 1, MAX_ELEMENTS, "number of elements")
         active.add(key)
         try:
             return build()
         finally:
             active.discard(key)
 
-    def _table_to_dict(self, table: Any, active: set[int]) -> dict[Any, Any]:
+    def _table_to_dict(self, table: Any, active: _Walk) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
         for key, value in table.entries.values():
             py_key = self._py(key, active)
@@ -176,7 +180,7 @@ class Converter:
                 return host
         return SchemeProcedure(self.interp, proc)
 
-    def _record_to_model(self, record: Record, active: set[int]) -> BaseModel:
+    def _record_to_model(self, record: Record, active: _Walk) -> BaseModel:
         _, model, names = self.record_model(record.rtype)
         return model(**{name: self._py(value, active) for name, value in zip(names, record.values)})
 
@@ -198,11 +202,11 @@ class Converter:
     def to_scheme(self, x: Any) -> Any:
         """``x`` as a Scheme value (see the module's table)."""
         try:
-            return self._scm(x, set())
+            return self._scm(x, _Walk())
         except RecursionError:
             raise SchemeError("value is nested too deeply to convert to Scheme", kind="value-error") from None
 
-    def _scm(self, x: Any, active: set[int]) -> Any:
+    def _scm(self, x: Any, active: _Walk) -> Any:
         t = type(x)
         if t is int or t is str or t is float or t is bool or t is Fraction:
             return x
@@ -242,13 +246,23 @@ class Converter:
             return self.wrap_callable(x)
         return x
 
-    def _dict_to_table(self, d: dict[Any, Any], active: set[int]) -> Any:
+    def _dict_to_table(self, d: dict[Any, Any], active: _Walk) -> Any:
         from .primitives.hashtables import HashTable
 
         table = HashTable()
         for key, value in d.items():
             table.set(self._scm(key, active), self._scm(value, active))
         return table
+
+
+class _Walk(set[int]):
+    """One conversion: the ids of the containers being converted, and how many more
+    elements it may make (shared substructure is copied each time it is met, so a small
+    value could otherwise expand exponentially)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.left = MAX_ELEMENTS
 
 
 def proper_items(x: Any) -> list[Any] | None:

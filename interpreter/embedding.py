@@ -2,7 +2,7 @@
 
 A host function sees Python values and returns one (see :mod:`.conversion`); its
 arity comes from its signature, and an exception it raises becomes a taskscheme
-error the program can ``guard`` (the original is the error's ``__cause__``).
+error the program can ``guard`` (the original is in the error's ``details["exception"]``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import contextlib
 import inspect
 import threading
 import typing
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +61,7 @@ def call_host(name: str, fn: Callable[..., Any], args: list[Any], kwargs: dict[s
         raise
     except Exception as exc:
         err = python_exception(exc, name)
-        err.details = {"exception": type(exc).__name__}
+        err.details = {"exception": exc}
         raise err from exc
 
 
@@ -160,7 +161,7 @@ async def evaluate_async(interp: Interpreter, source: str, filename: str) -> Any
 
     def work() -> None:
         try:
-            result = (True, interp.eval_with(token, source, filename))
+            result = (True, _eval_until_cancelled(interp, token, source, filename))
         except BaseException as exc:  # handed to the awaiting coroutine
             result = (False, exc)
         with contextlib.suppress(RuntimeError):  # the loop may have closed
@@ -178,6 +179,31 @@ async def evaluate_async(interp: Interpreter, source: str, filename: str) -> Any
         raise
 
 
+_LOCKS: weakref.WeakKeyDictionary[Interpreter, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def _eval_until_cancelled(interp: Interpreter, token: CancelToken, source: str, filename: str) -> Any:
+    """``interp.eval`` with ``token`` checked at each runtime check; one at a time per interpreter."""
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(interp, threading.Lock())
+    with lock:
+        token.check()
+        rt = interp.runtime
+        previous = rt.extra_check
+
+        def check() -> None:
+            token.check()
+            if previous is not None:
+                previous()
+
+        rt.extra_check = check
+        try:
+            return interp.eval(source, filename=filename)
+        finally:
+            rt.extra_check = previous
+
+
 async def _settle(done: asyncio.Future[Any]) -> None:
     """Wait for the cancelled program to stop, whatever else is cancelled meanwhile."""
     while not done.done():
@@ -189,4 +215,3 @@ async def _settle(done: asyncio.Future[Any]) -> None:
             break
     if done.done() and not done.cancelled():
         done.exception()  # mark it retrieved
-

@@ -44,7 +44,7 @@ class Unassigned:
 
 UNASSIGNED = Unassigned()
 
-Binder = Callable[[list[Any], Env], Env]
+Binder = Callable[..., Env]
 
 
 class Closure(Procedure):
@@ -258,7 +258,7 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
             if rt.steps >= rt.check_at:
                 rt.check()
             rt.depth = depth + 1
-            result = proc.body(proc.binder(args, proc.env))
+            result = proc.body(proc.binder(proc.env, *args))
             rt.depth = depth
         elif type(proc) is Primitive:
             try:

@@ -22,7 +22,7 @@ from .env import Env, GlobalBindings
 from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
-from .nodes.fastpath import BINARY_OPS as INLINE_OPERATORS
+from .nodes.fastpath import INLINE_NAMES
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
@@ -77,7 +77,7 @@ class Interpreter:
         self.command_line: list[str] = ["taskscheme"]
         self.loading: list[Path] = []
         self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
-        self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_OPERATORS})
+        self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_NAMES})
         # Tasks: the library (``task-library``), its models and usage; unbound operators resolve to tasks.
         self.tasks = TaskLibrary(self, model=model, record=record, replay=replay, limits=task_limits)
         self.models = self.tasks.models
@@ -186,9 +186,12 @@ class Interpreter:
 
     def eval_datum(self, datum: Any, span: Span | None = None) -> Any:
         """Analyze and run one datum at top level."""
-        node = self.analyzer.analyze(datum, None, span)
-        run = node.compile(False)
-        return self._run(lambda: run(self.global_env), span)
+
+        def run() -> Any:
+            node = self.analyzer.analyze(datum, None, span)
+            return node.compile(False)(self.global_env)
+
+        return self._run(run, span)
 
     @contextmanager
     def _top_level(self) -> Iterator[None]:

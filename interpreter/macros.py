@@ -304,23 +304,52 @@ def call_at_expansion(interp: Any, proc: Any, args: list[Any]) -> Any:
 
 
 def strip(x: Any, an: Analyzer) -> Any:
-    """``x`` with every alias replaced by the symbol it renames (for quoted data)."""
+    """``x`` with every alias replaced by the symbol it renames (for quoted data).
+
+    Data without aliases (the usual case) comes back as it is; otherwise it is copied
+    with a memo, so shared and circular structure stays shared and circular."""
+    if not has_alias(x, an):
+        return x
+    return _copy_unaliased(x, an, {})
+
+
+def has_alias(x: Any, an: Analyzer) -> bool:
+    """Whether any symbol in ``x`` is a macro alias (iterative; safe on cycles)."""
+    stack, seen = [x], set()
+    while stack:
+        item = stack.pop()
+        if type(item) is Symbol:
+            if item in an.aliases:
+                return True
+        elif type(item) is Pair or type(item) is list:
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            stack.extend((item.car, item.cdr) if type(item) is Pair else item)
+    return False
+
+
+def _copy_unaliased(x: Any, an: Analyzer, memo: dict[int, Any]) -> Any:
     if type(x) is Symbol:
         return an.unalias(x) if x in an.aliases else x
-    if type(x) is Pair:
-        items = []
-        p = x
-        while type(p) is Pair:
-            items.append(p)
-            p = p.cdr
-        result = strip(p, an)
-        changed = result is not p
-        cars = [strip(cell.car, an) for cell in items]
-        if not changed and all(c is cell.car for c, cell in zip(cars, items)):
-            return x
-        for cell, car in zip(reversed(items), reversed(cars)):
-            result = Pair(car, result, cell.span)
-        return result
+    if id(x) in memo:
+        return memo[id(x)]
     if type(x) is list:
-        return [strip(item, an) for item in x]
-    return x
+        vector: list[Any] = []
+        memo[id(x)] = vector
+        vector.extend(_copy_unaliased(item, an, memo) for item in x)
+        return vector
+    if type(x) is not Pair:
+        return x
+    head = cell = Pair(None, NIL, x.span)
+    memo[id(x)] = head
+    p = x
+    while True:  # along the spine iteratively; cars recursively
+        cell.car = _copy_unaliased(p.car, an, memo)
+        rest = p.cdr
+        if type(rest) is not Pair or id(rest) in memo:
+            cell.cdr = _copy_unaliased(rest, an, memo)
+            return head
+        new = Pair(None, NIL, rest.span)
+        memo[id(rest)] = new
+        cell.cdr, cell, p = new, new, rest

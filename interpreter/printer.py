@@ -78,7 +78,7 @@ def _string_text(s: str) -> str:
     return '"' + s.translate(_STRING_ESCAPES) + '"'
 
 
-_PLAIN_SYMBOL = re.compile(r"[^\s()\[\]\";'`,|#][^\s()\[\]\";'`,|]*")
+_PLAIN_SYMBOL = re.compile(r"[^\s()\[\]\";'`,|#@][^\s()\[\]\";'`,|]*")  # a leading @ would join a preceding ,
 _NUMBER_LIKE = re.compile(r"[+-](?:inf|nan)\.0|[+-]?(?:\d+/\d+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 
 

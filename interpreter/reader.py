@@ -8,6 +8,12 @@ give each of their pairs a span.
 
 Every failure is a ``SchemeError`` of kind ``read-error`` with the span of the
 offending place (for an unclosed list: where it opened).
+
+Datum labels (``#0=`` and ``#0#``, R7RS 2.4): a reference to a label whose datum is
+still being read (``#0=(a . #0#)``) becomes the :class:`_Label` itself as a
+placeholder; when the top-level datum ends, one iterative walk replaces every
+placeholder by the label's datum. Text without such references never pays for it.
+``#!fold-case`` / ``#!no-fold-case`` (R7RS 2.1) are followed by the lexer.
 """
 
 from __future__ import annotations
@@ -213,15 +219,85 @@ class _Tok:
 #: What a datum comment leaves behind; lists drop it.
 SKIP = object()
 
+
+class _Label:
+    """A datum label ``#n=``: its datum once read. A reference ``#n#`` met while the datum is
+    still being read stands for it as this object, replaced when the top-level datum ends."""
+
+    __slots__ = ("done", "number", "tok", "value")
+
+    def __init__(self, number: str, tok: _Tok) -> None:
+        self.number = number
+        self.tok = tok
+        self.value: Any = None
+        self.done = False
+
+    def __repr__(self) -> str:
+        return f"#{self.number}#"
+
+
+def _final(value: Any) -> Any:
+    """``value`` with placeholders of labels already read replaced by their data."""
+    while type(value) is _Label and value.done:
+        value = value.value
+    return value
+
+
+def _resolve(root: Any) -> None:
+    """Replace every label placeholder inside ``root`` (pairs and vectors) by its datum.
+
+    Iterative, and it visits each pair and vector once, so deep and circular data are fine.
+    """
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        while True:
+            t = type(x)
+            if t is Pair:
+                if id(x) in seen:
+                    break
+                seen.add(id(x))
+                car = x.car
+                if type(car) is _Label:
+                    x.car = car = _final(car)
+                if type(car) is Pair or type(car) is list:
+                    stack.append(car)
+                cdr = x.cdr
+                if type(cdr) is _Label:
+                    x.cdr = cdr = _final(cdr)
+                x = cdr
+            elif t is list:
+                if id(x) not in seen:
+                    seen.add(id(x))
+                    for index, item in enumerate(x):
+                        if type(item) is _Label:
+                            x[index] = item = _final(item)
+                        if type(item) is Pair or type(item) is list:
+                            stack.append(item)
+                break
+            else:
+                break
+
+
 _OPENERS = {"LPAREN": "(", "LBRACKET": "[", "VECTOR_OPEN": "#(", "BYTEVECTOR_OPEN": "#u8("}
 _CLOSERS = {"RPAREN": ")", "RBRACKET": "]"}
-_PREFIXES = {"QUOTE": "'", "QUASIQUOTE": "`", "UNQUOTE": ",", "UNQUOTE_SPLICING": ",@", "DATUM_COMMENT": "#;"}
+_PREFIXES = {
+    "QUOTE": "'",
+    "QUASIQUOTE": "`",
+    "UNQUOTE": ",",
+    "UNQUOTE_SPLICING": ",@",
+    "DATUM_COMMENT": "#;",
+    "LABEL_DEF": "#n=",
+}
 _ABBREVIATIONS = {
     "QUOTE": S_QUOTE,
     "QUASIQUOTE": S_QUASIQUOTE,
     "UNQUOTE": S_UNQUOTE,
     "UNQUOTE_SPLICING": S_UNQUOTE_SPLICING,
 }
+#: Prefixes that make one datum of the datum after them.
+_WRAPPERS = frozenset([*_ABBREVIATIONS, "LABEL_DEF"])
 
 Datum = tuple[Any, Span]
 
@@ -231,6 +307,12 @@ class _Builder:
 
     def __init__(self) -> None:
         self.file = "<string>"
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the datum labels of the last top-level datum."""
+        self.labels: dict[str, _Label] = {}  # by number, as digits without leading zeros
+        self.unresolved = False  # a placeholder was handed out in this top-level datum
 
     def _span(self, tok: _Tok) -> Span:
         return Span(self.file, tok.line, tok.column)
@@ -278,6 +360,23 @@ class _Builder:
     def KEYWORD(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         return Keyword.intern(tok.value[2:]), self._span(tok)
 
+    def LABEL_DEF(self, tok: _Tok) -> _Label:  # noqa: N802 (Lark calls it by terminal name)
+        number = tok.value[1:-1].lstrip("0") or "0"
+        if number in self.labels:
+            self._fail(f"datum label #{number}= is defined twice in one datum", tok)
+        label = self.labels[number] = _Label(number, tok)
+        return label
+
+    def LABEL_REF(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        number = tok.value[1:-1].lstrip("0") or "0"
+        label = self.labels.get(number)
+        if label is None:
+            self._fail(f"undefined datum label #{number}# (define it first with #{number}=)", tok)
+        if label.done:
+            return label.value, self._span(tok)
+        self.unresolved = True
+        return label, self._span(tok)
+
     def BAD_HASH(self, tok: _Tok) -> NoReturn:  # noqa: N802 (Lark calls it by terminal name)
         if tok.value == "#\\":
             self._fail("expected a character after #\\", tok)
@@ -288,6 +387,27 @@ class _Builder:
     # -- rules -----------------------------------------------------------------------
     def start(self, items: list[Any]) -> list[Datum]:
         return [item for item in items if item is not SKIP]
+
+    def top(self, children: list[Any]) -> Datum:
+        if self.labels:
+            if self.unresolved:
+                _resolve(children[0][0])
+            self.reset()
+        return children[0]
+
+    def top_comment(self, children: list[Any]) -> object:
+        if self.labels:
+            self.reset()
+        return SKIP
+
+    def labeled(self, children: list[Any]) -> Datum:
+        label: _Label = children[0]
+        value, span = children[-1]
+        if _final(value) is label:
+            self._fail(f"datum label #{label.number}= labels only itself", label.tok)
+        label.value = value
+        label.done = True
+        return value, span
 
     def datum_comment(self, children: list[Any]) -> object:
         return SKIP
@@ -326,7 +446,8 @@ class _Builder:
             if type(value) is not int or not 0 <= value <= 255:
                 from .printer import write_string
 
-                message = f"bytevector element must be an exact integer 0..255, got {write_string(value)}"
+                shown = repr(value) if type(value) is _Label else write_string(value)
+                message = f"bytevector element must be an exact integer 0..255, got {shown}"
                 raise ReadError(message, item[1])
             out.append(value)
         return out, self._span(children[0])
@@ -369,6 +490,14 @@ def block_comment_end(text: str, pos: int, end: int) -> int:
     return pos
 
 
+def _fold(kind: str, value: str) -> str:
+    """A SYMBOL or CHARACTER token's text under ``#!fold-case``: a symbol, or a character's
+    name (not a single character: ``#\\A`` stays ``A``), case-folded."""
+    if kind == "SYMBOL":
+        return value.casefold()
+    return value if len(value) <= 3 else "#\\" + value[2:].casefold()
+
+
 class _SchemeLexer(Lexer):
     """The grammar's terminals as one regular expression, in Lark's order of preference
     (priority, then longest pattern), plus nested ``#| ... |#`` comments."""
@@ -384,6 +513,9 @@ class _SchemeLexer(Lexer):
         self.ignore = frozenset(conf.ignore)
         self.literals = self._literals(terminals)
         self.file = "<string>"
+        #: Whether symbols and character names are case-folded: the state a lex starts in,
+        #: and after it the state ``#!fold-case`` / ``#!no-fold-case`` directives left.
+        self.fold_case = False
 
     @staticmethod
     def _literals(terminals: list[Any]) -> dict[str, str]:
@@ -403,6 +535,7 @@ class _SchemeLexer(Lexer):
         counter = state.line_ctr
         pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
         match, ignore, literals = self.pattern.match, self.ignore, self.literals
+        fold = self.fold_case
         while pos < end:
             m = match(text, pos, end)
             if m is None:
@@ -410,12 +543,16 @@ class _SchemeLexer(Lexer):
             kind, stop = m.lastgroup, m.end()
             if kind not in ignore:
                 value = m.group()
+                if fold and (kind == "SYMBOL" or kind == "CHARACTER"):
+                    value = _fold(kind, value)
                 yield _Tok(literals.get(value, kind), value, pos, line, pos - line_start + 1, stop)
             elif kind == "BLOCK_COMMENT_OPEN":
                 stop = block_comment_end(text, stop, end)
                 if stop < 0:
                     span = Span(self.file, line, pos - line_start + 1)
                     raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
+            elif kind == "DIRECTIVE":
+                fold = self.fold_case = m.group() == "#!fold-case"
             newlines = text.count("\n", pos, stop)
             if newlines:
                 line += newlines
@@ -455,11 +592,17 @@ class _Reader:
         self.lexer: _SchemeLexer = self.lark.parser.lexer
         self.lock = threading.RLock()
 
-    def parse(self, text: str, file: str, start: int = 0, end: int | None = None) -> list[Datum]:
-        """Every datum in ``text[start:end]`` with its span."""
+    def parse(
+        self, text: str, file: str, start: int = 0, end: int | None = None, fold_case: bool = False
+    ) -> list[Datum]:
+        """Every datum in ``text[start:end]`` with its span; ``fold_case`` as if the text
+        began with ``#!fold-case``. Afterwards ``self.lexer.fold_case`` is the state the
+        text's directives left (read it under ``self.lock``)."""
         stop = len(text) if end is None else end
         with self.lock:
             self.builder.file = self.lexer.file = file
+            self.builder.reset()
+            self.lexer.fold_case = fold_case
             try:
                 return self.lark.parse(TextSlice(text, start, stop))
             except SchemeError:
@@ -528,6 +671,8 @@ def _innermost_open(exc: UnexpectedToken) -> _Tok | None:
     state = getattr(exc, "state", None)
     stack = getattr(state, "value_stack", None) or []
     for value in reversed(stack):
+        if type(value) is _Label:
+            return value.tok
         if type(value) is _Tok and (value.type in _OPENERS or value.type in _PREFIXES):
             return value
     return None
@@ -543,6 +688,9 @@ def _unexpected_token(exc: UnexpectedToken, file: str) -> ReadError:
             return ReadError("unexpected end of input", where, incomplete=True)
         return ReadError(_unfinished(opener), Span(file, opener.line, opener.column), incomplete=True)
     found = f"'{tok.value}'"
+    if opener is not None and opener.type == "LABEL_DEF":
+        message = f"datum label '{opener.value}' must be followed by a datum, found {found}"
+        return ReadError(message, Span(file, opener.line, opener.column))
     if opener is not None and opener.type in _PREFIXES:
         return ReadError(f"expected a datum after '{opener.value}', found {found}", where)
     if tok.type in _CLOSERS:
@@ -618,10 +766,23 @@ def read_from_port(port: InputPort, filename: str = "<port>") -> Any:
             break
     if end < 0:  # only whitespace and comments
         port.pos = len(port.text)
+        _FOLDING_PORTS.pop(id(port), None)
         return EOF
     start, port.pos = port.pos, end  # on a read-error the bad text is consumed too
-    data = reader.parse(port.text, filename, start, end)
+    folding = _FOLDING_PORTS.get(id(port)) is port
+    with reader.lock:
+        data = reader.parse(port.text, filename, start, end, folding)
+        if reader.lexer.fold_case != folding:
+            if folding:
+                del _FOLDING_PORTS[id(port)]
+            else:
+                _FOLDING_PORTS[id(port)] = port
     return data[0][0] if data else EOF
+
+
+#: Input ports a ``#!fold-case`` directive left folding (until ``#!no-fold-case`` or their end).
+#: Keyed by id, holding the port (ports have no room for an attribute nor a weak reference).
+_FOLDING_PORTS: dict[int, InputPort] = {}
 
 
 def _fill(port: InputPort) -> bool:
@@ -664,7 +825,7 @@ def _first_datum_end(reader: _Reader, text: str, start: int, file: str) -> tuple
 
 def _datum_done(pending: list[str]) -> bool:
     """A datum just ended: settle the prefixes it completes; True if it is a top-level datum."""
-    while pending and pending[-1] in _ABBREVIATIONS:
+    while pending and pending[-1] in _WRAPPERS:
         pending.pop()
     if pending and pending[-1] == "DATUM_COMMENT":
         pending.pop()

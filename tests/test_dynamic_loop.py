@@ -68,7 +68,7 @@ def test_the_best_matching_evaluator_is_chosen() -> None:
     )
     for criteria, chosen in [
         ('"readability and tone"', "style:prose"),
-        ("'(\"security\" \"injection\")", "secure"),
+        ('\'("security" "injection")', "secure"),
         ('"Unit TESTS"', "tests:prose"),
     ]:
         r = interp.eval(f"(with-evaluation ((ask {criteria}) last-evaluator-output))")
@@ -98,7 +98,9 @@ def test_no_matching_evaluator_lists_the_evaluators() -> None:
 
 def test_no_evaluators_at_all() -> None:
     with pytest.raises(SchemeError) as info:
-        Interpreter().eval("""(with-evaluation (make-task-result "x" "CONTINUATION" '((evaluation_request (criteria . "x")))))""")
+        Interpreter().eval(
+            """(with-evaluation (make-task-result "x" "CONTINUATION" '((evaluation_request (criteria . "x")))))"""
+        )
     assert "evaluators: none" in info.value.message
 
 
@@ -155,7 +157,9 @@ def test_bash_script_requests_run_the_target_and_pass_its_output() -> None:
 def test_invalid_requests_are_validation_errors() -> None:
     interp = make()
     with pytest.raises(SchemeError) as info:
-        interp.eval("""(with-evaluation (make-task-result "x" "CONTINUATION" '((evaluation_request (type . "bash_script") (criteria . "style")))))""")
+        interp.eval(
+            """(with-evaluation (make-task-result "x" "CONTINUATION" '((evaluation_request (type . "bash_script") (criteria . "style")))))"""
+        )
     assert "needs a target" in info.value.message
     assert info.value.details.path == "notes.evaluation_request.target"
 

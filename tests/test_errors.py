@@ -160,3 +160,8 @@ def test_wrong_arity_of_python_primitive_is_an_arity_error() -> None:
         interp.eval("(two 1)")
     assert info.value.kind == "arity-error"
     assert "two: expected 2 arguments, given 1" in info.value.message
+
+
+def test_unbound_variable_in_effect_position_is_an_error(error) -> None:
+    err = error("(define (f) (begin undefined-thing 1)) (f)")
+    assert err.message == "unbound variable: undefined-thing"

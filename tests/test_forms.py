@@ -198,3 +198,19 @@ def test_letrec_variable_used_before_definition(error) -> None:
 def test_internal_define_used_before_definition(error) -> None:
     err = error("(define (f) (define a b) (define b 1) a) (f)")
     assert "used before its definition: b" in err.message
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("(define (f) (list (if 0 'a 'b) (null? 0) (not 0) (not #f) (pair? 1) (if #t 1 2) (if '() 1 2))) (f)", "(a #f #f #t #f 1 1)"),
+        ("(define (f) (and 0 (or #f 5))) (f)", "5"),
+        ("(define (f) (cond (0 => (lambda (x) x)) (else 1))) (f)", "0"),
+    ],
+)
+def test_constants_in_compiled_bodies(run, source: str, expected: str) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        assert run(source) == expected

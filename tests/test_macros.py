@@ -275,3 +275,14 @@ def test_include_ci_folds_identifiers(tmp_path: Path) -> None:
     interp = Interpreter(allow_files=True)
     interp.eval_scheme(f'(include-ci "{tmp_path / "inc.scm"}")')
     assert interp.eval_scheme("folded") == "Text"
+
+
+def test_circular_and_shared_literals_survive_after_a_macro_use() -> None:
+    from interpreter import Interpreter
+
+    interp = Interpreter()
+    interp.eval("(define-syntax my-id (syntax-rules () ((_ x) x)))")
+    assert interp.eval_scheme("(my-id 1)") == 1
+    assert interp.eval_scheme("(define c '#0=(a b . #0#)) (eq? c (cddr c))") is True
+    assert interp.eval_scheme("(define v '#0=#(1 #0#)) (eq? v (vector-ref v 1))") is True
+    assert interp.eval_scheme("(define s '(#1=(x) #1#)) (eq? (car s) (cadr s))") is True

@@ -31,7 +31,14 @@ def test_accepts_on_the_first_try() -> None:
     assert (r.status, r.success, r.iterations_completed) == ("COMPLETE", True, 1)
     assert r.final_output.content == "draft 1"
     metrics = r.final_evaluation.notes.details.metrics
-    assert metrics == {"completeness": 20, "correctness": 20, "clarity": 20, "actionability": 20, "total": 80, "score": 0.8}
+    assert metrics == {
+        "completeness": 20,
+        "correctness": 20,
+        "clarity": 20,
+        "actionability": 20,
+        "total": 80,
+        "score": 0.8,
+    }
 
 
 def test_feedback_reaches_the_next_generation_and_accepts_later() -> None:
@@ -54,7 +61,7 @@ def test_exactly_the_threshold_accepts() -> None:
 
 
 def test_escalates_after_the_last_iteration_keeping_every_attempt() -> None:
-    _, r = gate("(quality-gate generate (lambda (d) (scores 5 5 5 5 \"more\")) #:max-iterations 3)")
+    _, r = gate('(quality-gate generate (lambda (d) (scores 5 5 5 5 "more")) #:max-iterations 3)')
     assert (r.status, r.success, r.iterations_completed) == ("ESCALATE", False, 3)
     assert [e.output.content for e in r.iteration_history] == ["draft 1", "draft 2", "draft 3"]
     assert all(e.evaluation.notes.details.metrics["total"] == 20 for e in r.iteration_history)
@@ -78,7 +85,7 @@ def test_json_answers_from_a_model() -> None:
 
 
 def test_generate_may_return_task_results() -> None:
-    _, r = gate("(quality-gate (lambda (f) (make-task-result \"tr\")) (lambda (d) (scores 25 25 25 25)))")
+    _, r = gate('(quality-gate (lambda (f) (make-task-result "tr")) (lambda (d) (scores 25 25 25 25)))')
     assert r.final_output.content == "tr"
 
 

@@ -656,3 +656,245 @@ def test_random_text_raises_only_scheme_errors(text: str) -> None:
         assert err.kind == "read-error"
         assert err.span is not None
     is_complete(text)
+
+
+# ---------------------------------------------------------------------------------
+# Datum labels (R7RS 2.4): #n= and #n#
+# ---------------------------------------------------------------------------------
+
+
+def test_label_makes_a_circular_list() -> None:
+    x = one("#0=(a b . #0#)")
+    assert x.car is s("a") and x.cdr.car is s("b")
+    assert x.cdr.cdr is x
+
+
+def test_label_shares_one_object() -> None:
+    x = one("(#1=(x) #1#)")
+    assert x.car is x.cdr.car
+    assert is_equal(x.car, lst(s("x")))
+
+
+def test_labels_in_vectors_and_dotted_tails() -> None:
+    v = one("#0=#(1 #0#)")
+    assert v[0] == 1 and v[1] is v
+    x = one("(a . #0=(b . #0#))")
+    assert x.cdr.cdr is x.cdr
+    y = one("#0=(#(#0#) . #1=(c #1#))")
+    assert y.car[0] is y
+    assert y.cdr.cdr.car is y.cdr
+
+
+def test_labels_under_quote_and_datum_comments() -> None:
+    x = one("'#0=(a . #0#)")
+    assert x.car is s("quote")
+    inner = x.cdr.car
+    assert inner.cdr is inner
+    y = one("(#0= #;skipped (p) #0# #;#0#)")
+    assert y.car is y.cdr.car
+
+
+def test_label_of_an_atom() -> None:
+    assert list_to_python(one("(#3=foo #3# #4=42 #4#)")) == [s("foo"), s("foo"), 42, 42]
+    x = one('(#0="text" #0#)')
+    assert x.car is x.cdr.car
+
+
+def test_label_numbers_are_any_non_negative_integer() -> None:
+    x = one("(#123456789012345678901234567890=(z) #123456789012345678901234567890#)")
+    assert x.car is x.cdr.car
+    x = one("(#007=(z) #7#)")
+    assert x.car is x.cdr.car
+
+
+def test_nested_and_chained_labels() -> None:
+    x = one("#0=(#1=(a #0# #1#) #2=#3=(b) #3# #2#)")
+    first = x.car
+    assert first.cdr.car is x and first.cdr.cdr.car is first
+    assert x.cdr.car is x.cdr.cdr.car is x.cdr.cdr.cdr.car
+
+
+def test_labels_are_scoped_to_one_top_level_datum() -> None:
+    a, b, c = read_all("#0=(a) #0=(b) (#0=c #0#)")
+    assert is_equal(a, lst(s("a"))) and is_equal(b, lst(s("b")))
+    assert list_to_python(c) == [s("c"), s("c")]
+    err = read_error("#0=(a) #0#")
+    assert err.span == Span("<string>", 1, 8)
+    err = read_error("#;#0=(a) #0#")
+    assert err.span == Span("<string>", 1, 10)
+
+
+@pytest.mark.parametrize(
+    ("text", "col", "words"),
+    [
+        ("(a #0#)", 4, "undefined datum label #0#"),
+        ("(#0# #0=a)", 2, "undefined datum label #0#"),
+        ("(#1=a #2#)", 7, "undefined datum label #2#"),
+        ("(#0=a #0=b)", 7, "defined twice"),
+        ("#0=(#0=a)", 5, "defined twice"),
+        ("#0=#0#", 1, "labels only itself"),
+        ("#0=#1=#0#", 1, "labels only itself"),
+        ("(x #0=)", 4, "must be followed by a datum"),
+        ("(x #0#y)", 4, "unknown # form"),
+        ("#0=#u8(#0#)", 8, "bytevector element"),
+    ],
+)
+def test_label_errors(text: str, col: int, words: str) -> None:
+    err = read_error(text)
+    assert err.span == Span("<string>", 1, col)
+    assert words in err.message
+
+
+def test_label_error_span_on_a_later_line() -> None:
+    err = read_error("(a\n  b #5#)", "f.scm")
+    assert err.span == Span("f.scm", 2, 5)
+
+
+def test_labels_deep_and_long() -> None:
+    depth = 50_000
+    x = one("#0=" + "(" * depth + "#0#" + ")" * depth)
+    inner = x
+    for _ in range(depth - 1):
+        inner = inner.car
+    assert inner.car is x
+    n = 100_000
+    y = one("#0=(" + " ".join(map(str, range(n))) + " . #0#)")
+    p = y
+    for _ in range(n):
+        p = p.cdr
+    assert p is y
+    chain = "".join(f"#{i}=(" for i in range(depth)) + f"#0# #{depth - 1}#" + ")" * depth
+    z = inner = one(chain)
+    for _ in range(depth - 1):
+        inner = inner.car
+    assert inner.car is z and inner.cdr.car is inner
+
+
+def test_labels_complete_and_from_ports() -> None:
+    assert is_complete("#0=(a . #0#)")
+    assert not is_complete("#0=")
+    assert not is_complete("#0=(a")
+    port = InputPort("#0=(a . #0#) (#0=(b) #0#) tail")
+    x = read_from_port(port)
+    assert x.cdr is x
+    y = read_from_port(port)
+    assert y.car is y.cdr.car
+    assert read_from_port(port) is s("tail")
+
+
+# -- what the printer writes reads back ---------------------------------------------
+
+_ATOMS = st.one_of(st.integers(-5, 5), st.sampled_from([s("a"), s("b"), "str", Char("x"), True, NIL]))
+_NODES = st.lists(
+    st.tuples(
+        st.sampled_from(["pair", "vector"]),
+        st.lists(st.one_of(_ATOMS, st.integers(0, 7).map(lambda k: ("node", k))), min_size=2, max_size=4),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def _build(nodes: list[tuple[str, list[Any]]]) -> Any:
+    """Pairs and vectors whose parts are atoms or other nodes (any node: cycles and sharing)."""
+    objects: list[Any] = [Pair(None, None) if kind == "pair" else [] for kind, _ in nodes]
+
+    def part(item: Any) -> Any:
+        return objects[item[1] % len(objects)] if type(item) is tuple else item
+
+    for obj, (_kind, parts) in zip(objects, nodes, strict=True):
+        if type(obj) is Pair:
+            obj.car, obj.cdr = part(parts[0]), part(parts[1])
+        else:
+            obj.extend(part(p) for p in parts)
+    return objects[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NODES)
+def test_written_labels_read_back(nodes: list[tuple[str, list[Any]]]) -> None:
+    from interpreter.printer import write_shared_string, write_string
+
+    root = _build(nodes)
+    shared = write_shared_string(root)
+    assert write_shared_string(one(shared)) == shared
+    cyclic = write_string(root)  # labels only where there are cycles
+    assert write_string(one(cyclic)) == cyclic
+
+
+def test_written_labels_read_back_examples() -> None:
+    from interpreter.printer import write_shared_string, write_string
+
+    for text in ["#0=(a . #0#)", "(#0=(1) #0#)", "#0=#(1 #0#)", "#0=(#0# . #0#)", "(#0=(x . #1=(y . #0#)) #1#)"]:
+        assert write_shared_string(one(text)) == text
+    x = one("#0=(a #1=(b) #1# . #0#)")
+    assert write_string(x) == "#0=(a (b) (b) . #0#)"
+
+
+# ---------------------------------------------------------------------------------
+# #!fold-case and #!no-fold-case (R7RS 2.1)
+# ---------------------------------------------------------------------------------
+
+
+def test_fold_case_folds_symbols_and_character_names() -> None:
+    data = read_all('#!fold-case (DEFINE Straße #\\SPACE #\\A #\\X41 "KEEP" |Bar| ABC) #!no-fold-case (XyZ)')
+    assert list_to_python(data[0]) == [
+        s("define"),
+        s("strasse"),
+        Char(" "),
+        Char("A"),
+        Char("A"),
+        "KEEP",
+        s("Bar"),
+        s("abc"),
+    ]
+    assert list_to_python(data[1]) == [s("XyZ")]
+
+
+def test_fold_case_lasts_to_the_end_of_the_text_only() -> None:
+    assert read_all("Foo #!fold-case Foo #!fold-case Bar") == [s("Foo"), s("foo"), s("bar")]
+    assert read_all("Foo") == [s("Foo")]
+    assert read_all("#!no-fold-case Foo") == [s("Foo")]
+
+
+def test_fold_case_inside_data_and_comments() -> None:
+    assert list_to_python(one("(A #!fold-case B)")) == [s("A"), s("b")]
+    assert read_all("#| #!fold-case |# ABC ; #!fold-case\nDEF") == [s("ABC"), s("DEF")]
+    assert read_all("#;#!fold-case A B") == [s("b")]
+
+
+def test_fold_case_directive_needs_a_delimiter() -> None:
+    read_error("#!fold-cases x")
+    read_error("#!FOLD-CASE x")
+
+
+def test_fold_case_after_a_shebang_line() -> None:
+    ((datum, span),) = read_with_spans("#!/usr/bin/env taskscheme\n#!fold-case\n(A)")
+    assert is_equal(datum, lst(s("a"))) and span == Span("<string>", 3, 1)
+    assert read_all("#!fold-case\nX") == [s("x")]
+
+
+def test_fold_case_persists_on_a_port() -> None:
+    port = InputPort("Aa #!fold-case Bb Cc #!no-fold-case Dd #!fold-case")
+    assert [read_from_port(port) for _ in range(5)] == [s("Aa"), s("bb"), s("cc"), s("Dd"), EOF]
+    assert read_from_port(InputPort("Ee")) is s("Ee")
+
+
+_LABEL_PIECES = [*_PIECES, "#0=", "#1=", "#0#", "#1#", "#!fold-case", "#!no-fold-case", "A", "#\\SPACE"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LABEL_PIECES), max_size=40).map("".join))
+def test_random_text_with_labels_raises_only_read_errors(text: str) -> None:
+    try:
+        read_all(text)
+    except SchemeError as err:
+        assert err.kind == "read-error"
+        assert err.span is not None
+    is_complete(text)
+    port = InputPort(text)
+    try:
+        while read_from_port(port) is not EOF:
+            pass
+    except SchemeError as err:
+        assert err.kind == "read-error"

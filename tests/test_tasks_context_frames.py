@@ -9,7 +9,7 @@ from interpreter.printer import write_string
 
 
 def written(interp: Interpreter, source: str) -> str:
-    return write_string(interp.eval(source))
+    return write_string(interp.eval_scheme(source))
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ def test_the_outer_task_event_covers_its_body() -> None:
 
 
 def test_failing_tasks_report_an_error() -> None:
-    events = traced('(define-task (bad) (car 1)) (guard (e (#t #f)) (bad))')
+    events = traced("(define-task (bad) (car 1)) (guard (e (#t #f)) (bad))")
     assert (events[-1].kind, events[-1].status) == ("task", "error")
     assert "car" in events[-1].info["error"]
 
@@ -165,7 +165,9 @@ def test_a_long_loop_shows_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     screen = FakeTerminal()
     interp = Interpreter()
     interp.events.progress = TerminalProgress(screen, delay=0.0, interval=0.0)
-    interp.eval('(director-evaluator-loop (max-iterations 2) (director "x") (evaluator (make-evaluation #f "try harder")))')
+    interp.eval(
+        '(director-evaluator-loop (max-iterations 2) (director "x") (evaluator (make-evaluation #f "try harder")))'
+    )
     assert "director-evaluator-loop: iteration 2 of 2 · try harder" in screen.getvalue()
 
 
@@ -200,3 +202,24 @@ def test_short_loops_draw_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     progress.update("x")
     progress.end()
     assert screen.getvalue() == ""
+
+
+def test_repl_trace_command_prints_events() -> None:
+    from interpreter.repl_session import ReplSession
+
+    err, out = io.StringIO(), io.StringIO()
+
+    def make() -> Interpreter:
+        interp = Interpreter(stdout=out)
+        interp.eval(PROGRAM)
+        return interp
+
+    session = ReplSession(make, err=err)
+    session.submit(",trace on")
+    session.submit('(speak "x")')
+    session.submit(",trace off")
+    session.submit('(speak "y")')
+    lines = [line for line in err.getvalue().splitlines() if line.startswith("·")]
+    assert lines == [line for line in lines if "speak" in line or "model m" in line]
+    assert len(lines) == 2
+    assert lines[1].startswith("· task speak: COMPLETE in ")

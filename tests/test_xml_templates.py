@@ -136,7 +136,11 @@ def test_atomic_templates_with_every_field() -> None:
         path.unlink()
     d = interp.tasks.describe("greet")
     assert (d.type, d.subtype, d.system, d.criteria, d.description) == (
-        "atomic", "evaluator", "Be kind", "greeting politeness", "Greets"
+        "atomic",
+        "evaluator",
+        "Be kind",
+        "greeting politeness",
+        "Greets",
     )
     assert d.context.inherit_context == "subset"
 
@@ -193,7 +197,11 @@ def test_schema_violations_name_the_element_path() -> None:
         ('<task name="t"/>', "task/instructions", "needs a <instructions>"),
         ('<task name="t" colour="red"><instructions>x</instructions></task>', "task@colour", "no attribute colour"),
         ('<task name="t"><instructions>{{nope}}</instructions></task>', "task", "is not a parameter"),
-        ('<task name="t" type="director_evaluator_loop"><director ref="a"/></task>', "task/evaluator", "needs a <evaluator>"),
+        (
+            '<task name="t" type="director_evaluator_loop"><director ref="a"/></task>',
+            "task/evaluator",
+            "needs a <evaluator>",
+        ),
         (
             '<task name="t" type="director_evaluator_loop"><max_iterations>zero</max_iterations>'
             '<director ref="a"/><evaluator ref="b"/></task>',
@@ -206,7 +214,11 @@ def test_schema_violations_name_the_element_path() -> None:
             "task/steps/task[1]",
             "takes only <inputs>",
         ),
-        ('<task name="t"><instructions>x</instructions><inputs><input/></inputs></task>', "task/inputs/input[1]@name", "needs a name"),
+        (
+            '<task name="t"><instructions>x</instructions><inputs><input/></inputs></task>',
+            "task/inputs/input[1]@name",
+            "needs a name",
+        ),
         (
             '<task name="t"><instructions>x</instructions><context_management><inherit_context>full</inherit_context>'
             "<fresh_context>enabled</fresh_context></context_management></task>",
@@ -219,7 +231,11 @@ def test_schema_violations_name_the_element_path() -> None:
             "task/context_management",
             "true or false",
         ),
-        ('<tasks><task name="t"><instructions>x</instructions></task><task name="t"><instructions>y</instructions></task></tasks>', "tasks/task[2]@name", "defined twice"),
+        (
+            '<tasks><task name="t"><instructions>x</instructions></task><task name="t"><instructions>y</instructions></task></tasks>',
+            "tasks/task[2]@name",
+            "defined twice",
+        ),
         ("<template/>", "template", "root element"),
     ],
 )
@@ -260,7 +276,10 @@ def test_runtime_errors_in_generated_code_point_into_the_xml(tmp_path: Path) -> 
 
 
 def test_parse_xml_keeps_positions_and_paths() -> None:
-    root = parse_xml(b"<tasks>\n  <task name='a'>\n    <inputs><input name='x'/><input name='y'/></inputs>\n  </task>\n</tasks>", "m.xml")
+    root = parse_xml(
+        b"<tasks>\n  <task name='a'>\n    <inputs><input name='x'/><input name='y'/></inputs>\n  </task>\n</tasks>",
+        "m.xml",
+    )
     task = root.children[0]
     second = task.children[0].children[1]
     assert (task.line, task.col, second.path) == (2, 3, "tasks/task[1]/inputs/input[2]")

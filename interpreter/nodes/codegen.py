@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..datatypes import Primitive, TailCall
+from ..datatypes import NIL, Pair, Primitive, TailCall
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, Closure, apply_procedure, apply_with_caller
+from .control import And, Cond, Or
 from .core import Call, Const, GlobalRef, If, LocalRef, Node, Run, Seq, primitive_failure
-from .fastpath import BINARY_OPS, builtins_intact
+from .fastpath import BINARY_OPS, CONSTRUCTORS, UNARY_OPS, builtins_intact
 
 if TYPE_CHECKING:
     from ..evaluator import Runtime
@@ -41,6 +42,9 @@ class Emitter:
         self.indent = 3
         self.namespace: dict[str, Any] = {
             "Primitive": Primitive,
+            "Pair": Pair,
+            "NIL": NIL,
+            "VOID": _void(),
             "Closure": Closure,
             "TailCall": TailCall,
             "apply_procedure": apply_procedure,
@@ -87,14 +91,21 @@ class Emitter:
             for part in node.body[:-1]:
                 self.effect(part)
             return self.value(node.body[-1])
+        if kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
+            inline = self.pure(node)
+            if inline is not None:
+                return inline
+            temp = self.fresh("t")
+            self.logic(node, lambda n: self.line(f"{temp} = {self.value(n)}"), temp)
+            return temp
         fn = self.constant(node.compile(False), "n")
         temp = self.fresh("t")
         self.line(f"{temp} = {fn}(env)")
         return temp
 
     def effect(self, node: Node) -> None:
-        """Emit a node evaluated only for its effect."""
-        if type(node) in (Const, LocalRef, GlobalRef):
+        """Emit a node evaluated only for its effect (a global is still looked up: it may be unbound)."""
+        if type(node) is Const or (type(node) is LocalRef and not node.checked):
             return
         expr = self.value(node)
         if not expr.isidentifier():
@@ -123,11 +134,78 @@ class Emitter:
             self.call(node, tail=True)
         elif kind in (Const, LocalRef, GlobalRef):
             self.line(f"return {self.value(node)}")
+        elif kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
+            inline = self.pure(node)
+            if inline is not None:
+                self.line(f"return {inline}")
+            else:
+                self.logic(node, self.tail, None)
         else:
             fn = self.constant(node.compile(True), "n")
             self.line(f"return {fn}(env)")
 
+    # -- and, or, cond as statements -------------------------------------------------
+    def plain_cond(self, node: Cond) -> bool:
+        """A cond without ``=>`` clauses and short enough to nest as if/else."""
+        return len(node.clauses) <= 20 and all(c.receiver is None for c in node.clauses)
+
+    def logic(self, node: Node, arm: Any, temp: str | None) -> None:
+        """Emit ``and``/``or``/``cond``; ``arm`` emits a result node, ``temp`` holds a value
+        that is itself the result (None in tail position, where it is returned)."""
+
+        def give(expr: str) -> None:
+            self.line(f"return {expr}" if temp is None else f"{temp} = {expr}")
+
+        if type(node) is Cond:
+            self.cond_clauses(node.clauses, arm, give)
+            return
+        parts = node.parts
+        if not parts:
+            give("True" if type(node) is And else "False")
+            return
+        depth = 0
+        for part in parts[:-1]:
+            value = self.fresh("t")
+            self.line(f"{value} = {self.value(part)}")
+            if type(node) is And:
+                self.line(f"if {value} is False:")
+                self.line("    " + ("return False" if temp is None else f"{temp} = False"))
+            else:
+                self.line(f"if {value} is not False:")
+                self.line("    " + (f"return {value}" if temp is None else f"{temp} = {value}"))
+            self.line("else:")
+            self.indent += 1
+            depth += 1
+        arm(parts[-1])
+        self.indent -= depth
+
+    def cond_clauses(self, clauses: list[Any], arm: Any, give: Any) -> None:
+        if not clauses:
+            give("VOID")
+            return
+        clause, rest = clauses[0], clauses[1:]
+        if clause.test is None:  # else
+            arm(clause.body)
+            return
+        value = self.fresh("t")
+        self.line(f"{value} = {self.test(clause.test)}")
+        self.line(f"if {value} is not False:")
+        self.indent += 1
+        if clause.body is None:
+            give(value)
+        else:
+            arm(clause.body)
+        self.indent -= 1
+        self.line("else:")
+        self.indent += 1
+        self.cond_clauses(rest, arm, give)
+        self.indent -= 1
+
     def branch(self, node: If, arm: Any) -> None:
+        if type(node.test) is Const:  # a constant test: only one arm can run
+            taken = node.then if node.test.value is not False else node.otherwise
+            arm(taken if taken is not None else Const(_void()))
+            return
         test = self.test(node.test)
         self.line(f"if {test} is not False:")
         self.indent += 1
@@ -142,7 +220,7 @@ class Emitter:
         self.indent -= 1
 
     def test(self, node: Node) -> str:
-        inline = self.inline_binary(node)
+        inline = self.pure(node)
         return inline if inline is not None else self.value(node)
 
     # -- calls ---------------------------------------------------------------------
@@ -161,36 +239,75 @@ class Emitter:
         op, builtin = BINARY_OPS.get(name), self.builtins.get(name)
         return (op, builtin) if op is not None and builtin is not None else None
 
-    def inline_binary(self, node: Node) -> str | None:
-        """Built-in arithmetic on simple operands, as one guarded expression."""
-        if type(node) is not Call:
+    def pure(self, node: Node) -> str | None:
+        """An inline expression for a side-effect-free node, else None.
+
+        Pure are constants, variables, and built-in operators (:data:`UNARY_OPS`,
+        :data:`BINARY_OPS`, :data:`CONSTRUCTORS`) applied to pure operands. The
+        expression computes inline while the operator's global still holds its
+        built-in and the operands have the right type; otherwise it runs the call's
+        ordinary code, which evaluates the (pure) operands again."""
+        simple = self.simple(node)
+        if simple is not None:
+            return simple
+        if type(node) in (And, Or):
+            return self.pure_logic(node)
+        if type(node) is not Call or type(node.operator) is not GlobalRef:
             return None
-        found = self.builtin_op(node)
-        if found is None:
+        name = node.operator.name.name
+        builtin = self.builtins.get(name)
+        arity = len(node.operands)
+        known = (arity == 1 and name in UNARY_OPS) or (arity == 2 and (name in BINARY_OPS or name in CONSTRUCTORS))
+        if builtin is None or not known:
             return None
-        x, y = (self.simple(a) for a in node.operands)
-        if x is None or y is None:
+        operands = [self.pure(a) for a in node.operands]
+        if any(o is None for o in operands):
             return None
-        op, builtin = found
-        intact = self.constant(builtins_intact(node.operator, builtin), "ok")
-        slow = self.constant(node.compile(False), "n")
-        checks, operands = [], []
-        for source in (x, y):
+        ok = self.constant(builtins_intact(node.operator, builtin), "ok") + "[0]"
+        slow = self.constant(node.compile(False), "n") + "(env)"
+        if name in UNARY_OPS:
+            expr, guard = UNARY_OPS[name]
+            temp = self.fresh("t")
+            bound = f"({temp} := {operands[0]})"  # a name, never a literal, beside `is`
+            if guard is None:
+                return f"({expr.format(a=bound)} if {ok} else {slow})"
+            return f"({expr.format(a=temp)} if {guard.format(a=bound)} and {ok} else {slow})"
+        if name in CONSTRUCTORS:
+            return f"({CONSTRUCTORS[name].format(a=operands[0], b=operands[1])} if {ok} else {slow})"
+        checks, values = [], []
+        for source in operands:
             if source.lstrip("-").isdigit():  # an exact integer constant needs no check
-                operands.append(source)
+                values.append(source)
             else:
                 temp = self.fresh("t")
                 checks.append(f"type({temp} := {source}) is int")
-                operands.append(temp)
-        guard = " and ".join([*checks, f"{intact}[0]"])
-        return f"({operands[0]} {op} {operands[1]} if {guard} else {slow}(env))"
+                values.append(temp)
+        guard = " and ".join([*checks, ok])
+        return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {slow})"
+
+    def pure_logic(self, node: And | Or) -> str | None:
+        """``and``/``or`` of pure parts as one short-circuiting expression."""
+        parts = [self.pure(p) for p in node.parts]
+        if any(p is None for p in parts):
+            return None
+        if not parts:
+            return "True" if type(node) is And else "False"
+        expr = parts[-1]
+        for part in reversed(parts[:-1]):
+            temp = self.fresh("t")
+            if type(node) is And:
+                expr = f"(False if ({temp} := {part}) is False else {expr})"
+            else:
+                expr = f"({temp} if ({temp} := {part}) is not False else {expr})"
+        return expr
 
     def call(self, node: Call, tail: bool) -> str:
         """Emit a call; in tail position it returns (or loops), else its value's name."""
-        if not tail:
-            inline = self.inline_binary(node)
-            if inline is not None:
-                return inline
+        inline = self.pure(node)
+        if inline is not None:
+            if tail:
+                self.line(f"return {inline}")
+            return inline
         parent = self.current_site
         site = len(self.sites)
         self.sites.append((node, parent))
@@ -222,7 +339,7 @@ class Emitter:
         self.indent += 1
         if tail:
             self.line(f"if {f}.body is body:")
-            self.line(f"    env = {f}.binder([{arglist}], {f}.env)")
+            self.line(f"    env = {f}.binder({f}.env, {arglist})")
             self.line("    rt.steps += 1")
             self.line("    if rt.steps >= rt.check_at:")
             self.line("        rt.check()")
@@ -235,7 +352,7 @@ class Emitter:
             self.line("    if rt.steps >= rt.check_at:")
             self.line("        rt.check()")
             self.line("    rt.depth = depth + 1")
-            self.line(f"    {result} = {f}.body({f}.binder([{arglist}], {f}.env))")
+            self.line(f"    {result} = {f}.body({f}.binder({f}.env, {arglist}))")
             self.line("    rt.depth = depth")
             self.line(f"    if type({result}) is TailCall:")
             self.line(f"        {result} = apply_procedure({result}.proc, {result}.args)")

@@ -143,13 +143,14 @@ class DirectorEvaluatorLoop(Node):
         c, hidden, interp = self.clauses, self.hidden, self.interp
         script = None
         if c.script_command is not None:
-            from ..tasks.calls import check_scripts_allowed
+            from ..capabilities import require_scripts
 
             script = ScriptStage(
                 command=with_hint(c.script_command.compile(False), hidden),
                 timeout=c.script_timeout.compile(False) if c.script_timeout is not None else None,
-                check_allowed=lambda: check_scripts_allowed(interp, "director-evaluator-loop script-execution"),
+                check_allowed=lambda: require_scripts(interp, "director-evaluator-loop script-execution"),
                 events=interp.events,
+                poll=interp.runtime.check,
             )
         phases = LoopPhases(
             director=with_hint(c.director.compile(False), hidden),

@@ -331,55 +331,65 @@ class Lambda(Node):
         return make_closure
 
 
+class Missing:
+    """The default of a binder's parameters: an argument that was not given."""
+
+    __slots__ = ()
+
+
+MISSING = Missing()
+
+
 def make_binder(
     name: str, params: tuple[Symbol, ...], rest: Symbol | None, defines: tuple[Symbol, ...]
-) -> Callable[[list[Any], Env], Env]:
-    """A function that checks the argument count and makes the procedure's frame."""
+) -> Callable[..., Env]:
+    """A function ``binder(outer, *args)`` that checks the argument count and makes the
+    procedure's frame. Arguments are positional, so a call site builds no list."""
     n = len(params)
     pre = dict.fromkeys(defines, UNASSIGNED)
 
-    def wrong(args: list[Any]) -> SchemeError:
-        return arity_error(name, f"{n} argument{'s' if n != 1 else ''}" if rest is None else f"at least {n}", len(args))
+    def wrong(given: int) -> SchemeError:
+        return arity_error(name, f"{n} argument{'s' if n != 1 else ''}" if rest is None else f"at least {n}", given)
 
     if rest is None and not defines:
         if n == 0:
 
-            def bind0(args: list[Any], outer: Env) -> Env:
-                if args:
-                    raise wrong(args)
+            def bind0(outer: Env, *extra: Any) -> Env:
+                if extra:
+                    raise wrong(len(extra))
                 return Env({}, outer)
 
             return bind0
         if n == 1:
             (p0,) = params
 
-            def bind1(args: list[Any], outer: Env) -> Env:
-                if len(args) != 1:
-                    raise wrong(args)
-                return Env({p0: args[0]}, outer)
+            def bind1(outer: Env, a: Any = MISSING, *extra: Any) -> Env:
+                if extra or a is MISSING:
+                    raise wrong(1 + len(extra) if a is not MISSING else 0)
+                return Env({p0: a}, outer)
 
             return bind1
         if n == 2:
             p0, p1 = params
 
-            def bind2(args: list[Any], outer: Env) -> Env:
-                if len(args) != 2:
-                    raise wrong(args)
-                return Env({p0: args[0], p1: args[1]}, outer)
+            def bind2(outer: Env, a: Any = MISSING, b: Any = MISSING, *extra: Any) -> Env:
+                if extra or b is MISSING:
+                    raise wrong(2 + len(extra) if b is not MISSING else int(a is not MISSING))
+                return Env({p0: a, p1: b}, outer)
 
             return bind2
 
-        def bind_n(args: list[Any], outer: Env) -> Env:
+        def bind_n(outer: Env, *args: Any) -> Env:
             if len(args) != n:
-                raise wrong(args)
+                raise wrong(len(args))
             return Env(dict(zip(params, args)), outer)
 
         return bind_n
 
-    def bind(args: list[Any], outer: Env) -> Env:
+    def bind(outer: Env, *args: Any) -> Env:
         count = len(args)
         if count < n or (rest is None and count > n):
-            raise wrong(args)
+            raise wrong(count)
         frame = dict(zip(params, args))
         if rest is not None:
             tail_list: Any = NIL

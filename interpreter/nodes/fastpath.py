@@ -28,6 +28,22 @@ if TYPE_CHECKING:
 #: Scheme operator name to the Python operator used on two exact integers.
 BINARY_OPS = {"+": "+", "-": "-", "<": "<", ">": ">", "=": "==", "<=": "<=", ">=": ">="}
 
+#: One-operand built-ins computed inline: (expression over {a}, type guard over {a} or None).
+UNARY_OPS = {
+    "car": ("{a}.car", "type({a}) is Pair"),
+    "cdr": ("{a}.cdr", "type({a}) is Pair"),
+    "null?": ("{a} is NIL", None),
+    "pair?": ("type({a}) is Pair", None),
+    "not": ("{a} is False", None),
+    "zero?": ("{a} == 0", "type({a}) is int"),
+}
+
+#: Two-operand built-ins that build a value inline.
+CONSTRUCTORS = {"cons": "Pair({a}, {b})"}
+
+#: Every global name whose built-in compiled code may compute inline.
+INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS)
+
 #: Arities up to which a call site gets its own template (more use a list comprehension).
 MAX_INLINE_ARGS = 4
 
@@ -129,7 +145,7 @@ def call(env):
                 if rt.steps >= rt.check_at:
                     rt.check()
                 rt.depth = depth + 1
-                result = f.body(f.binder([{args}], f.env))
+                result = f.body(f.binder(f.env, {args}))
                 rt.depth = depth
                 if type(result) is TailCall:
                     return apply_procedure(result.proc, result.args)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..capabilities import require_scripts
 from ..datatypes import VOID, make_list
 from ..errors import SchemeError
 from ..ports import InputPort, OutputPort
@@ -133,11 +134,7 @@ def install_system(interp: Interpreter) -> None:
         return VOID
 
     def check_environment(who: str) -> None:
-        if not interp.allow_scripts:
-            raise SchemeError(
-                f"{who}: permission denied: reading environment variables needs the allow_scripts capability",
-                kind="permission",
-            )
+        require_scripts(interp, who, "reading environment variables")
 
     def get_environment_variable(name: Any) -> Any:
         """The value of an environment variable, or #f (needs the allow_scripts capability)."""

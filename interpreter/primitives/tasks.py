@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from ..capabilities import require_scripts
 from ..datatypes import MString, Pair, Symbol, list_to_python, make_list, sym
 from ..errors import SchemeError, type_error
 from ..tasks.access import get_path
 from ..tasks.arguments import check_keywords, split_keywords
-from ..tasks.calls import check_scripts_allowed
 from ..tasks.errors import TaskError, from_validation, make_task_error
 from ..tasks.library import TaskProcedure
 from ..tasks.records import EvaluationResult, SchemeRecord, ScriptResult, TaskResult
@@ -171,7 +171,7 @@ def install(interp: Interpreter) -> None:
 
     def run_script_(command: Any, *options: Any) -> ScriptResult:
         """``(run-script command [#:input text] [#:timeout s] [#:cwd dir] [#:env alist] [#:shell #t])``."""
-        check_scripts_allowed(interp, "run-script")
+        require_scripts(interp, "run-script")
         positional, keywords = split_keywords("run-script", list(options))
         if positional:
             raise SchemeError("run-script: options are #:name value pairs", kind="arity-error")

@@ -13,6 +13,7 @@ import shlex
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..capabilities import require_scripts
 from ..datatypes import TailCall
 from ..env import Env
 from ..errors import SchemeError
@@ -30,14 +31,6 @@ if TYPE_CHECKING:
 def has_limits(definition: TaskDefinition) -> bool:
     limits = definition.limits
     return limits.max_turns is not None or limits.max_context is not None or limits.timeout is not None
-
-
-def check_scripts_allowed(interp: Any, who: str) -> None:
-    """Refuse to run a command unless the interpreter has the ``allow_scripts`` capability."""
-    if not getattr(interp, "allow_scripts", False):
-        raise SchemeError(
-            f"{who}: permission denied: running scripts needs the allow_scripts capability", kind="permission"
-        )
 
 
 class TaskRunner:
@@ -87,7 +80,7 @@ class TaskRunner:
 
     # -- script ----------------------------------------------------------------------
     def script(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
-        check_scripts_allowed(self.library.interp, f"task {definition.name}")
+        require_scripts(self.library.interp, f"task {definition.name}")
         spec = definition.script
         shell = spec.shell if spec else False
         template = definition.body or ""

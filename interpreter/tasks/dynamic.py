@@ -94,11 +94,11 @@ def evaluation_rounds(run: Callable[[Env], Any], env: Env, max_rounds: Any, inte
 
 
 def _run_target(interp: Interpreter, request: dict[str, Any]) -> ScriptOutput:
-    from .calls import check_scripts_allowed
+    from ..capabilities import require_scripts
 
-    check_scripts_allowed(interp, "with-evaluation")
+    require_scripts(interp, "with-evaluation")
     start = now()
-    result = run_script(request["target"], timeout=float(request.get("timeout", 300)))
+    result = run_script(request["target"], timeout=float(request.get("timeout", 300)), poll=interp.runtime.check)
     interp.events.finish("script", str(request["target"]), start, f"exit {result.exit_code}")
     return result.output()
 

@@ -41,11 +41,7 @@ def parse_verdict(task: str, text: str) -> EvaluationNotes:
         raise invalid_output(f"task {task}: evaluator output is not JSON: {_short(text)}", [str(exc)]) from None
     if not isinstance(data, dict):
         raise invalid_output(f"task {task}: evaluator output must be a JSON object", ["expected a JSON object"])
-    violations = []
-    if not isinstance(data.get("success"), bool):
-        violations.append("success must be true or false" if "success" in data else "success is missing")
-    if "feedback" in data and not isinstance(data["feedback"], str):
-        violations.append("feedback must be a string")
+    violations = verdict_violations(data)
     if violations:
         raise invalid_output(f"task {task}: evaluator output is invalid: {'; '.join(violations)}", violations)
     try:
@@ -57,3 +53,13 @@ def parse_verdict(task: str, text: str) -> EvaluationNotes:
 
 def _short(text: str) -> str:
     return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+def verdict_violations(data: dict[str, Any]) -> list[str]:
+    """What is wrong with an evaluator's answer fields (``success`` bool, ``feedback`` str)."""
+    violations = []
+    if not isinstance(data.get("success"), bool):
+        violations.append("success must be true or false" if "success" in data else "success is missing")
+    if "feedback" in data and not isinstance(data["feedback"], str):
+        violations.append("feedback must be a string")
+    return violations

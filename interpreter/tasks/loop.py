@@ -22,7 +22,7 @@ from ..datatypes import MString, Symbol, make_list
 from ..env import Env
 from ..errors import SchemeError
 from .errors import TaskError, invalid_output
-from .evaluation import parse_verdict
+from .evaluation import parse_verdict, verdict_violations
 from .records import ContextManagement, EvaluationNotes, EvaluationResult, SchemeRecord, ScriptOutput, TaskResult
 from .scripts import run_script
 from .sequence import content_of, is_runtime_limit
@@ -139,11 +139,7 @@ def as_evaluation(value: Any, who: str) -> EvaluationResult:
 
 
 def _from_fields(who: str, data: dict[str, Any], content: str, status: str) -> EvaluationResult:
-    violations = []
-    if not isinstance(data.get("success"), bool):
-        violations.append("success must be true or false" if "success" in data else "success is missing")
-    if "feedback" in data and not isinstance(data["feedback"], str):
-        violations.append("feedback must be a string")
+    violations = verdict_violations(data)
     if violations:
         raise invalid_output(f"{who}: evaluator answer is invalid: {'; '.join(violations)}", violations)
     try:
@@ -168,21 +164,17 @@ def stripped(entry: LoopIteration) -> LoopIteration:
 
     output = entry.output
     if output is not None and output.content:
-        output = TaskResult(content="", status=output.status, notes=output.notes)
+        output = output.model_copy(update={"content": ""})
     script = entry.script_output
     if script is not None and (len(script.stdout) > KEPT_OUTPUT or len(script.stderr) > KEPT_OUTPUT):
-        script = ScriptOutput(
-            stdout=cut(script.stdout), stderr=cut(script.stderr), exit_code=script.exit_code
-        )
+        script = ScriptOutput(stdout=cut(script.stdout), stderr=cut(script.stderr), exit_code=script.exit_code)
     evaluation = entry.evaluation
-    if evaluation is not None:
+    if evaluation is not None and (evaluation.content or evaluation.notes.script_output is not None):
         notes = evaluation.notes
         if notes.script_output is not None:
             notes = notes.model_copy(update={"script_output": script})
-        evaluation = EvaluationResult(content="", status=evaluation.status, notes=notes)
-    return LoopIteration(
-        iteration=entry.iteration, output=output, script_output=script, evaluation=evaluation
-    )
+        evaluation = evaluation.model_copy(update={"content": "", "notes": notes})
+    return LoopIteration(iteration=entry.iteration, output=output, script_output=script, evaluation=evaluation)
 
 
 # -- running ---------------------------------------------------------------------------
@@ -194,6 +186,7 @@ class ScriptStage:
     timeout: Callable[[Env], Any] | None
     check_allowed: Callable[[], None]
     events: EventHub | None = None
+    poll: Callable[[], None] | None = None  # the runtime's limit check, while the script runs
 
 
 @dataclass
@@ -276,6 +269,8 @@ def run_loop(
                     phase=failure.phase,  # type: ignore[arg-type]
                     location=str(location) if location is not None else None,
                 )
+                if entry.evaluation is not None:
+                    last_eval = entry.evaluation
                 if entry.output is not None:
                     last_output = entry.output
                     history.append(entry.record() if accumulate else stripped(entry.record()))
@@ -411,7 +406,7 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str) -> ScriptOutput:
                 kind="type-error",
             )
         start = now()
-        result = run_script(argv, input=solution, timeout=float(timeout))
+        result = run_script(argv, input=solution, timeout=float(timeout), poll=stage.poll)
         if stage.events is not None:
             shown = argv if isinstance(argv, str) else " ".join(argv)
             stage.events.finish("script", shown, start, "timeout" if result.timed_out else f"exit {result.exit_code}")

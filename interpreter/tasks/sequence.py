@@ -83,15 +83,15 @@ def notes_of(value: Any) -> Any:
 
 def content_of(value: Any) -> str:
     """The text a value stands for: a result's content, a string itself, else its display form."""
-    from ..printer import display_string
-
+    if isinstance(value, str):
+        return value
     if isinstance(value, TaskResult):
         return value.content
     final = getattr(value, "final_output", None)
     if isinstance(final, TaskResult):
         return final.content
-    if isinstance(value, str):
-        return value
+    from ..printer import display_string
+
     return display_string(value)
 
 
@@ -158,9 +158,7 @@ def run_sequence(
 
 
 def _entry(name: str, value: Any) -> SequentialEntry:
-    return SequentialEntry(
-        step=name, output=plain(value), notes=plain(notes_of(value)), timestamp=time.time()
-    )
+    return SequentialEntry(step=name, output=plain(value), notes=plain(notes_of(value)), timestamp=time.time())
 
 
 def _accumulated(value: Any, fmt: str) -> Any:

@@ -17,4 +17,14 @@
 (test #t (eq? 'LollyPop (string->symbol (symbol->string 'LollyPop))))
 (test #t (string=? "K. Harper, M.D." (symbol->string (string->symbol "K. Harper, M.D."))))
 (test "hello world" (symbol->string '|hello world|))
+;; 2.1: #!fold-case folds identifiers and character names (not strings) until #!no-fold-case.
+#!fold-case
+(TEST 'hello 'HELLO)
+(test "abc" (SYMBOL->STRING 'ABC))
+(test #\space #\SPACE)
+(test "ABC" "ABC")
+#!no-fold-case
+(test #f (eq? 'abc 'ABC))
+(test 'abc (read (open-input-string "#!fold-case ABC")))
+(test '(abc |ABC| "ABC") (read (open-input-string "#!fold-case (ABC |ABC| \"ABC\")")))
 (test-end)
