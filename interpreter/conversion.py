@@ -97,7 +97,7 @@ class SchemeProcedure:
 class RecordModel(BaseModel):
     """Base of the pydantic models that ``define-record-type`` records become."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
+    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=(), defer_build=True)
 
 
 class Converter:

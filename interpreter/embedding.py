@@ -7,7 +7,6 @@ error the program can ``guard`` (the original is in the error's ``details["excep
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import threading
@@ -29,6 +28,8 @@ from .tasks.records import TaskDefinition, TaskParam
 from .tasks.templates import normal_name
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .conversion import Converter
     from .interpreter import Interpreter
 
@@ -152,6 +153,8 @@ async def evaluate_async(interp: Interpreter, source: str, filename: str) -> Any
     :class:`asyncio.CancelledError`, so the interpreter is idle and usable again.
     """
     token = CancelToken()
+    import asyncio  # here, not at import: asyncio costs start-up time every CLI run would pay
+
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()
 
@@ -205,6 +208,8 @@ def _eval_until_cancelled(interp: Interpreter, token: CancelToken, source: str, 
 
 
 async def _settle(done: asyncio.Future[Any]) -> None:
+    import asyncio
+
     """Wait for the cancelled program to stop, whatever else is cancelled meanwhile."""
     while not done.done():
         try:

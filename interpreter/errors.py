@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .datatypes import Span
 
@@ -38,6 +38,8 @@ KINDS = (
 class Frame(BaseModel):
     """One line of a DSL backtrace: the call, where it is, and the procedure it is in."""
 
+    model_config = ConfigDict(defer_build=True)  # validators built on first use: fast start-up
+
     expr: str
     location: str | None = None
     procedure: str | None = None
@@ -53,6 +55,8 @@ class Frame(BaseModel):
 
 class ErrorRecord(BaseModel):
     """A JSON-serialisable picture of a :class:`SchemeError` for hosts and logs."""
+
+    model_config = ConfigDict(defer_build=True)  # validators built on first use: fast start-up
 
     kind: str
     message: str

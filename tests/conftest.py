@@ -13,6 +13,7 @@ from interpreter.printer import write_string
 
 @pytest.fixture
 def interp() -> Interpreter:
+    """A fresh interpreter for each test."""
     return Interpreter()
 
 

@@ -5,21 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers import assert_error, same
 
 from interpreter import Interpreter, SchemeError
-from interpreter.equality import is_equal
-from interpreter.reader import read_all
-
-
-@pytest.fixture(scope="module")
-def interp() -> Interpreter:
-    return Interpreter()
-
-
-def same(value: object, expected_src: str) -> bool:
-    """``equal?`` to the datum written in ``expected_src`` (exactness matters)."""
-    return is_equal(value, read_all(expected_src)[0])
-
 
 CASES = [
     # + - * /
@@ -315,10 +303,7 @@ ERRORS = [
 
 @pytest.mark.parametrize(("src", "message", "kind"), ERRORS)
 def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
-    with pytest.raises(SchemeError) as info:
-        interp.eval_scheme(src)
-    assert message in info.value.message
-    assert info.value.kind == kind
+    assert_error(interp, src, message, kind)
 
 
 def test_booleans_are_not_numbers(interp: Interpreter) -> None:

@@ -3,22 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from helpers import assert_error, same
 
-from interpreter import Interpreter, SchemeError, Symbol
+from interpreter import Interpreter, Symbol
 from interpreter.datatypes import MString
-from interpreter.equality import is_equal
-from interpreter.reader import read_all
-
-
-@pytest.fixture(scope="module")
-def interp() -> Interpreter:
-    return Interpreter()
-
-
-def same(value: object, expected_src: str) -> bool:
-    """``equal?`` to the datum written in ``expected_src``."""
-    return is_equal(value, read_all(expected_src)[0])
-
 
 CASES = [
     # characters
@@ -212,10 +200,7 @@ ERRORS = [
 
 @pytest.mark.parametrize(("src", "message", "kind"), ERRORS)
 def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
-    with pytest.raises(SchemeError) as info:
-        interp.eval_scheme(src)
-    assert message in info.value.message
-    assert info.value.kind == kind
+    assert_error(interp, src, message, kind)
 
 
 def test_mutable_strings(interp: Interpreter) -> None:

@@ -318,15 +318,40 @@ class Lambda(Node):
         self.params, self.rest, self.body, self.name = params, rest, body, name
         self.rt, self.defines, self.span = rt, defines, span
 
+    #: Closures made before the body's first call that wait for it to be compiled;
+    #: past this many the body is compiled at once (closures made and never called
+    #: must not pile up).
+    MAX_WAITING = 64
+
     def compile(self, tail: bool) -> Run:
+        """A function making closures. The body is compiled on its first call: most
+        procedures a program (or the stdlib) defines are never called in a given run."""
         from .codegen import compile_body
 
-        body = compile_body(self.body, self.rt)
         binder = make_binder(self.name, self.params, self.rest, self.defines)
         name, rt, params, rest, span = self.name, self.rt, self.params, self.rest, self.span
+        compiled: list[Run] = []
+        waiting: list[Closure] = []
+
+        def body_now() -> Run:
+            if not compiled:
+                compiled.append(compile_body(self.body, rt))
+                for closure in waiting:
+                    closure.body = compiled[0]
+                waiting.clear()
+            return compiled[0]
+
+        def first_call(env: Env) -> Any:
+            return body_now()(env)
 
         def make_closure(env: Env) -> Closure:
-            return Closure(name, binder, body, env, rt, params, rest, span)
+            if compiled:
+                return Closure(name, binder, compiled[0], env, rt, params, rest, span)
+            if len(waiting) >= self.MAX_WAITING:
+                return Closure(name, binder, body_now(), env, rt, params, rest, span)
+            closure = Closure(name, binder, first_call, env, rt, params, rest, span)
+            waiting.append(closure)
+            return closure
 
         return make_closure
 

@@ -70,10 +70,11 @@ def structured_answer(answer: Any) -> Any:
 def install(interp: Interpreter) -> None:
     """``load-task-templates``, the lazily loaded quality gate, and script events for ``run-script``."""
     from ..forms.syntax import Autoload
-    from ..tasks.templates_xml import load_templates
 
     def load_task_templates(path: Any) -> Any:
         """``(load-task-templates "path")``: register the XML templates of a file or folder; their names."""
+        from ..tasks.templates_xml import load_templates  # on first use: start-up stays fast
+
         if not isinstance(path, (str, MString)):
             raise type_error("load-task-templates", "a path string", path)
         target = Path(str(path))

@@ -55,8 +55,10 @@ class ModelGateway:
         self.runtime = runtime
         self.recorder = recorder
         self.replay = replay
-        self.usage = Usage()
-        self.stack: list[Activation] = [Activation(PROGRAM, limits or Limits())]
+        # Defaults need no validation; model_construct keeps pydantic's validators (and its
+        # plugin scan) out of start-up.
+        self.usage = Usage.model_construct()
+        self.stack: list[Activation] = [Activation(PROGRAM, limits or Limits.model_construct())]
 
     @property
     def limits(self) -> Limits:

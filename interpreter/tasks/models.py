@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from ..datatypes import MString, Procedure
 from .errors import invalid_output, task_failure
@@ -29,6 +29,8 @@ MODEL_ENV = "TASKSCHEME_MODEL"
 
 class ModelResponse(BaseModel):
     """A model's answer; token counts are None when the backend does not report them."""
+
+    model_config = ConfigDict(defer_build=True)  # validators built on first use: fast start-up
 
     text: str
     input_tokens: int | None = None

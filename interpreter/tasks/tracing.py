@@ -17,13 +17,15 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 Subscriber = Callable[["Event"], None]
 
 
 class Event(BaseModel):
     """One traced action: what ran (``kind``, ``name``), when, how long, and how it ended."""
+
+    model_config = ConfigDict(defer_build=True)  # validators built on first use: fast start-up
 
     kind: str
     name: str

@@ -29,7 +29,7 @@ class UsageFigures(SchemeRecord):
 class Usage(SchemeRecord):
     """Usage of the whole run, and by task (the innermost task making the call) and by model."""
 
-    total: UsageFigures = Field(default_factory=UsageFigures)
+    total: UsageFigures = Field(default_factory=UsageFigures.model_construct)
     by_task: dict[str, UsageFigures] = Field(default_factory=dict)
     by_model: dict[str, UsageFigures] = Field(default_factory=dict)
 
