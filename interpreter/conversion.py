@@ -56,6 +56,7 @@ from .datatypes import (
     RecordType,
     Values,
     Void,
+    make_list,
 )
 from .errors import SchemeError
 from .limits import MAX_ELEMENTS, too_large
@@ -215,7 +216,7 @@ class Converter:
         if t is list:
             if not x:
                 return NIL
-            return self._inside(x, active, lambda: _scheme_list([self._scm(item, active) for item in x]))
+            return self._inside(x, active, lambda: make_list([self._scm(item, active) for item in x]))
         if t is tuple:
             return self._inside(x, active, lambda: [self._scm(item, active) for item in x])
         if t is dict:
@@ -280,13 +281,6 @@ def proper_items(x: Any) -> list[Any] | None:
         if x is slow:
             return None
     return items if x is NIL else None
-
-
-def _scheme_list(items: list[Any]) -> Any:
-    result: Any = NIL
-    for item in reversed(items):
-        result = Pair(item, result)
-    return result
 
 
 _NOT_WORD = re.compile(r"\W")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analyzer import GLOBAL, MACRO, Analyzer, Macro, Scope, syntax_error
-from .datatypes import NIL, Pair, Span, Symbol, sym
+from .datatypes import NIL, Pair, Span, Symbol, make_list, sym
 from .equality import is_equal
 
 ELLIPSIS = sym("...")
@@ -106,7 +106,7 @@ class Matcher:
         if type(pat) is list:
             if type(x) is not list:
                 raise MatchFailure
-            self.match(to_list(pat), to_list(x), binds)
+            self.match(make_list(pat), make_list(x), binds)
             return
         if not is_equal(pat, x):
             raise MatchFailure
@@ -165,13 +165,6 @@ def pattern_vars(pat: Any, macro: SyntaxRules) -> list[Symbol]:
     return out
 
 
-def to_list(items: list[Any]) -> Any:
-    result: Any = NIL
-    for item in reversed(items):
-        result = Pair(item, result)
-    return result
-
-
 class Expansion:
     """Instantiates one template with one match, renaming the identifiers it introduces."""
 
@@ -226,7 +219,7 @@ class Expansion:
                 result = Pair(item, result, self.span)
             return result
         if type(tmpl) is list:
-            built = self.build(to_list(tmpl), b, escaped)  # a vector is literal data: no renaming inside
+            built = self.build(make_list(tmpl), b, escaped)  # a vector is literal data: no renaming inside
             return [strip(x, self.an) for x in built] if built is not NIL else []
         return tmpl
 

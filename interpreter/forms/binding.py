@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyzer import Analyzer, Scope, defining_form, elements, list_items, special_form, syntax_error
-from ..datatypes import NIL, Pair, Span, Symbol
+from ..datatypes import NIL, Pair, Span, Symbol, make_list
 from ..nodes.binding import CaseLambda, DefineValues, Do, Let, LetValues, NamedLet, Parameterize
 from ..nodes.core import Lambda, Node, Seq
 from ..nodes.records import DefineRecordType
@@ -63,17 +63,10 @@ def named_let(an: Analyzer, form: Pair, items: Items, scope: Scope | None) -> No
     name = items[1][0]
     binds = bindings(an, items[2][0], form.span, "let")
     inits = [an.analyze(x, scope, s) for _, x, s in binds]
-    params = _list([n for n, _, _ in binds])
+    params = make_list([n for n, _, _ in binds])
     loop_scope = Scope({name: False}, scope)
     proc = make_lambda(an, params, items[3:], loop_scope, name.name, form.span)
     return NamedLet(name, proc, inits, form.span)
-
-
-def _list(items: list[Any]) -> Any:
-    result: Any = NIL
-    for item in reversed(items):
-        result = Pair(item, result)
-    return result
 
 
 @special_form("let*")
