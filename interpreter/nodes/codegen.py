@@ -37,10 +37,18 @@ SIMPLE_CONSTANTS = (int, bool)
 class Emitter:
     """Accumulates Python source for one body and the objects it refers to."""
 
-    def __init__(self, rt: Runtime, builtins: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        rt: Runtime | None,
+        builtins: dict[str, Any],
+        namespace: dict[str, Any] | None = None,
+        frame_vars: str = "v",
+    ) -> None:
         self.lines: list[str] = []
         self.indent = 3
-        self.namespace: dict[str, Any] = {
+        self.frame_vars = frame_vars  # the innermost frame's bindings, as the generated code names them
+        self.namespace: dict[str, Any] = namespace if namespace is not None else {}
+        self.namespace |= {
             "Primitive": Primitive,
             "Pair": Pair,
             "NIL": NIL,
@@ -78,7 +86,7 @@ class Emitter:
             return self.constant(node.value)
         if kind is LocalRef and not node.checked:
             key = self.constant(node.name, "k")
-            return ("v" if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
+            return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
         if kind is GlobalRef:
             return self.global_value(node)
         if kind is Call:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Primitive, TailCall
 from ..evaluator import Closure, apply_procedure, apply_with_caller
-from .core import Const, GlobalRef, LocalRef, Node, Run
+from .core import GlobalRef, Node, Run
 
 if TYPE_CHECKING:
     from .core import Call
@@ -48,41 +48,6 @@ INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS)
 MAX_INLINE_ARGS = 4
 
 
-def simple_source(node: Node, key: str, namespace: dict[str, Any]) -> str | None:
-    """A side-effect-free Python expression for a constant or a near variable, else None."""
-    if type(node) is Const and type(node.value) in (int, bool):
-        return repr(node.value)
-    if type(node) is LocalRef and not node.checked and node.depth <= 2:
-        namespace[key] = node.name
-        return "env" + ".outer" * node.depth + f".vars[{key}]"
-    return None
-
-
-def inline_binary(node: Node, key: str, namespace: dict[str, Any], builtins: dict[str, Any]) -> str | None:
-    """An inline expression for a built-in operator applied to simple operands, else None.
-
-    The expression computes on exact integers when the global still holds the
-    built-in, and otherwise runs the node's ordinary compiled code (re-reading the
-    operands is harmless: they are constants and variables)."""
-    from .core import Call
-
-    if type(node) is not Call or len(node.operands) != 2 or type(node.operator) is not GlobalRef:
-        return None
-    name = node.operator.name
-    op, builtin = BINARY_OPS.get(name.name), builtins.get(name.name)
-    x = simple_source(node.operands[0], f"{key}x", namespace)
-    y = simple_source(node.operands[1], f"{key}y", namespace)
-    if op is None or builtin is None or x is None or y is None:
-        return None
-    namespace[f"{key}ok"] = builtins_intact(node.operator, builtin)
-    namespace[f"{key}c"] = node.compile(False)
-    vx, vy = f"{key}_x", f"{key}_y"
-    return (
-        f"({vx} {op} {vy} if type({vx} := {x}) is int and type({vy} := {y}) is int"
-        f" and {key}ok[0] else {key}c(env))"
-    )
-
-
 class StillBuiltin:
     """``[0]`` is true while a global still holds a given built-in (for frames that do
     not track rebinding themselves)."""
@@ -102,25 +67,33 @@ def builtins_intact(ref: GlobalRef, builtin: Any) -> Any:
     return intact if intact is not None else StillBuiltin(ref.gvars, ref.name, builtin)
 
 
-def value_source(node: Node, key: str, namespace: dict[str, Any]) -> str:
-    """A Python expression for a node's value, inlining what can be inlined."""
-    from ..primitives.registry import BUILTINS
-
-    simple = simple_source(node, key, namespace) or inline_binary(node, key, namespace, BUILTINS)
-    if simple is not None:
-        return simple
+def value_source(node: Node, key: str, namespace: dict[str, Any], emitter: Any) -> str:
+    """A Python expression for a node's value: inline when the node is pure (constants,
+    variables, built-in operators on pure operands: see ``Emitter.pure``), else a call of
+    its compiled closure."""
+    inline = emitter.pure(node)
+    if inline is not None:
+        return inline
     namespace[key] = node.compile(False)
     return f"{key}(env)"
 
 
-def operator_source(node: Node, namespace: dict[str, Any]) -> str:
+def operand_emitter(namespace: dict[str, Any]) -> Any:
+    """The body compiler's expression emitter, writing into a template's namespace."""
+    from ..primitives.registry import BUILTINS
+    from .codegen import Emitter
+
+    return Emitter(None, BUILTINS, namespace, frame_vars="env.vars")
+
+
+def operator_source(node: Node, namespace: dict[str, Any], emitter: Any) -> str:
     """Lines that bind ``f`` to the operator's value."""
     if type(node) is GlobalRef:
         namespace["gname"] = node.name
         namespace["gvars"] = node.gvars
         namespace["gref"] = node.compile(False)
         return "f = gvars.get(gname)\n        if f is None:\n            f = gref(env)"
-    return f"f = {value_source(node, 'op', namespace)}"
+    return f"f = {value_source(node, 'op', namespace, emitter)}"
 
 
 CALL = """
@@ -185,13 +158,14 @@ def compile_call(call: Call, tail: bool, builtins: dict[str, Any], on_error: Cal
         "on_error": on_error,
         "tail": tail,
     }
-    operator = operator_source(call.operator, namespace)
+    emitter = operand_emitter(namespace)
+    operator = operator_source(call.operator, namespace, emitter)
     n = len(call.operands)
     if n > MAX_INLINE_ARGS:
         namespace["operands"] = [a.compile(False) for a in call.operands]
         source = CALL_MANY.format(operator=operator)
     else:
-        lines = [f"        x{i} = {value_source(a, f'a{i}', namespace)}" for i, a in enumerate(call.operands)]
+        lines = [f"        x{i} = {value_source(a, f'a{i}', namespace, emitter)}" for i, a in enumerate(call.operands)]
         fast = ""
         if n == 2 and type(call.operator) is GlobalRef:
             op = BINARY_OPS.get(call.operator.name.name)
@@ -216,5 +190,5 @@ def if_(env):
 def compile_if(test: Node, then: Run, otherwise: Run) -> Run:
     """An ``if`` whose test is inlined when it is a constant, a variable or built-in arithmetic."""
     namespace: dict[str, Any] = {"then": then, "otherwise": otherwise}
-    exec(IF.format(test=value_source(test, "t", namespace)), namespace)  # a fixed template
+    exec(IF.format(test=value_source(test, "t", namespace, operand_emitter(namespace))), namespace)  # a fixed template
     return namespace["if_"]
