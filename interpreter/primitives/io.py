@@ -34,22 +34,23 @@ def _stderr_flush() -> None:
 STDERR_PORT = OutputPort(_stderr_write, "stderr", _stderr_flush)
 
 
+def open_port(who: str, port: Any, kind: type, expected: str, direction: str) -> Any:
+    """``port`` if it is an open port of ``kind``, else an error naming ``who``."""
+    if not isinstance(port, kind):
+        raise type_error(who, expected, port)
+    if port.closed:
+        raise SchemeError(f"{who}: {direction} port is closed", kind="value-error")
+    return port
+
+
 def check_output_port(who: str, port: Any) -> OutputPort:
     """An open output port, or an error."""
-    if not isinstance(port, OutputPort):
-        raise type_error(who, "an output port", port)
-    if port.closed:
-        raise SchemeError(f"{who}: output port is closed", kind="value-error")
-    return port
+    return open_port(who, port, OutputPort, "an output port", "output")
 
 
 def check_input_port(who: str, port: Any) -> InputPort:
     """An open input port, or an error."""
-    if not isinstance(port, InputPort):
-        raise type_error(who, "an input port", port)
-    if port.closed:
-        raise SchemeError(f"{who}: input port is closed", kind="value-error")
-    return port
+    return open_port(who, port, InputPort, "an input port", "input")
 
 
 # ----------------------------------------------------------------------------------
@@ -122,19 +123,11 @@ class BinaryOutputPort(Port):
 
 
 def check_binary_input(who: str, port: Any) -> BinaryInputPort:
-    if not isinstance(port, BinaryInputPort):
-        raise type_error(who, "a binary input port", port)
-    if port.closed:
-        raise SchemeError(f"{who}: input port is closed", kind="value-error")
-    return port
+    return open_port(who, port, BinaryInputPort, "a binary input port", "input")
 
 
 def check_binary_output(who: str, port: Any) -> BinaryOutputPort:
-    if not isinstance(port, BinaryOutputPort):
-        raise type_error(who, "a binary output port", port)
-    if port.closed:
-        raise SchemeError(f"{who}: output port is closed", kind="value-error")
-    return port
+    return open_port(who, port, BinaryOutputPort, "a binary output port", "output")
 
 
 @primitive("open-input-bytevector")
