@@ -83,18 +83,22 @@ def syntax_definition(form: Pair) -> tuple[Symbol, Any]:
 @special_form("define-syntax")
 def define_syntax(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     name, spec = syntax_definition(form)
-    macro = located(lambda: transformer(an, spec, scope, name, scope), form)
-    if scope is None:
-        an.macros[an.unalias(name)] = macro
-    else:
-        scope.macros[name] = macro
-    return Const(VOID, form.span)
+    return bind_macro(an, scope, name, located(lambda: transformer(an, spec, scope, name, scope), form), form)
 
 
 @body_syntax("define-syntax")
 def define_syntax_in_body(an: Analyzer, form: Pair, scope: Scope) -> None:
     name, spec = syntax_definition(form)
     scope.macros[name] = located(lambda: transformer(an, spec, scope, name, scope), form)
+
+
+def bind_macro(an: Analyzer, scope: Scope | None, name: Symbol, macro: Any, form: Pair) -> Node:
+    """Make ``name`` a macro: globally at top level, else in ``scope``."""
+    if scope is None:
+        an.macros[an.unalias(name)] = macro
+    else:
+        scope.macros[name] = macro
+    return Const(VOID, form.span)
 
 
 def located(make: Any, form: Pair) -> Any:
@@ -164,11 +168,7 @@ def macro_definition(an: Analyzer, form: Pair) -> tuple[Symbol, ProcedureMacro]:
 @special_form("define-macro")
 def define_macro(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     name, macro = macro_definition(an, form)
-    if scope is None:
-        an.macros[an.unalias(name)] = macro
-    else:
-        scope.macros[name] = macro
-    return Const(VOID, form.span)
+    return bind_macro(an, scope, name, macro, form)
 
 
 @body_syntax("define-macro")
