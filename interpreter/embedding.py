@@ -176,8 +176,7 @@ async def evaluate_async(interp: Interpreter, source: str, filename: str) -> Any
         return await asyncio.shield(done)
     except asyncio.CancelledError:
         token.cancel()
-        interp.runtime.interrupted = True
-        interp.runtime.check_at = 0
+        interp.runtime.interrupt()
         await _settle(done)
         raise
 

@@ -44,19 +44,21 @@ class Unassigned:
 
 UNASSIGNED = Unassigned()
 
-Binder = Callable[..., Env]
-
-
 class Closure(Procedure):
-    """A procedure made by ``lambda``: compiled body, parameter binder and defining frame."""
+    """A procedure made by ``lambda``: its compiled body and its defining frame.
 
-    __slots__ = ("binder", "body", "env", "params", "rest", "rt", "span")
+    ``run(env, *args)`` binds the arguments in a new frame inside ``env`` and runs
+    the body. ``nargs`` is the fixed argument count, or -1 for a procedure with a
+    rest parameter; a fixed-count ``run`` takes exactly that many arguments (Python
+    positional parameters), so callers compare the count first (:meth:`check_count`).
+    """
+
+    __slots__ = ("env", "nargs", "params", "rest", "rt", "run", "span")
 
     def __init__(
         self,
         name: str,
-        binder: Binder,
-        body: Callable[[Env], Any],
+        run: Callable[..., Any],
         env: Env,
         rt: Runtime,
         params: tuple[Symbol, ...],
@@ -64,16 +66,24 @@ class Closure(Procedure):
         span: Any,
     ) -> None:
         super().__init__(name)
-        self.binder = binder
-        self.body = body
+        self.run = run
         self.env = env
         self.rt = rt
         self.params = params
         self.rest = rest
         self.span = span
+        self.nargs = len(params) if rest is None else -1
 
     def arity_text(self) -> str:
         return arity_text(len(self.params), None if self.rest else len(self.params))
+
+    def check_count(self, given: int) -> None:
+        """Raise the arity error for ``given`` arguments unless the count is accepted."""
+        n = len(self.params)
+        if given == n or (self.rest is not None and given > n):
+            return
+        want = f"{n} argument{'s' if n != 1 else ''}" if self.rest is None else f"at least {n}"
+        raise arity_error(self.name, want, given)
 
     def __repr__(self) -> str:
         return f"#<procedure {self.name}>"
@@ -115,7 +125,15 @@ class Interrupted(SchemeError):
 
 
 class Runtime:
-    """Per-interpreter evaluation state: depth, steps, limits, handlers, dynamic winds."""
+    """Per-interpreter evaluation state: depth, steps, limits, handlers, dynamic winds.
+
+    Compiled calls compare ``depth`` with ``hop_mark`` on every call; at the mark
+    they take the slow path into :meth:`deep`. :meth:`attend` (a timeout, Ctrl-C,
+    cancellation: any thread) sets the mark to -1, so the very next call checks the
+    limits. Steps are counted by tail calls, loops and calls through
+    :func:`apply_procedure`; calls inside compiled bodies count them only when
+    ``max_steps`` is set (it is fixed when the runtime is made).
+    """
 
     #: Python frames kept free below the recursion limit in every thread.
     STACK_MARGIN = 120
@@ -129,7 +147,9 @@ class Runtime:
         self.timeout = timeout
         self.running = False
         self.depth = 0
-        self.hop_mark = 0
+        self.hop_mark = 0  # what calls compare depth with: depth_mark, or -1 while attention is wanted
+        self.depth_mark = 0  # where deep() must run next: the Python stack needs room, or max_depth
+        self.attention = False
         self.steps = 0
         self.check_at = 0
         self.deadline: float | None = None
@@ -146,6 +166,7 @@ class Runtime:
         """Reset per-run counters; called at each top-level evaluation."""
         self.depth = 0
         self.interrupted = False
+        self.attention = False
         self.output_used = 0
         self.handlers = []
         self.winders = NIL
@@ -161,11 +182,39 @@ class Runtime:
         py = python_depth()
         self.thread_base = (self.depth, py)
         mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
-        self.hop_mark = min(mark, max(self.max_depth, self.depth + 1))
+        self._set_mark(min(mark, max(self.max_depth, self.depth + 1)))
+
+    def _set_mark(self, mark: int) -> None:
+        """Move the depth mark; a pending :meth:`attend` keeps ``hop_mark`` at -1.
+
+        ``attend`` sets ``attention`` before ``hop_mark``, so reading the flag after
+        writing the mark never loses a request made by another thread meanwhile."""
+        self.depth_mark = mark
+        self.hop_mark = mark
+        if self.attention:
+            self.hop_mark = -1
+
+    # -- attention: make the next call check the limits ------------------------------
+    def attend(self) -> None:
+        """Have the running program check its limits at its next call or step.
+
+        Safe from any thread and from signal handlers."""
+        self.attention = True
+        self.check_at = 0
+        self.hop_mark = -1
+
+    def interrupt(self) -> None:
+        """Stop the running program at its next call or step with an ``interrupted`` error."""
+        self.interrupted = True
+        self.attend()
 
     # -- limits ----------------------------------------------------------------------
     def check(self) -> None:
-        """Called every CHECK_EVERY steps: time limit, step limit, interruption."""
+        """Called every CHECK_EVERY steps and on :meth:`attend`: time limit, step
+        limit, interruption."""
+        if self.attention:
+            self.attention = False
+            self._set_mark(self.depth_mark)
         self.check_at = self.steps + self.CHECK_EVERY
         if self.step_limit_at is not None and self.step_limit_at < self.check_at:
             self.check_at = max(self.step_limit_at, self.steps + 1)
@@ -187,7 +236,12 @@ class Runtime:
             self.extra_check()
 
     def deep(self, proc: Closure, args: list[Any]) -> Any:
-        """Called when ``depth`` reaches ``hop_mark``: enforce max_depth, then extend or hop."""
+        """Called when ``depth`` reaches ``hop_mark``: serve :meth:`attend`, enforce
+        max_depth, then extend this thread's budget or hop to a new thread."""
+        if self.attention:
+            self.check()
+            if self.depth < self.hop_mark:
+                return apply_procedure(proc, args)
         if self.depth >= self.max_depth:
             raise SchemeError(
                 f"recursion depth limit exceeded: max_depth = {self.max_depth}",
@@ -199,13 +253,13 @@ class Runtime:
         room = sys.getrecursionlimit() - py - self.STACK_MARGIN
         per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth))
         levels = int(room / (per_level * 1.5))
-        saved = self.hop_mark
+        saved = self.depth_mark
         if levels >= 8:
-            self.hop_mark = min(self.depth + levels, self.max_depth)
+            self._set_mark(min(self.depth + levels, self.max_depth))
             try:
                 return apply_procedure(proc, args)
             finally:
-                self.hop_mark = saved
+                self._set_mark(saved)
         return self._hop(proc, args, saved)
 
     def _hop(self, proc: Closure, args: list[Any], saved_mark: int) -> Any:
@@ -225,10 +279,10 @@ class Runtime:
         try:
             thread.join()
         except BaseException:
-            self.interrupted = True
+            self.interrupt()
             raise
         finally:
-            self.hop_mark = saved_mark
+            self._set_mark(saved_mark)
             self.thread_base = saved_base
         ok, value = box[0]
         if ok:
@@ -257,8 +311,10 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
             rt.steps += 1
             if rt.steps >= rt.check_at:
                 rt.check()
+            if len(args) != proc.nargs:
+                proc.check_count(len(args))
             rt.depth = depth + 1
-            result = proc.body(proc.binder(proc.env, *args))
+            result = proc.run(proc.env, *args)
             rt.depth = depth
         elif type(proc) is Primitive:
             try:

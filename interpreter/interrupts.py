@@ -52,7 +52,7 @@ def interruptible(interp: Interpreter, hint_to: IO[str] | None = None) -> Iterat
         watch.presses += 1
         if watch.presses > 1:
             raise KeyboardInterrupt
-        interp.runtime.interrupted = True
+        interp.runtime.interrupt()
         if hint_to is not None:
             timer = threading.Timer(HINT_AFTER, _write_line, (hint_to, HINT))
             timer.daemon = True

@@ -110,7 +110,7 @@ class Watchdog:
         self.timer.start()
 
     def wake(self) -> None:
-        self.runtime.check_at = 0
+        self.runtime.attend()
 
     def stop(self) -> None:
         self.timer.cancel()

@@ -352,12 +352,16 @@ def test_aeval_does_not_block_the_event_loop() -> None:
     assert value == 300000 and ticks > 3
 
 
-def test_cancelling_aeval_stops_a_long_loop_and_keeps_definitions() -> None:
+@pytest.mark.parametrize(
+    "program",
+    ["(let loop () (loop))", "(define (tree n) (if (= n 0) 0 (+ (tree (- n 1)) (tree (- n 1))))) (tree 30)"],
+)
+def test_cancelling_aeval_stops_a_long_computation_and_keeps_definitions(program: str) -> None:
     interp = Interpreter()
     interp.eval("(define kept 'yes)")
 
     async def main() -> float:
-        task = asyncio.create_task(interp.aeval("(let loop () (loop))"))
+        task = asyncio.create_task(interp.aeval(program))
         await asyncio.sleep(0.2)
         task.cancel()
         start = time.monotonic()

@@ -13,6 +13,9 @@ from interpreter.limits import MAX_ELEMENTS, MAX_STRING
 
 LOOP = "(let loop ((i 0)) (loop (+ i 1)))"
 DEEP = "(define (down n) (+ 1 (down n))) (down 0)"
+# Tree recursion, 30 deep: only non-tail calls inside a compiled body, none through the
+# trampoline, and too shallow to reach the depth mark.
+TREE = "(define (tree n) (if (= n 0) 0 (+ (tree (- n 1)) (tree (- n 1))))) (tree 30)"
 
 
 def exhausted(interp: Interpreter, source: str) -> SchemeError:
@@ -33,6 +36,9 @@ def survives(interp: Interpreter) -> None:
     [
         ({"max_steps": 5000}, LOOP, "max_steps = 5000"),
         ({"timeout": 0.3}, LOOP, "timeout = 0.3 s"),
+        ({"max_steps": 5000}, TREE, "max_steps = 5000"),
+        ({"timeout": 0.3}, TREE, "timeout = 0.3 s"),
+        ({"timeout": 0.3}, DEEP, "timeout = 0.3 s"),
         ({"max_depth": 200}, DEEP, "max_depth = 200"),
         ({"max_output": 50}, '(let loop () (display "abc") (loop))', "max_output = 50 characters"),
     ],
@@ -48,9 +54,18 @@ def test_each_limit_names_itself_and_leaves_the_interpreter_usable(
     survives(interp)
 
 
-def test_max_steps_is_exact_enough() -> None:
+@pytest.mark.parametrize("source", [LOOP, TREE, DEEP])
+def test_timeout_stops_every_shape_of_program_on_time(source: str) -> None:
+    interp = Interpreter(timeout=0.3)
+    start = time.monotonic()
+    exhausted(interp, source)
+    assert time.monotonic() - start < 2.0
+
+
+@pytest.mark.parametrize("source", ["(define (f i) (f (+ i 1))) (f 0)", TREE])
+def test_max_steps_is_exact_enough(source: str) -> None:
     interp = Interpreter(max_steps=100)
-    err = exhausted(interp, "(define (f i) (f (+ i 1))) (f 0)")
+    err = exhausted(interp, source)
     assert err.details["used"] <= 101
 
 

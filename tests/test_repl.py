@@ -144,12 +144,16 @@ def test_enter_only_runs_complete_input_with_the_cursor_on_the_last_line() -> No
     assert not ready_to_run(",(x", True)
 
 
-def test_running_program_is_interrupted_and_environment_kept(repl: Repl) -> None:
+@pytest.mark.parametrize(
+    "program",
+    ["(let loop () (loop))", "(define (tree n) (if (= n 0) 0 (+ (tree (- n 1)) (tree (- n 1))))) (tree 30)"],
+)
+def test_running_program_is_interrupted_and_environment_kept(repl: Repl, program: str) -> None:
     repl.submit("(define kept 1)")
     timer = threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,))
     timer.start()
     start = time.monotonic()
-    repl.submit("(let loop () (loop))")
+    repl.submit(program)
     assert time.monotonic() - start < 10
     assert "error: interrupted" in repl.err.getvalue()
     repl.submit("kept")

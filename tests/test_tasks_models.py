@@ -235,9 +235,17 @@ def test_timeout_of_a_python_model():
     assert "model slow did not answer within the timeout of 0.1 s" in info.value.message
 
 
-def test_timeout_of_a_dsl_model():
+@pytest.mark.parametrize(
+    "spin",
+    [
+        "(define-model (spin prompt system) (let loop ((i 0)) (loop (+ i 1))))",
+        "(define (tree n) (if (= n 0) 0 (+ (tree (- n 1)) (tree (- n 1)))))"
+        " (define-model (spin prompt system) (tree 30))",
+    ],
+)
+def test_timeout_of_a_dsl_model(spin: str):
     interp = Interpreter()
-    interp.eval("(define-model (spin prompt system) (let loop ((i 0)) (loop (+ i 1))))")
+    interp.eval(spin)
     interp.eval('(define-task (t) (model "spin") (timeout 0.2) (prompt "x"))')
     with pytest.raises(TaskError) as info:
         interp.eval("(t)")

@@ -9,8 +9,10 @@ same work inline:
   statements; any other node is compiled by its own ``compile`` and called;
 * a call of a built-in arithmetic operator on exact integers is one Python
   operation (guarded: the global must still hold the built-in);
-* a closure call is applied in place (depth and step accounting as in
-  :func:`~interpreter.evaluator.apply_procedure`);
+* the procedure's arguments arrive as Python parameters: ``run(outer, *args)``
+  makes the frame itself, so a call is one Python call;
+* a closure call is applied in place (depth accounting as in
+  :func:`~interpreter.evaluator.apply_procedure`; steps only under ``max_steps``);
 * a tail call to a closure with the same body (a loop) rebinds the frame and
   jumps back to the top of the function, so loops run without the trampoline;
 * errors get the same DSL backtrace as before: every call site has a number and
@@ -19,13 +21,15 @@ same work inline:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import NIL, Pair, Primitive, TailCall
+from ..env import Env
 from ..errors import SchemeError
-from ..evaluator import PASS_THROUGH, Closure, apply_procedure, apply_with_caller
+from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
 from .control import And, Cond, Or
-from .core import Call, Const, GlobalRef, If, LocalRef, Node, Run, Seq, primitive_failure
+from .core import Call, Const, GlobalRef, If, Lambda, LocalRef, Node, Seq, make_binder, primitive_failure
 from .fastpath import BINARY_OPS, CONSTRUCTORS, UNARY_OPS, builtins_intact
 
 if TYPE_CHECKING:
@@ -43,8 +47,13 @@ class Emitter:
         builtins: dict[str, Any],
         namespace: dict[str, Any] | None = None,
         frame_vars: str = "v",
+        procedure: Lambda | None = None,
     ) -> None:
         self.lines: list[str] = []
+        self.procedure = procedure  # the lambda whose body this is (for self tail calls)
+        # Inline calls count steps only under max_steps; otherwise Runtime.attend
+        # reaches them through hop_mark (see Runtime).
+        self.counts_calls = rt is not None and rt.max_steps is not None
         self.indent = 3
         self.frame_vars = frame_vars  # the innermost frame's bindings, as the generated code names them
         self.namespace: dict[str, Any] = namespace if namespace is not None else {}
@@ -76,6 +85,22 @@ class Emitter:
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.indent + text)
+
+    def frame_of(self, outer: str, args: list[str]) -> str | None:
+        """An expression making this procedure's frame for ``args`` inside ``outer``;
+        None if there is no procedure or the count is wrong (the general path reports it)."""
+        proc = self.procedure
+        if proc is None:
+            return None
+        if proc.rest is not None:
+            if len(args) < len(proc.params):
+                return None
+            return f"binder({', '.join([outer, *args])})"
+        if len(args) != len(proc.params):
+            return None
+        unassigned = [f"{self.constant(name, 'k')}: UNASSIGNED" for name in proc.defines]
+        bound = [f"{self.constant(name, 'k')}: {arg}" for name, arg in zip(proc.params, args)]
+        return f"Env({{{', '.join(unassigned + bound)}}}, {outer})"
 
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
@@ -346,21 +371,24 @@ class Emitter:
             self.line(f"if type({f}) is Closure:")
         self.indent += 1
         if tail:
-            self.line(f"if {f}.body is body:")
-            self.line(f"    env = {f}.binder({f}.env, {arglist})")
-            self.line("    rt.steps += 1")
-            self.line("    if rt.steps >= rt.check_at:")
-            self.line("        rt.check()")
-            self.line("    continue")
+            rebind = self.frame_of(f"{f}.env", args)
+            if rebind is not None:
+                self.line(f"if {f}.run is run:")
+                self.line(f"    env = {rebind}")
+                self.line("    rt.steps += 1")
+                self.line("    if rt.steps >= rt.check_at:")
+                self.line("        rt.check()")
+                self.line("    continue")
             self.line(f"return TailCall({f}, [{arglist}])")
         else:
             self.line("depth = rt.depth")
-            self.line("if depth < rt.hop_mark:")
-            self.line("    rt.steps += 1")
-            self.line("    if rt.steps >= rt.check_at:")
-            self.line("        rt.check()")
+            self.line(f"if depth < rt.hop_mark and {f}.nargs == {len(args)}:")
+            if self.counts_calls:
+                self.line("    rt.steps += 1")
+                self.line("    if rt.steps >= rt.check_at:")
+                self.line("        rt.check()")
             self.line("    rt.depth = depth + 1")
-            self.line(f"    {result} = {f}.body({f}.binder({f}.env, {arglist}))")
+            self.line(f"    {result} = {f}.run({f}.env{''.join(', ' + a for a in args)})")
             self.line("    rt.depth = depth")
             self.line(f"    if type({result}) is TailCall:")
             self.line(f"        {result} = apply_procedure({result}.proc, {result}.args)")
@@ -447,7 +475,8 @@ class BodyErrors:
 
 
 TEMPLATE = """
-def body(env):
+def run({params}):
+    env = {frame}
     site = -1
     try:
         while True:
@@ -458,13 +487,23 @@ def body(env):
 """
 
 
-def compile_body(body: Node, rt: Runtime) -> Run:
-    """One Python function that runs ``body`` (in tail position) in a procedure's frame."""
+def compile_procedure(proc: Lambda) -> Callable[..., Any]:
+    """One Python function ``run(outer, *args)`` that binds ``proc``'s arguments in a
+    new frame inside ``outer`` and runs its body (see :class:`Closure`)."""
     from ..primitives.registry import BUILTINS
 
-    emitter = Emitter(rt, BUILTINS)
-    emitter.tail(body)
+    emitter = Emitter(proc.rt, BUILTINS, procedure=proc)
+    emitter.namespace |= {"Env": Env, "UNASSIGNED": UNASSIGNED}
+    if proc.rest is None:
+        args = [f"arg{i}" for i in range(len(proc.params))]
+        params = ", ".join(["outer", *args])
+    else:
+        emitter.namespace["binder"] = make_binder(proc.params, proc.rest, proc.defines)
+        args, params = ["*args"], "outer, *args"
+    frame = emitter.frame_of("outer", args) if proc.rest is None else "binder(outer, *args)"
+    emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)
-    source = TEMPLATE.format(code="\n".join(without_dead_site_stores(emitter.lines)))
+    code = "\n".join(without_dead_site_stores(emitter.lines))
+    source = TEMPLATE.format(params=params, frame=frame, code=code)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
-    return emitter.namespace["body"]
+    return emitter.namespace["run"]

@@ -326,104 +326,48 @@ class Lambda(Node):
     def compile(self, tail: bool) -> Run:
         """A function making closures. The body is compiled on its first call: most
         procedures a program (or the stdlib) defines are never called in a given run."""
-        from .codegen import compile_body
+        from .codegen import compile_procedure
 
-        binder = make_binder(self.name, self.params, self.rest, self.defines)
         name, rt, params, rest, span = self.name, self.rt, self.params, self.rest, self.span
-        compiled: list[Run] = []
+        compiled: list[Callable[..., Any]] = []
         waiting: list[Closure] = []
 
-        def body_now() -> Run:
+        def run_now() -> Callable[..., Any]:
             if not compiled:
-                compiled.append(compile_body(self.body, rt))
+                compiled.append(compile_procedure(self))
                 for closure in waiting:
-                    closure.body = compiled[0]
+                    closure.run = compiled[0]
                 waiting.clear()
             return compiled[0]
 
-        def first_call(env: Env) -> Any:
-            return body_now()(env)
+        def first_run(env: Env, *args: Any) -> Any:
+            return run_now()(env, *args)
 
         def make_closure(env: Env) -> Closure:
             if compiled:
-                return Closure(name, binder, compiled[0], env, rt, params, rest, span)
+                return Closure(name, compiled[0], env, rt, params, rest, span)
             if len(waiting) >= self.MAX_WAITING:
-                return Closure(name, binder, body_now(), env, rt, params, rest, span)
-            closure = Closure(name, binder, first_call, env, rt, params, rest, span)
+                return Closure(name, run_now(), env, rt, params, rest, span)
+            closure = Closure(name, first_run, env, rt, params, rest, span)
             waiting.append(closure)
             return closure
 
         return make_closure
 
 
-class Missing:
-    """The default of a binder's parameters: an argument that was not given."""
+def make_binder(params: tuple[Symbol, ...], rest: Symbol, defines: tuple[Symbol, ...]) -> Callable[..., Env]:
+    """``binder(outer, *args)``: the frame of a procedure with a rest parameter.
 
-    __slots__ = ()
-
-
-MISSING = Missing()
-
-
-def make_binder(
-    name: str, params: tuple[Symbol, ...], rest: Symbol | None, defines: tuple[Symbol, ...]
-) -> Callable[..., Env]:
-    """A function ``binder(outer, *args)`` that checks the argument count and makes the
-    procedure's frame. Arguments are positional, so a call site builds no list."""
+    The caller has checked the count (:meth:`Closure.check_count`)."""
     n = len(params)
-    pre = dict.fromkeys(defines, UNASSIGNED)
-
-    def wrong(given: int) -> SchemeError:
-        return arity_error(name, f"{n} argument{'s' if n != 1 else ''}" if rest is None else f"at least {n}", given)
-
-    if rest is None and not defines:
-        if n == 0:
-
-            def bind0(outer: Env, *extra: Any) -> Env:
-                if extra:
-                    raise wrong(len(extra))
-                return Env({}, outer)
-
-            return bind0
-        if n == 1:
-            (p0,) = params
-
-            def bind1(outer: Env, a: Any = MISSING, *extra: Any) -> Env:
-                if extra or a is MISSING:
-                    raise wrong(1 + len(extra) if a is not MISSING else 0)
-                return Env({p0: a}, outer)
-
-            return bind1
-        if n == 2:
-            p0, p1 = params
-
-            def bind2(outer: Env, a: Any = MISSING, b: Any = MISSING, *extra: Any) -> Env:
-                if extra or b is MISSING:
-                    raise wrong(2 + len(extra) if b is not MISSING else int(a is not MISSING))
-                return Env({p0: a, p1: b}, outer)
-
-            return bind2
-
-        def bind_n(outer: Env, *args: Any) -> Env:
-            if len(args) != n:
-                raise wrong(len(args))
-            return Env(dict(zip(params, args)), outer)
-
-        return bind_n
 
     def bind(outer: Env, *args: Any) -> Env:
-        count = len(args)
-        if count < n or (rest is None and count > n):
-            raise wrong(count)
-        frame = dict(zip(params, args))
-        if rest is not None:
-            tail_list: Any = NIL
-            for item in reversed(args[n:]):
-                tail_list = Pair(item, tail_list)
-            frame[rest] = tail_list
-        if pre:
-            for sym in defines:
-                frame.setdefault(sym, UNASSIGNED)
+        frame = dict.fromkeys(defines, UNASSIGNED)
+        frame.update(zip(params, args))
+        tail_list: Any = NIL
+        for item in reversed(args[n:]):
+            tail_list = Pair(item, tail_list)
+        frame[rest] = tail_list
         return Env(frame, outer)
 
     return bind

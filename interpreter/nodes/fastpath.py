@@ -113,12 +113,12 @@ def call(env):
                 return TailCall(f, [{args}])
             rt = f.rt
             depth = rt.depth
-            if depth < rt.hop_mark:
+            if depth < rt.hop_mark and f.nargs == {count}:
                 rt.steps += 1
                 if rt.steps >= rt.check_at:
                     rt.check()
                 rt.depth = depth + 1
-                result = f.body(f.binder(f.env, {args}))
+                result = f.run(f.env{comma_args})
                 rt.depth = depth
                 if type(result) is TailCall:
                     return apply_procedure(result.proc, result.args)
@@ -174,7 +174,14 @@ def compile_call(call: Call, tail: bool, builtins: dict[str, Any], on_error: Cal
                 namespace["builtin"] = builtin
                 fast = FAST.format(op=op)
         args = ", ".join(f"x{i}" for i in range(n))
-        source = CALL.format(operator=operator, operands="\n".join(lines), fast=fast, args=args, count=n)
+        source = CALL.format(
+            operator=operator,
+            operands="\n".join(lines),
+            fast=fast,
+            args=args,
+            comma_args="".join(f", x{i}" for i in range(n)),
+            count=n,
+        )
     exec(source, namespace)
     return namespace["call"]
 

@@ -37,14 +37,7 @@ class DslBody:
         closure = self.closure
         if self.inherit == "full":
             closure = Closure(
-                closure.name,
-                closure.binder,
-                closure.body,
-                caller,
-                closure.rt,
-                closure.params,
-                closure.rest,
-                closure.span,
+                closure.name, closure.run, caller, closure.rt, closure.params, closure.rest, closure.span
             )
         return TailCall(closure, values)
 

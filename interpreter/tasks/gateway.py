@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, Runtime
+from ..limits import Watchdog
 from .errors import resource_exhausted, task_failure
 from .models import ModelRegistry, ModelResponse
 from .records import Limits
@@ -189,10 +190,11 @@ class ModelGateway:
                 raise self._timed_out(name, time.monotonic() - start, timeout)
 
         rt.extra_check = check
-        rt.check_at = min(rt.check_at, rt.steps + 100)
+        watchdog = Watchdog(rt, timeout)  # the runtime checks at its next call once the deadline passes
         try:
             return run()
         finally:
+            watchdog.stop()
             rt.extra_check = previous
 
     def _in_thread(self, run: Callable[[], ModelResponse], name: str, timeout: float) -> ModelResponse:
