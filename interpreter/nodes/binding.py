@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..datatypes import NIL, Pair, Parameter, Procedure, Span, Symbol, TailCall, Values
@@ -189,6 +190,9 @@ class DefineValues(Node):
 
     def __init__(self, names: list[Symbol], rest: Symbol | None, value: Node, span: Span | None) -> None:
         self.names, self.rest, self.value, self.span = names, rest, value, span
+
+    def assigned(self) -> Iterable[Symbol]:
+        return [*self.names, *([self.rest] if self.rest is not None else [])]
 
     def compile(self, tail: bool) -> Run:
         names, rest, value, span = self.names, self.rest, self.value.compile(False), self.span

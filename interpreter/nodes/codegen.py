@@ -24,12 +24,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..datatypes import NIL, Pair, Primitive, TailCall
+from ..datatypes import NIL, Pair, Primitive, Symbol, TailCall
 from ..env import Env
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
 from .control import And, Cond, Or
-from .core import Call, Const, GlobalRef, If, Lambda, LocalRef, Node, Seq, make_binder, primitive_failure
+from .core import (
+    Call,
+    Const,
+    GlobalRef,
+    If,
+    Lambda,
+    LocalRef,
+    Node,
+    Seq,
+    assigned_names,
+    make_binder,
+    primitive_failure,
+)
 from .fastpath import BINARY_OPS, CONSTRUCTORS, UNARY_OPS, builtins_intact
 
 if TYPE_CHECKING:
@@ -51,6 +63,10 @@ class Emitter:
     ) -> None:
         self.lines: list[str] = []
         self.procedure = procedure  # the lambda whose body this is (for self tail calls)
+        # Register mode: the parameters live in Python locals (name -> local) and the
+        # frame is made only when something needs it; see compile_procedure.
+        self.registers: dict[Symbol, str] | None = None
+        self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
         self.counts_calls = rt is not None and rt.max_steps is not None
@@ -78,6 +94,12 @@ class Emitter:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
+    def key(self, name: Symbol) -> str:
+        """The namespace name holding the symbol ``name`` (one per symbol)."""
+        if name not in self.keys:
+            self.keys[name] = self.constant(name, "k")
+        return self.keys[name]
+
     def constant(self, value: Any, prefix: str = "c") -> str:
         name = self.fresh(prefix)
         self.namespace[name] = value
@@ -98,9 +120,46 @@ class Emitter:
             return f"binder({', '.join([outer, *args])})"
         if len(args) != len(proc.params):
             return None
-        unassigned = [f"{self.constant(name, 'k')}: UNASSIGNED" for name in proc.defines]
-        bound = [f"{self.constant(name, 'k')}: {arg}" for name, arg in zip(proc.params, args)]
+        unassigned = [f"{self.key(name)}: UNASSIGNED" for name in proc.defines]
+        bound = [f"{self.key(name)}: {arg}" for name, arg in zip(proc.params, args)]
         return f"Env({{{', '.join(unassigned + bound)}}}, {outer})"
+
+    @property
+    def frame(self) -> str:
+        """An expression for the procedure's frame; in register mode the frame is made
+        on first use, from the parameters' current values, and kept in ``env``."""
+        if self.registers is None:
+            return "env"
+        return f"(env or (env := {self.frame_of('outer', list(self.registers.values()))}))"
+
+    def reloads(self) -> list[str]:
+        """Assignments that re-read the parameters from the made frame, where code that
+        was handed the frame (a task's body, a slow path) may have ``set!`` them."""
+        return [f"{local} := env.vars[{self.key(name)}]" for name, local in (self.registers or {}).items()]
+
+    def reload_after_call(self) -> None:
+        """In register mode: re-read the parameters if the frame has been made."""
+        if self.registers:
+            self.line("if env is not None:")
+            for walrus in self.reloads():
+                self.line("    " + walrus.replace(" := ", " = "))
+
+    def local(self, node: LocalRef) -> str:
+        """The expression reading a local variable."""
+        key = self.key(node.name)
+        if self.registers is not None:
+            if node.depth == 0:
+                return self.registers[node.name]
+            return "outer" + ".outer" * (node.depth - 1) + f".vars[{key}]"
+        return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
+
+    def slow(self, node: Node, tail: bool = False) -> str:
+        """A call of ``node``'s ordinary compiled code on the frame (parameters re-read
+        afterwards in register mode)."""
+        call = f"{self.constant(node.compile(tail), 'n')}({self.frame})"
+        if tail or not self.registers:
+            return call
+        return f"({self.fresh('t')} := {call}, {', '.join(self.reloads())})[0]"
 
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
@@ -110,8 +169,7 @@ class Emitter:
         if kind is Const:
             return self.constant(node.value)
         if kind is LocalRef and not node.checked:
-            key = self.constant(node.name, "k")
-            return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
+            return self.local(node)
         if kind is GlobalRef:
             return self.global_value(node)
         if kind is Call:
@@ -131,9 +189,8 @@ class Emitter:
             temp = self.fresh("t")
             self.logic(node, lambda n: self.line(f"{temp} = {self.value(n)}"), temp)
             return temp
-        fn = self.constant(node.compile(False), "n")
         temp = self.fresh("t")
-        self.line(f"{temp} = {fn}(env)")
+        self.line(f"{temp} = {self.slow(node)}")
         return temp
 
     def effect(self, node: Node) -> None:
@@ -151,7 +208,7 @@ class Emitter:
         temp = self.fresh("t")
         self.line(f"{temp} = {gvars}.get({key})")
         self.line(f"if {temp} is None:")
-        self.line(f"    {temp} = {ref}(env)")
+        self.line(f"    {temp} = {ref}({self.frame})")
         return temp
 
     # -- statements in tail position: end in return or continue --------------------
@@ -174,8 +231,7 @@ class Emitter:
             else:
                 self.logic(node, self.tail, None)
         else:
-            fn = self.constant(node.compile(True), "n")
-            self.line(f"return {fn}(env)")
+            self.line(f"return {self.slow(node, tail=True)}")
 
     # -- and, or, cond as statements -------------------------------------------------
     def plain_cond(self, node: Cond) -> bool:
@@ -297,7 +353,7 @@ class Emitter:
         if any(o is None for o in operands):
             return None
         ok = self.constant(builtins_intact(node.operator, builtin), "ok") + "[0]"
-        slow = self.constant(node.compile(False), "n") + "(env)"
+        slow = self.slow(node)
         if name in UNARY_OPS:
             expr, guard = UNARY_OPS[name]
             temp = self.fresh("t")
@@ -374,7 +430,13 @@ class Emitter:
             rebind = self.frame_of(f"{f}.env", args)
             if rebind is not None:
                 self.line(f"if {f}.run is run:")
-                self.line(f"    env = {rebind}")
+                if self.registers is None:
+                    self.line(f"    env = {rebind}")
+                else:
+                    if self.registers:
+                        self.line(f"    {', '.join(self.registers.values())} = {arglist}")
+                    self.line(f"    outer = {f}.env")
+                    self.line("    env = None")
                 self.line("    rt.steps += 1")
                 self.line("    if rt.steps >= rt.check_at:")
                 self.line("        rt.check()")
@@ -399,7 +461,9 @@ class Emitter:
             self.line(f"elif type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
         self.line("else:")
-        self.line(f"    {give} apply_with_caller({f}, [{arglist}], env, {tail})")
+        self.line(f"    {give} apply_with_caller({f}, [{arglist}], {self.frame}, {tail})")
+        if not tail:
+            self.reload_after_call()
         self.current_site = parent
         self.line(f"site = {parent}")
         return result
@@ -413,7 +477,7 @@ class Emitter:
             self.line("try:")  # a subscript in a (zero-cost) try is cheaper than dict.get
             self.line(f"    {target} = {gvars}[{key}]")
             self.line("except KeyError:")
-            self.line(f"    {target} = {ref}(env)")
+            self.line(f"    {target} = {ref}({self.frame})")
         else:
             self.line(f"{target} = {self.value(node)}")
 
@@ -480,7 +544,6 @@ def run({params}):
     site = -1
     try:
         while True:
-            v = env.vars
 {code}
     except BaseException as exc:
         raise on_error(exc, site) from None
@@ -489,18 +552,29 @@ def run({params}):
 
 def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     """One Python function ``run(outer, *args)`` that binds ``proc``'s arguments in a
-    new frame inside ``outer`` and runs its body (see :class:`Closure`)."""
+    new frame inside ``outer`` and runs its body (see :class:`Closure`).
+
+    Register mode: when no ``set!`` or definition anywhere in the body can assign a
+    parameter (and there are no internal defines or rest parameter), the parameters
+    stay Python locals and the frame is made only if a slow path, a task call or a
+    nested closure needs it; calls that may have changed it re-read the parameters.
+    """
     from ..primitives.registry import BUILTINS
 
     emitter = Emitter(proc.rt, BUILTINS, procedure=proc)
     emitter.namespace |= {"Env": Env, "UNASSIGNED": UNASSIGNED}
-    if proc.rest is None:
-        args = [f"arg{i}" for i in range(len(proc.params))]
-        params = ", ".join(["outer", *args])
-    else:
+    args = [f"arg{i}" for i in range(len(proc.params))]
+    if proc.rest is not None:
         emitter.namespace["binder"] = make_binder(proc.params, proc.rest, proc.defines)
-        args, params = ["*args"], "outer, *args"
-    frame = emitter.frame_of("outer", args) if proc.rest is None else "binder(outer, *args)"
+        params, frame = "outer, *args", "binder(outer, *args)"
+    else:
+        params = ", ".join(["outer", *args])
+        frame = emitter.frame_of("outer", args) or ""
+        if not proc.defines and not assigned_names(proc.body) & set(proc.params):
+            emitter.registers = dict(zip(proc.params, args))
+            frame = "None"
+    if emitter.registers is None:
+        emitter.line("v = env.vars")
     emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)
     code = "\n".join(without_dead_site_stores(emitter.lines))

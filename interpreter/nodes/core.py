@@ -7,7 +7,7 @@ an :class:`~interpreter.env.Env`. With ``tail=True`` a call may return a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..datatypes import NIL, Pair, Primitive, Span, Symbol, Void
@@ -32,6 +32,40 @@ class Node:
 
     def compile(self, tail: bool) -> Run:
         raise NotImplementedError
+
+    def assigned(self) -> Iterable[Symbol]:
+        """The names this node itself (not its parts) assigns in a frame that exists
+        before it runs: ``set!`` and definitions."""
+        return ()
+
+
+def subtree(node: Node) -> Iterator[Node]:
+    """``node`` and every node inside it, nested lambdas included.
+
+    Parts are found through ``__slots__``: nodes, lists and tuples of them, and the
+    helper records of the node modules (cond clauses and the like)."""
+    stack: list[Any] = [node]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+            continue
+        if isinstance(item, Node):
+            yield item
+        elif not type(item).__module__.startswith(__package__ or "interpreter.nodes"):
+            continue
+        for cls in type(item).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                stack.append(getattr(item, slot, None))
+
+
+def assigned_names(node: Node) -> set[Symbol]:
+    """Every name assigned anywhere inside ``node`` (by any frame's ``set!`` or define)."""
+    return {name for part in subtree(node) for name in part.assigned()}
 
 
 class Const(Node):
@@ -168,6 +202,9 @@ class SetDynamic(Node):
     def __init__(self, name: Symbol, value: Node, span: Span | None) -> None:
         self.name, self.value, self.span = name, value, span
 
+    def assigned(self) -> Iterable[Symbol]:
+        return (self.name,)
+
     def compile(self, tail: bool) -> Run:
         name, value, span = self.name, self.value.compile(False), self.span
 
@@ -191,6 +228,9 @@ class SetLocal(Node):
 
     def __init__(self, name: Symbol, depth: int, value: Node, span: Span | None) -> None:
         self.name, self.depth, self.value, self.span = name, depth, value, span
+
+    def assigned(self) -> Iterable[Symbol]:
+        return (self.name,)
 
     def compile(self, tail: bool) -> Run:
         name, depth, value = self.name, self.depth, self.value.compile(False)
@@ -233,6 +273,9 @@ class Define(Node):
 
     def __init__(self, name: Symbol, value: Node, span: Span | None) -> None:
         self.name, self.value, self.span = name, value, span
+
+    def assigned(self) -> Iterable[Symbol]:
+        return (self.name,)
 
     def compile(self, tail: bool) -> Run:
         name, value = self.name, self.value.compile(False)

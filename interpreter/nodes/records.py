@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..datatypes import VOID, Primitive, Record, RecordType, Span, Symbol
@@ -78,6 +79,10 @@ class DefineRecordType(Node):
     ) -> None:
         self.type_name, self.fields, self.ctor_name, self.ctor_fields = type_name, fields, ctor_name, ctor_fields
         self.pred, self.accessors, self.span = pred, accessors, span
+
+    def assigned(self) -> Iterable[Symbol]:
+        names = [self.type_name, self.ctor_name, self.pred, *(name for name, _, _ in self.accessors)]
+        return [name for name in names if name is not None]
 
     def compile(self, tail: bool) -> Run:
         def define_record_type(env: Env) -> Any:

@@ -1,0 +1,99 @@
+"""Procedure bodies compiled to Python: parameters kept in Python locals must behave
+exactly like frame variables, whoever reads or assigns them."""
+
+from __future__ import annotations
+
+import pytest
+
+from interpreter import Interpreter, SchemeError
+from interpreter.printer import write_string
+
+
+def run(source: str) -> str:
+    """The value of the last form in ``source``, as ``write`` prints it."""
+    return write_string(Interpreter().eval_scheme(source))
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # closures made on successive iterations of a self tail call each keep their own n
+        (
+            "(define (collect n acc) (if (= n 3) (map (lambda (f) (f)) acc)"
+            " (collect (+ n 1) (cons (lambda () n) acc)))) (collect 0 '())",
+            "(2 1 0)",
+        ),
+        # a closure over a parameter sees its value
+        ("(define (adder n) (lambda (x) (+ x n))) ((adder 5) 10)", "15"),
+        # set! of a parameter, directly and from a nested closure
+        ("(define (f n) (set! n (* n 2)) (+ n 1)) (f 5)", "11"),
+        ("(define (counter n) (lambda () (set! n (+ n 1)) n)) (define c (counter 0)) (c) (c)", "2"),
+        # a nested frame that shadows a parameter
+        ("(define (f n) (let ((n 5)) (set! n 6) n)) (f 1)", "6"),
+        ("(define (f n) (define (g n) (set! n 0) n) (list (g n) n)) (f 7)", "(0 7)"),
+        # parameters read from nested frames: let, do, named let, guard, delay
+        ("(define (f n) (let ((m 1)) (+ n m))) (f 4)", "5"),
+        ("(define (f n) (do ((i 0 (+ i 1)) (acc '() (cons n acc))) ((= i 2) acc))) (f 'x)", "(x x)"),
+        ("(define (f n) (let loop ((i 0)) (if (= i n) i (loop (+ i 1))))) (f 9)", "9"),
+        ("(define (f n) (guard (e (#t (list 'caught n))) (raise 'oops))) (f 3)", "(caught 3)"),
+        ("(define (f n) (force (delay (* n n)))) (f 6)", "36"),
+        # a parameter shadowing a built-in, and a non-integer through the slow path
+        ("(define (f car) (car 1)) (f (lambda (x) (+ x 1)))", "2"),
+        ("(define (half n) (if (< n 1) n (half (/ n 2)))) (half 3)", "3/4"),
+        ("(define (f a b) (if (< a b) 'less 'more)) (f 1.5 2.5)", "less"),
+        # internal defines keep their own frame
+        ("(define (f n) (define m (* n 3)) (+ m 1)) (f 2)", "7"),
+        # rest parameters, and a wrong count at a self tail call
+        ("(define (f . xs) (if (null? xs) 'done (apply f (cdr xs)))) (f 1 2 3)", "done"),
+        ("(define (f a . xs) (if (null? xs) a (f (+ a (car xs))))) (f 1 2)", "3"),
+    ],
+)
+def test_parameters_behave_as_variables(source: str, expected: str) -> None:
+    assert run(source) == expected
+
+
+def test_rebinding_a_builtin_takes_the_slow_path_with_the_parameters_intact() -> None:
+    interp = Interpreter()
+    interp.eval_scheme("(define (f n) (if (< n 2) n (+ (f (- n 1)) (f (- n 2)))))")
+    assert interp.eval("(f 10)") == 55
+    interp.eval_scheme("(define saved -) (set! - (lambda (a b) (saved a b)))")
+    assert interp.eval("(f 10)") == 55
+
+
+def test_a_task_with_full_context_assigns_the_callers_parameter() -> None:
+    interp = Interpreter()
+    interp.eval("(define-task (bump!) (set! counter (+ counter 1)) counter)")
+    assert interp.eval("(define (twice counter) (bump!) (bump!) counter) (twice 10)") == 12
+
+
+def test_a_closure_made_by_a_task_assigns_the_callers_parameter_later() -> None:
+    interp = Interpreter()
+    interp.eval("""
+      (define-task (make-bumper) (lambda () (set! counter (+ counter 1))))
+      (define stored #f)
+      (define (store! b) (set! stored b))
+      (define (call-stored) (stored))
+      (define (use counter) (store! (make-bumper)) (call-stored) (call-stored) counter)
+    """)
+    assert interp.eval("(use 10)") == 12
+
+
+def test_arity_errors_name_the_procedure_and_counts() -> None:
+    interp = Interpreter()
+    interp.eval("(define (two a b) (list a b)) (define (call-it) (two 1))")
+    for source in ["(two 1)", "(call-it)", "(apply two '(1 2 3))", "(map two '(1 2))"]:
+        with pytest.raises(SchemeError) as info:
+            interp.eval(source)
+        assert info.value.kind == "arity-error", source
+        assert "two" in info.value.message and "2 arguments" in info.value.message, info.value.message
+
+
+def test_a_slow_path_that_assigns_a_parameter_is_seen_at_once() -> None:
+    """``<`` rebound to a task with full context: the inline comparison falls back to
+    an ordinary call, which hands the task the frame, and the task assigns ``n``."""
+    interp = Interpreter()
+    interp.eval("(define-task (sneaky a b) (set! n 100) #f)")
+    interp.eval("(define (f n) (if (< n 2) 'small n))")
+    assert interp.eval("(f 5)") == 5
+    interp.eval("(define < (task-ref 'sneaky))")
+    assert interp.eval("(f 5)") == 100
