@@ -10,7 +10,9 @@ same work inline:
 * a call of a built-in arithmetic operator on exact integers is one Python
   operation (guarded: the global must still hold the built-in);
 * the procedure's arguments arrive as Python parameters: ``run(outer, *args)``
-  makes the frame itself, so a call is one Python call;
+  makes the frame itself, so a call is one Python call; when nothing can assign
+  a parameter it stays a Python local and the frame is made only on demand
+  (register mode, see :func:`compile_procedure`);
 * a closure call is applied in place (depth accounting as in
   :func:`~interpreter.evaluator.apply_procedure`; steps only under ``max_steps``);
 * a tail call to a closure with the same body (a loop) rebinds the frame and

@@ -56,7 +56,7 @@ def subtree(node: Node) -> Iterator[Node]:
             continue
         if isinstance(item, Node):
             yield item
-        elif not type(item).__module__.startswith(__package__ or "interpreter.nodes"):
+        elif not type(item).__module__.startswith("interpreter.nodes"):
             continue
         for cls in type(item).__mro__:
             for slot in getattr(cls, "__slots__", ()):
