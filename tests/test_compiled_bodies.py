@@ -41,6 +41,8 @@ def run(source: str) -> str:
         ("(define (f car) (car 1)) (f (lambda (x) (+ x 1)))", "2"),
         ("(define (half n) (if (< n 1) n (half (/ n 2)))) (half 3)", "3/4"),
         ("(define (f a b) (if (< a b) 'less 'more)) (f 1.5 2.5)", "less"),
+        # a test whose value is an integer constant (generated code must not say `0 is not False`)
+        ("(define (f a) (if (begin a 0) 'yes 'no)) (f 1)", "yes"),
         # internal defines keep their own frame
         ("(define (f n) (define m (* n 3)) (+ m 1)) (f 2)", "7"),
         # rest parameters, and a wrong count at a self tail call
@@ -97,3 +99,16 @@ def test_a_slow_path_that_assigns_a_parameter_is_seen_at_once() -> None:
     assert interp.eval("(f 5)") == 5
     interp.eval("(define < (task-ref 'sneaky))")
     assert interp.eval("(f 5)") == 100
+
+
+def test_operands_are_evaluated_left_to_right() -> None:
+    """An inline operand runs before a later operand that needs statements (a global)."""
+    interp = Interpreter()
+    interp.eval("(define log '()) (define (note x) (set! log (cons x log)) x)")
+    interp.eval("(define (f a) (list (note 'first) (+ a 1) (note 'second) (* a 2)))")
+    assert write_string(interp.eval_scheme("(f 1)")) == "(first 2 second 2)"
+    assert write_string(interp.eval_scheme("log")) == "(second first)"
+    interp.eval("(define (g a) (+ (+ a #t) not-defined-anywhere))")
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(g 0)")
+    assert info.value.message == "+: expected a number, got #t"

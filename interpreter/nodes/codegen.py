@@ -311,8 +311,15 @@ class Emitter:
         self.indent -= 1
 
     def test(self, node: Node) -> str:
+        """An expression for a test's value, never an integer literal (``0 is not False``
+        is a SyntaxWarning): ``(if (begin 0 0) …)`` gets a temporary."""
         inline = self.pure(node)
-        return inline if inline is not None else self.value(node)
+        expr = inline if inline is not None else self.value(node)
+        if is_int_literal(expr):
+            temp = self.fresh("t")
+            self.line(f"{temp} = {expr}")
+            return temp
+        return expr
 
     # -- calls ---------------------------------------------------------------------
     def simple(self, node: Node) -> str | None:
@@ -367,7 +374,7 @@ class Emitter:
             return f"({CONSTRUCTORS[name].format(a=operands[0], b=operands[1])} if {ok} else {slow})"
         checks, values = [], []
         for source in operands:
-            if source.lstrip("-").isdigit():  # an exact integer constant needs no check
+            if is_int_literal(source):  # an exact integer constant needs no check
                 values.append(source)
             else:
                 temp = self.fresh("t")
@@ -407,7 +414,7 @@ class Emitter:
         found = self.builtin_op(node)
         f = f"f{site}"
         self.operator_into(node.operator, f)
-        args = [self.value(a) for a in node.operands]
+        args = self.operand_values(node.operands)
         if len(self.sites) > site + 1:  # an operand made calls of its own
             self.line(f"site = {site}")
         arglist = ", ".join(args)
@@ -470,6 +477,22 @@ class Emitter:
         self.line(f"site = {parent}")
         return result
 
+    def operand_values(self, operands: list[Node]) -> list[str]:
+        """Expressions for the operands, evaluated left to right: an inline expression
+        is stored in a temporary before a later operand's statements run."""
+        values: list[str] = []
+        for operand in operands:
+            start = len(self.lines)
+            expr = self.value(operand)
+            if len(self.lines) > start:
+                for i, earlier in enumerate(values):
+                    if not (earlier.isidentifier() or is_int_literal(earlier)):
+                        values[i] = self.fresh("t")
+                        self.lines.insert(start, "    " * self.indent + f"{values[i]} = {earlier}")
+                        start += 1
+            values.append(expr)
+        return values
+
     def operator_into(self, node: Node, target: str) -> None:
         """Emit the operator's value into ``target`` (a global: fetched inline)."""
         if type(node) is GlobalRef:
@@ -497,6 +520,11 @@ class Emitter:
             self.line(f"if type({result}) is TailCall:")
             self.line(f"    {result} = apply_procedure({result}.proc, {result}.args)")
         self.indent -= 1
+
+
+def is_int_literal(expr: str) -> bool:
+    """Whether generated ``expr`` is an integer literal (the repr of an int constant)."""
+    return expr.lstrip("-").isdigit()
 
 
 def without_dead_site_stores(lines: list[str]) -> list[str]:
