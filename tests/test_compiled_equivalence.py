@@ -41,6 +41,9 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(begin {x} {y})", inner, inner),
         st.builds(lambda x, y: f"(let loop ((i 2) (c {x})) (if (= i 0) c (loop (- i 1) {y})))", inner, inner),
         st.builds(lambda x, y: f"(let ((k (lambda (c) {y}))) (k {x}))", inner, inner),
+        st.builds(lambda x: f"(let ((k (lambda () a))) (set! a {x}) (k))", inner),
+        st.builds(lambda x, y: f"(guard (e (#t (list 'caught e))) (if {x} (raise {y}) {y}))", inner, inner),
+        st.builds(lambda x, y: f"(call/cc (lambda (out) (if {x} (out {y}) 'stayed)))", inner, inner),
     )
 
 
