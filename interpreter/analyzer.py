@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .datatypes import NIL, Pair, Span, Symbol, sym
+from .datatypes import NIL, Pair, Span, Symbol, spine, sym
 from .errors import SchemeError
 from .nodes.core import Call, Const, DynamicRef, GlobalRef, LocalRef, Node, Seq
 
@@ -99,15 +99,13 @@ def syntax_error(message: str, span: Span | None) -> SchemeError:
 
 def elements(form: Any) -> Iterator[tuple[Any, Span | None]]:
     """(element, span) for each element of a list read from source."""
-    p = form
     first = True
     span = form.span if type(form) is Pair else None
-    while type(p) is Pair:
+    for p in spine(form, "syntax"):  # code built by a program may be circular
         if not first and p.span is not None:
             span = p.span
         yield p.car, (p.car.span if type(p.car) is Pair and p.car.span else span)
         first = False
-        p = p.cdr
 
 
 def form_span(form: Any, default: Span | None = None) -> Span | None:
@@ -275,7 +273,15 @@ class Analyzer:
         return self.call(form, scope)
 
     def expand(self, macro: Any, form: Pair, scope: Scope | None) -> Any:
-        """Expand one macro use, pointing errors at the use and naming the macro."""
+        """Expand one macro use, pointing errors at the use and naming the macro.
+
+        Each expansion is a step of the running program, so a macro that expands for
+        ever meets the time and step limits and Ctrl-C like a loop does."""
+        rt = self.interp.runtime
+        if rt.running:
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
         try:
             return macro.expand(form, self, scope)
         except SchemeError as err:
@@ -354,9 +360,11 @@ def in_dynamic_scope(scope: Scope | None) -> bool:
 
 
 def proper_list(x: Any) -> bool:
-    while type(x) is Pair:
-        x = x.cdr
-    return x is NIL
+    """Whether ``x`` is a proper list (a circular one is a ``type-error``)."""
+    tail = x
+    for p in spine(x, "syntax"):
+        tail = p.cdr
+    return tail is NIL
 
 
 def list_items(form: Pair) -> list[tuple[Any, Span | None]]:

@@ -114,11 +114,11 @@ class Converter:
     def to_python(self, x: Any) -> Any:
         """``x`` as a Python value (see the module's table)."""
         try:
-            return self._py(x, _Walk())
+            return self._py(x, Walk())
         except RecursionError:
             raise SchemeError("value is nested too deeply to convert to Python", kind="value-error") from None
 
-    def _py(self, x: Any, active: _Walk) -> Any:
+    def _py(self, x: Any, active: Walk) -> Any:
         t = type(x)
         if t is int or t is str or t is float or t is bool or t is Fraction:
             return x
@@ -132,13 +132,13 @@ class Converter:
             items = proper_items(x)
             if items is None:
                 return x
-            return self._inside(x, active, lambda: [self._py(item, active) for item in items], len(items))
+            return active.inside(x, lambda: [self._py(item, active) for item in items], len(items))
         if t is list:
-            return self._inside(x, active, lambda: tuple(self._py(item, active) for item in x))
+            return active.inside(x, lambda: tuple(self._py(item, active) for item in x))
         if t is bytearray:
             return bytes(x)
         if t is Record:
-            return self._inside(x, active, lambda: self._record_to_model(x, active))
+            return active.inside(x, lambda: self._record_to_model(x, active))
         if t is Values:
             return Values([self._py(item, active) for item in x.items])
         if isinstance(x, Procedure):
@@ -146,24 +146,10 @@ class Converter:
         from .primitives.hashtables import HashTable
 
         if t is HashTable:
-            return self._inside(x, active, lambda: self._table_to_dict(x, active))
+            return active.inside(x, lambda: self._table_to_dict(x, active))
         return x
 
-    def _inside(self, x: Any, active: _Walk, build: Callable[[], Any], size: int | None = None) -> Any:
-        """Run ``build`` for the container ``x`` (of ``size`` elements), refusing a container inside itself."""
-        key = id(x)
-        if key in active:
-            raise SchemeError("cannot convert a structure that contains itself", kind="value-error")
-        active.left -= 1 + (size if size is not None else len(x) if hasattr(x, "__len__") else 0)
-        if active.left < 0:
-            raise too_large("conversion", MAX_ELEMENTS + 1, MAX_ELEMENTS, "number of elements")
-        active.add(key)
-        try:
-            return build()
-        finally:
-            active.discard(key)
-
-    def _table_to_dict(self, table: Any, active: _Walk) -> dict[Any, Any]:
+    def _table_to_dict(self, table: Any, active: Walk) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
         for key, value in table.entries.values():
             py_key = self._py(key, active)
@@ -181,7 +167,7 @@ class Converter:
                 return host
         return SchemeProcedure(self.interp, proc)
 
-    def _record_to_model(self, record: Record, active: _Walk) -> BaseModel:
+    def _record_to_model(self, record: Record, active: Walk) -> BaseModel:
         _, model, names = self.record_model(record.rtype)
         return model(**{name: self._py(value, active) for name, value in zip(names, record.values)})
 
@@ -203,11 +189,11 @@ class Converter:
     def to_scheme(self, x: Any) -> Any:
         """``x`` as a Scheme value (see the module's table)."""
         try:
-            return self._scm(x, _Walk())
+            return self._scm(x, Walk())
         except RecursionError:
             raise SchemeError("value is nested too deeply to convert to Scheme", kind="value-error") from None
 
-    def _scm(self, x: Any, active: _Walk) -> Any:
+    def _scm(self, x: Any, active: Walk) -> Any:
         t = type(x)
         if t is int or t is str or t is float or t is bool or t is Fraction:
             return x
@@ -216,11 +202,11 @@ class Converter:
         if t is list:
             if not x:
                 return NIL
-            return self._inside(x, active, lambda: make_list([self._scm(item, active) for item in x]))
+            return active.inside(x, lambda: make_list([self._scm(item, active) for item in x]))
         if t is tuple:
-            return self._inside(x, active, lambda: [self._scm(item, active) for item in x])
+            return active.inside(x, lambda: [self._scm(item, active) for item in x])
         if t is dict:
-            return self._inside(x, active, lambda: self._dict_to_table(x, active))
+            return active.inside(x, lambda: self._dict_to_table(x, active))
         if t is bytes or t is bytearray:
             return bytearray(x)
         if t is SchemeProcedure:
@@ -247,7 +233,7 @@ class Converter:
             return self.wrap_callable(x)
         return x
 
-    def _dict_to_table(self, d: dict[Any, Any], active: _Walk) -> Any:
+    def _dict_to_table(self, d: dict[Any, Any], active: Walk) -> Any:
         from .primitives.hashtables import HashTable
 
         table = HashTable()
@@ -256,14 +242,30 @@ class Converter:
         return table
 
 
-class _Walk(set[int]):
+class Walk(set[int]):
     """One conversion: the ids of the containers being converted, and how many more
     elements it may make (shared substructure is copied each time it is met, so a small
     value could otherwise expand exponentially)."""
 
-    def __init__(self) -> None:
+    def __init__(self, who: str | None = None) -> None:
         super().__init__()
         self.left = MAX_ELEMENTS
+        self.who = who  # names the conversion in its errors
+
+    def inside(self, x: Any, build: Callable[[], Any], size: int | None = None) -> Any:
+        """Run ``build`` for the container ``x`` (of ``size`` elements), refusing a container inside itself."""
+        key = id(x)
+        if key in self:
+            prefix = f"{self.who}: " if self.who else ""
+            raise SchemeError(f"{prefix}cannot convert a structure that contains itself", kind="value-error")
+        self.left -= 1 + (size if size is not None else len(x) if hasattr(x, "__len__") else 0)
+        if self.left < 0:
+            raise too_large(self.who or "conversion", MAX_ELEMENTS + 1, MAX_ELEMENTS, "number of elements")
+        self.add(key)
+        try:
+            return build()
+        finally:
+            self.discard(key)
 
 
 def proper_items(x: Any) -> list[Any] | None:

@@ -184,11 +184,10 @@ class Pair:
         self.span = span
 
     def __iter__(self) -> Iterator[Any]:
-        """Iterate the elements of a proper list (stops at the first non-pair tail)."""
-        p: Any = self
-        while type(p) is Pair:
+        """Iterate the elements of a list (stops at the first non-pair tail; a
+        ``type-error`` if the list is circular)."""
+        for p in spine(self):
             yield p.car
-            p = p.cdr
 
     def __repr__(self) -> str:
         from .printer import write_string
@@ -354,13 +353,35 @@ def make_list(items: Iterable[Any], tail: Any = NIL) -> Any:
     return result
 
 
+def spine(lst: Any, who: str = "list") -> Iterator[Pair]:
+    """The pairs of the list ``lst`` in order, up to its first non-pair tail.
+
+    A circular list is a ``type-error`` naming ``who`` (found by a second pointer
+    moving at half speed), so no walk over user data loops for ever."""
+    slow = p = lst
+    while type(p) is Pair:
+        yield p
+        p = p.cdr
+        if type(p) is not Pair:
+            return
+        yield p
+        p = p.cdr
+        slow = slow.cdr
+        if p is slow:
+            from .errors import SchemeError
+
+            raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+
+
 def list_to_python(lst: Any) -> list[Any]:
-    """Elements of a proper list as a Python list; raises ValueError if improper."""
+    """Elements of a proper list as a Python list; raises ValueError if improper
+    (a ``type-error`` if circular)."""
     out = []
-    while type(lst) is Pair:
-        out.append(lst.car)
-        lst = lst.cdr
-    if lst is not NIL:
+    tail = lst
+    for p in spine(lst):
+        out.append(p.car)
+        tail = p.cdr
+    if tail is not NIL:
         raise ValueError("improper list")
     return out
 

@@ -30,14 +30,32 @@ def is_eq(a: Any, b: Any) -> bool:
     return is_eqv(a, b)
 
 
+#: Containers compared before ``is_equal`` starts remembering the pairs it has met.
+TRACK_AFTER = 10_000
+CONTAINERS = (Pair, list, Record)
+
+
 def is_equal(a: Any, b: Any) -> bool:
     """``equal?``: structural equality of pairs, vectors, strings, bytevectors, records."""
     stack = [(a, b)]
+    compared = 0
+    seen: set[tuple[int, int]] | None = None
     while stack:
         x, y = stack.pop()
         if x is y:
             continue
         tx, ty = type(x), type(y)
+        if tx in CONTAINERS and ty is tx:
+            # Past a budget, remember the container pairs met: a pair met again is
+            # being (or has been) compared already, so circular and shared structure
+            # finish, and circular values that unfold alike are equal (R7RS).
+            compared += 1
+            if compared > TRACK_AFTER:
+                seen = set() if seen is None else seen
+                key = (id(x), id(y))
+                if key in seen:
+                    continue
+                seen.add(key)
         if tx is Pair and ty is Pair:
             stack.append((x.cdr, y.cdr))
             stack.append((x.car, y.car))

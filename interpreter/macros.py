@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analyzer import GLOBAL, MACRO, Analyzer, Macro, Scope, syntax_error
-from .datatypes import NIL, Pair, Span, Symbol, make_list, sym
+from .datatypes import NIL, Pair, Span, Symbol, make_list, spine, sym
 from .equality import is_equal
 
 ELLIPSIS = sym("...")
@@ -114,15 +114,9 @@ class Matcher:
     def match_ellipsis(self, pat: Pair, x: Any, binds: dict[Symbol, Any]) -> None:
         """``(p ... tail …)``: as many ``p`` as leave enough elements for the tail."""
         tail = pat.cdr.cdr
-        need = 0
-        p = tail
-        while type(p) is Pair:
-            need += 1
-            p = p.cdr
-        items = []
-        while type(x) is Pair:
-            items.append(x)
-            x = x.cdr
+        need = sum(1 for _ in spine(tail, "syntax-rules"))
+        items = list(spine(x, "syntax"))
+        x = items[-1].cdr if items else x
         count = len(items) - need
         if count < 0:
             raise MatchFailure
@@ -201,6 +195,8 @@ class Expansion:
             if not escaped and tmpl.car is ellipsis and type(tmpl.cdr) is Pair:
                 return self.build(tmpl.cdr.car, b, True)  # (... template): ellipsis taken literally
             out: list[Any] = []
+            for _ in spine(tmpl, "syntax-rules"):  # refuse a circular template before walking it
+                pass
             p = tmpl
             while type(p) is Pair:
                 item = p.car

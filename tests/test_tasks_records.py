@@ -208,3 +208,30 @@ def test_uncaught_task_error_shows_location():
     text = info.value.format()
     assert text.startswith("error: TASK_FAILURE: no")
     assert "p.scm:2:1" in text
+
+
+CIRCULAR = "(define l (list 1 2)) (set-cdr! (cdr l) l)"
+CIRCULAR_ALIST = "(define l (list (cons 'a 1))) (set-cdr! l l)"
+SELF_CONTAINING = "(define l (list 1 2)) (set-car! l l)"
+TABLE_IN_ITSELF = "(define l (make-equal-hash-table)) (hash-table-set! l 'me l)"
+
+
+@pytest.mark.parametrize("setup", [CIRCULAR, CIRCULAR_ALIST, SELF_CONTAINING, TABLE_IN_ITSELF])
+def test_data_that_loops_is_refused_by_a_record_not_a_hang(ev, setup):
+    with pytest.raises(SchemeError) as info:
+        ev(f'{setup} (make-task-result "x" "COMPLETE" l)')
+    assert info.value.message.startswith("make-task-result: cannot ")
+    assert info.value.span is not None and info.value.span.line == 1
+
+
+@pytest.mark.parametrize("setup", [CIRCULAR, CIRCULAR_ALIST, SELF_CONTAINING, TABLE_IN_ITSELF])
+def test_a_sequential_step_with_looping_data_keeps_it_in_written_form(ev, setup):
+    result = ev(f"{setup} (sequential (step a l))")
+    assert result.status == "COMPLETE"
+    assert result.content == write_string(ev("l"))
+
+
+def test_data_nested_too_deeply_for_a_record_is_an_error(ev):
+    with pytest.raises(SchemeError) as info:
+        ev('(define (nest n acc) (if (= n 0) acc (nest (- n 1) (list acc)))) (make-task-result "x" "COMPLETE" (nest 100000 1))')
+    assert "make-task-result" in info.value.message

@@ -18,6 +18,7 @@ from ..datatypes import (
     Symbol,
     list_to_python,
     make_list,
+    spine,
 )
 from ..errors import SchemeError, type_error
 from ..nodes.control import NO_MATCH, And, Case, Clause, Cond, Delay, Guard, Or
@@ -182,10 +183,15 @@ LIST_TO_VECTOR = Primitive("list->vector", _list_to_vector, 1, 1)
 def has_unquote(x: Any) -> bool:
     """Whether a quasiquoted template has any unquote at all (else it is a constant)."""
     stack = [x]
+    seen: set[int] = set()  # containers met already (shared or circular templates)
     while stack:
         item = stack.pop()
         if item is S_UNQUOTE or item is S_UNQUOTE_SPLICING:
             return True
+        if type(item) in (Pair, list):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
         if type(item) is Pair:
             stack.append(item.car)
             stack.append(item.cdr)
@@ -223,9 +229,11 @@ class Quasi:
         # A list: walk its spine iteratively, then build from the tail back.
         items: list[Any] = []
         p = x
-        while type(p) is Pair and not is_tagged(p, S_UNQUOTE):
-            items.append(p.car)
-            p = p.cdr
+        for cell in spine(x, "quasiquote"):
+            if is_tagged(cell, S_UNQUOTE):
+                break
+            items.append(cell.car)
+            p = cell.cdr
         node = self.build(p, depth) if p is not NIL else Const(NIL)
         for item in reversed(items):
             if is_tagged(item, S_UNQUOTE_SPLICING) and depth == 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyzer import Analyzer, Scope, defining_form, in_dynamic_scope, list_items, special_form, syntax_error
-from ..datatypes import NIL, VOID, Pair, Span, Symbol, make_list
+from ..datatypes import NIL, VOID, Pair, Span, Symbol, make_list, spine
 from ..nodes.core import Const, Define, If, Lambda, Node, Seq, SetDynamic, SetGlobal, SetLocal
 
 
@@ -31,11 +31,11 @@ def parse_params(spec: Any, span: Span | None, who: str) -> tuple[tuple[Symbol, 
     """``(a b . rest)``, ``args`` or ``()`` to (required names, rest name or None)."""
     params: list[Symbol] = []
     p = spec
-    while type(p) is Pair:
-        if type(p.car) is not Symbol:
-            raise syntax_error(f"{who}: parameter must be a symbol, got {p.car!r}", span)
-        params.append(p.car)
-        p = p.cdr
+    for cell in spine(spec, who):
+        if type(cell.car) is not Symbol:
+            raise syntax_error(f"{who}: parameter must be a symbol, got {cell.car!r}", span)
+        params.append(cell.car)
+        p = cell.cdr
     rest = None
     if p is not NIL:
         if type(p) is not Symbol:
@@ -86,7 +86,11 @@ def define_target(form: Pair) -> tuple[Symbol, Any]:
     if len(items) < 2:
         raise syntax_error("define: expected (define name value) or (define (name params ...) body ...)", form.span)
     target = items[1][0]
+    headers: set[int] = set()  # (define ((curried a) b) …) nests headers in the car
     while type(target) is Pair:
+        if id(target) in headers:
+            raise syntax_error("define: the header contains itself", form.span)
+        headers.add(id(target))
         target = target.car
     if type(target) is not Symbol:
         raise syntax_error("define: the name must be a symbol", form.span)

@@ -23,7 +23,7 @@ from ..analyzer import (
     special_form,
     syntax_error,
 )
-from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, make_list, sym
+from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, make_list, spine, sym
 from ..errors import SchemeError
 from ..libraries import define_library, import_into_globals, library_known
 from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, strip
@@ -207,9 +207,11 @@ def strip_quasi(x: Any, an: Analyzer, depth: int) -> Any:
         return Pair(head, Pair(strip_quasi(x.cdr.car, an, depth + 1), x.cdr.cdr), x.span)
     cells = []
     p = x
-    while type(p) is Pair and not (p is not x and strip(p.car, an) in (S_UNQUOTE, S_UNQUOTE_SPLICING)):
-        cells.append(p)
-        p = p.cdr
+    for cell in spine(x, "quasiquote"):
+        if cell is not x and strip(cell.car, an) in (S_UNQUOTE, S_UNQUOTE_SPLICING):
+            break
+        cells.append(cell)
+        p = cell.cdr
     result = strip_quasi(p, an, depth)
     for cell in reversed(cells):
         result = Pair(strip_quasi(cell.car, an, depth), result, cell.span)
@@ -272,12 +274,8 @@ def substitute(x: Any, table: dict[Symbol, Symbol]) -> Any:
     if type(x) is Symbol:
         return table.get(x, x)
     if type(x) is Pair:
-        cells = []
-        p = x
-        while type(p) is Pair:
-            cells.append(p)
-            p = p.cdr
-        result = substitute(p, table)
+        cells = list(spine(x, "syntax"))
+        result = substitute(cells[-1].cdr, table)
         for cell in reversed(cells):
             result = Pair(substitute(cell.car, table), result, cell.span)
         return result

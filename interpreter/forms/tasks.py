@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyzer import Analyzer, Scope, elements, list_items, special_form, syntax_error
-from ..datatypes import NIL, S_QUOTE, Pair, Span, Symbol
+from ..datatypes import NIL, S_QUOTE, Pair, Span, Symbol, spine
 from ..nodes.core import Lambda, Node
 from ..printer import write_string
 from ..tasks.nodes import DefineModel, DefineTask, TaskSpec
@@ -76,8 +76,8 @@ def define_task(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
 
 def header_tail(header: Pair) -> Any:
     p: Any = header
-    while type(p) is Pair:
-        p = p.cdr
+    for cell in spine(header, "define-task"):
+        p = cell.cdr
     return p
 
 

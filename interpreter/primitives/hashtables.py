@@ -35,6 +35,20 @@ def _atom_key(x: Any) -> Any:
     return ("o", x)
 
 
+#: Most tokens an ``equal?`` key may flatten to: a circular key, or shared structure
+#: that unfolds exponentially, stops here instead of running for ever.
+MAX_KEY_TOKENS = 1_000_000
+
+
+def key_too_large() -> SchemeError:
+    return SchemeError(
+        f"hash table key: a circular structure, or one that unfolds past {MAX_KEY_TOKENS} elements,"
+        " cannot be an equal? key",
+        kind="resource-exhaustion",
+        details={"resource": "memory", "limit": MAX_KEY_TOKENS, "used": None},
+    )
+
+
 def equal_key(x: Any) -> Any:
     """A hashable key such that ``equal?`` values (and only those) get equal keys.
 
@@ -47,6 +61,8 @@ def equal_key(x: Any) -> Any:
     tokens: list[Any] = []
     stack: list[Any] = [x]
     while stack:
+        if len(tokens) + len(stack) > MAX_KEY_TOKENS:
+            raise key_too_large()
         v = stack.pop()
         t = type(v)
         if t is Pair:
@@ -55,6 +71,8 @@ def equal_key(x: Any) -> Any:
             while type(p) is Pair:
                 items.append(p.car)
                 p = p.cdr
+                if len(items) > MAX_KEY_TOKENS:
+                    raise key_too_large()
             tokens.append(_LIST)
             tokens.append(len(items))
             stack.append(p)

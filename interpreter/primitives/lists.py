@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from ..datatypes import NIL, VOID, Pair, Procedure, Values
+from ..datatypes import NIL, VOID, Pair, Procedure, Values, spine
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..limits import check_elements
@@ -293,11 +293,11 @@ def reverse(lst: Any) -> Any:
 def list_copy(lst: Any) -> Any:
     """A copy of the list spine (an improper tail is kept)."""
     items: list[Any] = []
-    p = lst
-    while type(p) is Pair:
+    tail = lst
+    for p in spine(lst, "list-copy"):
         items.append(p.car)
-        p = p.cdr
-    return build_list(items, p)
+        tail = p.cdr
+    return build_list(items, tail)
 
 
 def _list_index_error(who: str, k: int, lst: Any) -> SchemeError:
@@ -368,10 +368,10 @@ def last_pair(lst: Any) -> Any:
     """The last pair of a non-empty list."""
     if type(lst) is not Pair:
         raise type_error("last-pair", "a pair", lst)
-    p = lst
-    while type(p.cdr) is Pair:
-        p = p.cdr
-    return p
+    last = lst
+    for last in spine(lst, "last-pair"):  # noqa: B007 (the loop finds the last pair)
+        pass
+    return last
 
 
 @primitive("last")
@@ -386,12 +386,12 @@ def last(lst: Any) -> Any:
 # searching
 # ----------------------------------------------------------------------------------
 def _mem(who: str, x: Any, lst: Any, same: Callable[[Any, Any], bool]) -> Any:
-    p = lst
-    while type(p) is Pair:
+    tail = lst
+    for p in spine(lst, who):
         if same(x, p.car):
             return p
-        p = p.cdr
-    if p is not NIL:
+        tail = p.cdr
+    if tail is not NIL:
         raise type_error(who, "a proper list", lst)
     return False
 
@@ -421,15 +421,15 @@ def member(x: Any, lst: Any, compare: Any = None) -> Any:
 
 
 def _ass(who: str, key: Any, alist: Any, same: Callable[[Any, Any], bool]) -> Any:
-    p = alist
-    while type(p) is Pair:
+    tail = alist
+    for p in spine(alist, who):
         entry = p.car
         if type(entry) is not Pair:
             raise type_error(who, "an association list of pairs, found element", entry)
         if same(key, entry.car):
             return entry
-        p = p.cdr
-    if p is not NIL:
+        tail = p.cdr
+    if tail is not NIL:
         raise type_error(who, "a proper list", alist)
     return False
 

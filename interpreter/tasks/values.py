@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..datatypes import NIL, Char, Keyword, MString, Nil, Pair, Symbol, Void, make_list, sym
+from ..conversion import Walk, proper_items
+from ..datatypes import Char, Keyword, MString, Nil, Pair, Symbol, Void, make_list, sym
 from ..errors import SchemeError
 
 
@@ -29,18 +30,22 @@ def key_name(key: Any) -> str:
 
 def is_alist(x: Any) -> bool:
     """A non-empty proper list whose elements are pairs keyed by a symbol or a string."""
-    if type(x) is not Pair:
-        return False
-    while type(x) is Pair:
-        item = x.car
-        if type(item) is not Pair or not isinstance(item.car, (Symbol, str, MString)):
-            return False
-        x = x.cdr
-    return x is NIL
+    items = proper_items(x) if type(x) is Pair else None
+    return bool(items) and all(type(item) is Pair and isinstance(item.car, (Symbol, str, MString)) for item in items)
 
 
 def to_python(x: Any, who: str) -> Any:
-    """``x`` as a JSON-like Python value (records are kept as records)."""
+    """``x`` as a JSON-like Python value (records are kept as records).
+
+    Circular lists, structures that contain themselves and values too big or too deep
+    to store are ``SchemeError``s naming ``who``."""
+    try:
+        return _plain(x, who, Walk(who))
+    except RecursionError:
+        raise SchemeError(f"{who}: value is nested too deeply to store in a record", kind="value-error") from None
+
+
+def _plain(x: Any, who: str, walk: Walk) -> Any:
     from ..primitives.hashtables import HashTable
 
     t = type(x)
@@ -59,21 +64,19 @@ def to_python(x: Any, who: str) -> Any:
     if t is Nil:
         return []
     if t is Pair:
+        items = proper_items(x)
+        if items is None:
+            raise SchemeError(f"{who}: cannot store an improper or circular list in a record", kind="type-error")
         if is_alist(x):
-            return {key_name(p.car): to_python(p.cdr, who) for p in x}
-        items = []
-        while type(x) is Pair:
-            items.append(to_python(x.car, who))
-            x = x.cdr
-        if x is not NIL:
-            raise SchemeError(f"{who}: cannot store an improper list in a record", kind="type-error")
-        return items
+            return walk.inside(x, lambda: {key_name(p.car): _plain(p.cdr, who, walk) for p in items}, len(items))
+        return walk.inside(x, lambda: [_plain(item, who, walk) for item in items], len(items))
     if t is list or t is tuple:
-        return [to_python(item, who) for item in x]
+        return walk.inside(x, lambda: [_plain(item, who, walk) for item in x])
     if t is dict:
-        return {key_name(k): to_python(v, who) for k, v in x.items()}
+        return walk.inside(x, lambda: {key_name(k): _plain(v, who, walk) for k, v in x.items()})
     if t is HashTable:
-        return {key_name(k): to_python(v, who) for k, v in x.entries.values()}
+        entries = list(x.entries.values())
+        return walk.inside(x, lambda: {key_name(k): _plain(v, who, walk) for k, v in entries}, len(entries))
     from ..printer import write_string
 
     raise SchemeError(f"{who}: cannot store {write_string(x)} in a record (not JSON-like data)", kind="type-error")
