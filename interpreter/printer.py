@@ -251,6 +251,35 @@ def _cycle_ids(root: Any) -> set[int]:
     return targets
 
 
+#: Most compound values ``write``/``display`` unfold from shared structure before they
+#: label the sharing instead (``write-shared`` style): a value built by doubling,
+#: ``(cons x x)`` sixty times, would otherwise print 2^60 pairs.
+MAX_UNFOLDED = 1_000_000
+
+
+def _unfolds_past(root: Any, cycles: set[int], limit: int) -> bool:
+    """Whether printing ``root`` with labels only on ``cycles`` would expand more than
+    ``limit`` compound values (shared substructure is expanded at every meeting)."""
+    size: dict[int, int] = {}  # id -> unfolded size; 0 while the value is in progress
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        x, finished = stack.pop()
+        if not finished:
+            if id(x) in size:
+                continue
+            size[id(x)] = 0
+            stack.append((x, True))
+            stack.extend((c, False) for c in _children(x) if _is_compound(c) and id(c) not in size)
+            continue
+        total = 1 + sum(
+            1 if id(c) in cycles else size[id(c)] for c in _children(x) if _is_compound(c)
+        )
+        if total > limit:
+            return True
+        size[id(x)] = total
+    return False
+
+
 # ---------------------------------------------------------------------------------
 # The printer
 # ---------------------------------------------------------------------------------
@@ -376,7 +405,8 @@ class _Printer:
 
 
 def _print(x: Any, write: bool) -> str:
-    """R7RS ``write``/``display``: labels only for cycles (tried first without any)."""
+    """R7RS ``write``/``display``: labels only for cycles (tried first without any), or
+    for all sharing when unfolding it would print more than :data:`MAX_UNFOLDED` values."""
     if not _is_compound(x):
         return _Printer(write).atom(x)
     try:
@@ -384,6 +414,8 @@ def _print(x: Any, write: bool) -> str:
     except _SharingFound:
         pass
     cycles = _cycle_ids(x)
+    if _unfolds_past(x, cycles, MAX_UNFOLDED):
+        cycles = _shared_ids(x)
     return _Printer(write, {key: -1 for key in cycles} if cycles else None).run(x)
 
 

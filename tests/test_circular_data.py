@@ -119,3 +119,29 @@ def test_a_macro_whose_expansion_explodes_meets_the_time_limit() -> None:
         interp.eval(f"(fan ({' 1' * 40}))")
     assert "time limit exceeded: timeout = 0.5 s" in info.value.message
     assert time.monotonic() - start < 5
+
+
+DOUBLED = "(define (grow x n) (if (= n 0) x (grow (cons x x) (- n 1)))) (define g (grow 1 60)) "
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "(string-length (with-output-to-string (lambda () (write g))))",
+        "(string-length (with-output-to-string (lambda () (display g))))",
+        "(vector-length (vector g g))",
+        "(get (sequential (step a g)) 'status)",
+    ],
+)
+def test_structure_shared_exponentially_prints_with_labels(call: str) -> None:
+    assert outcome(DOUBLED + call).startswith("value ")
+
+
+def test_structure_shared_exponentially_writes_text_that_reads_back_equal() -> None:
+    source = DOUBLED + "(equal? g (read (open-input-string (with-output-to-string (lambda () (write g))))))"
+    assert outcome(source) == "value #t"
+
+
+def test_small_shared_structure_still_prints_unfolded() -> None:
+    """R7RS write labels cycles only: modest sharing is printed in full."""
+    assert outcome("(define x (list 1 2)) (list x x)") == "value ((1 2) (1 2))"
