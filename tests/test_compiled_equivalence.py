@@ -44,6 +44,14 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"(let ((k (lambda () a))) (set! a {x}) (k))", inner),
         st.builds(lambda x, y: f"(guard (e (#t (list 'caught e))) (if {x} (raise {y}) {y}))", inner, inner),
         st.builds(lambda x, y: f"(call/cc (lambda (out) (if {x} (out {y}) 'stayed)))", inner, inner),
+        st.builds(lambda x, y: f"(when {x} {y})", inner, inner),
+        st.builds(lambda x, y: f"(unless {x} {y})", inner, inner),
+        st.builds(lambda x, y, z: f"(case {x} ((0 1) {y}) (else {z}))", inner, inner, inner),
+        st.builds(lambda x, y: f"(do ((i 0 (+ i 1)) (c {x} {y})) ((= i 2) c))", inner, inner),
+        st.builds(lambda x, y: f"(let* ((c {x}) (c (cons c {y}))) c)", inner, inner),
+        st.builds(lambda x: f"(letrec ((c (lambda () {x}))) (c))", inner),
+        st.builds(lambda x, y: f"(apply (lambda (c d) {y}) (list {x} a))", inner, inner),
+        st.builds(lambda x: f"(vector-ref (vector {x} b) 0)", inner),
     )
 
 
