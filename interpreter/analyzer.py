@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .datatypes import NIL, Pair, Span, Symbol, spine, sym
+from .datatypes import NIL, Pair, Span, Symbol, list_end, spine, sym
 from .errors import SchemeError
 from .nodes.core import Call, Const, DynamicRef, GlobalRef, LocalRef, Node, Seq
 
@@ -361,10 +361,7 @@ def in_dynamic_scope(scope: Scope | None) -> bool:
 
 def proper_list(x: Any) -> bool:
     """Whether ``x`` is a proper list (a circular one is a ``type-error``)."""
-    tail = x
-    for p in spine(x, "syntax"):
-        tail = p.cdr
-    return tail is NIL
+    return list_end(x, "syntax") is NIL
 
 
 def list_items(form: Pair) -> list[tuple[Any, Span | None]]:

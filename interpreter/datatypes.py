@@ -373,6 +373,15 @@ def spine(lst: Any, who: str = "list") -> Iterator[Pair]:
             raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
 
 
+def list_end(lst: Any, who: str = "list") -> Any:
+    """The first non-pair cdr of ``lst`` (``'()`` for a proper list); a ``type-error``
+    naming ``who`` if the list is circular."""
+    end = lst
+    for p in spine(lst, who):
+        end = p.cdr
+    return end
+
+
 def list_to_python(lst: Any) -> list[Any]:
     """Elements of a proper list as a Python list; raises ValueError if improper
     (a ``type-error`` if circular)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyzer import Analyzer, Scope, elements, list_items, special_form, syntax_error
-from ..datatypes import NIL, S_QUOTE, Pair, Span, Symbol, spine
+from ..datatypes import NIL, S_QUOTE, Pair, Span, Symbol, list_end
 from ..nodes.core import Lambda, Node
 from ..printer import write_string
 from ..tasks.nodes import DefineModel, DefineTask, TaskSpec
@@ -57,7 +57,7 @@ def define_task(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
         param_name, default = _param(param, span, who)
         spec.params.append(param_name)
         defaults.append(an.analyze(default[0], scope, default[1]) if default is not None else None)
-    if header_tail(header) is not NIL:
+    if list_end(header, "define-task") is not NIL:
         raise syntax_error(f"{who}: rest parameters are not supported", form.span)
     body: list[tuple[Any, Span | None]] = []
     seen: set[str] = set()
@@ -72,13 +72,6 @@ def define_task(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
         _parse_clause(spec, clause, item, span, who)
     lambda_node = _task_type(an, spec, body, scope, form.span, who)
     return DefineTask(spec, defaults, lambda_node, an.interp, form.span)
-
-
-def header_tail(header: Pair) -> Any:
-    p: Any = header
-    for cell in spine(header, "define-task"):
-        p = cell.cdr
-    return p
 
 
 def _param(param: Any, span: Span | None, who: str) -> tuple[str, tuple[Any, Span | None] | None]:
