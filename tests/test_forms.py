@@ -106,6 +106,9 @@ CASES = [
     ("(guard (e ((symbol? e) (list 'sym e)) ((string? e) (list 'str e))) (raise 'oops))", "(sym oops)"),
     ("(guard (e ((assq 'a e) => cdr) ((assq 'b e))) (raise (list (cons 'a 42))))", "42"),
     ("(guard (e ((assq 'a e) => cdr) ((assq 'b e))) (raise (list (cons 'b 23))))", "(b . 23)"),
+    # a guard body is a body: internal defines, and their use before definition caught
+    ("(guard (e (#t 0)) (define y 5) (* y 2))", "10"),
+    ("(guard (e (#t (condition/report-string e))) (define x (if 0 x 0)))", '"variable used before its definition: x"'),
     ("(guard (e ((string? e) 'outer)) (guard (e2 ((number? e2) 'inner)) (raise \"x\")))", "outer"),
     ("(guard (e (#t (error-object-message e))) (car 5))", "\"car: expected a pair, got 5\""),
     ("(guard (e (#t (error-object-message e))) (vector-ref (vector 1 2) 5))", None),

@@ -23,7 +23,7 @@ from ..datatypes import (
 from ..errors import SchemeError, type_error
 from ..nodes.control import NO_MATCH, And, Case, Clause, Cond, Delay, Guard, Or
 from ..nodes.core import VOID, Call, Const, If, Node, Seq
-from .binding import let_body
+from .binding import defines_of, let_body
 
 
 @special_form("and")
@@ -116,10 +116,10 @@ def guard(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     var = spec[0][0]
     inner = Scope({var: False}, scope)
     clauses = Cond(cond_clauses(an, spec[1:], inner, "guard"), form.span, fallthrough=NO_MATCH)
-    body, _ = let_body(an, [], items[2:], scope, form.span)
+    body, body_scope = let_body(an, [], items[2:], scope, form.span)
     from ..nodes.binding import Let
 
-    return Guard(var, clauses, Let([], [], body, False, (), form.span), an.rt, form.span)
+    return Guard(var, clauses, Let([], [], body, False, defines_of(body_scope, []), form.span), an.rt, form.span)
 
 
 @special_form("delay", "delay-force", "make-promise-lazy")
