@@ -43,6 +43,17 @@ def run(source: str) -> str:
         ("(define (f a b) (if (< a b) 'less 'more)) (f 1.5 2.5)", "less"),
         # a test whose value is an integer constant (generated code must not say `0 is not False`)
         ("(define (f a) (if (begin a 0) 'yes 'no)) (f 1)", "yes"),
+        # let inside a body: its variables are locals too, with the same meaning
+        ("(define (f a) (let ((a (+ a 1)) (b a)) (list a b))) (f 1)", "(2 1)"),
+        ("(define (f a) (let ((b (* a 2))) (let ((c (+ a b))) (list a b c)))) (f 3)", "(3 6 9)"),
+        ("(define (f a) (let ((b a)) (lambda () (list a b)))) ((f 4))", "(4 4)"),
+        (
+            "(define (collect n acc) (if (= n 3) (map (lambda (f) (f)) acc)"
+            " (let ((m (* n 10))) (collect (+ n 1) (cons (lambda () (list n m)) acc))))) (collect 0 '())",
+            "((2 20) (1 10) (0 0))",
+        ),
+        ("(define (f a) (let ((b a)) (set! b (+ b 1)) b)) (f 1)", "2"),
+        ("(define (f a) (let () (+ a 1))) (f 1)", "2"),
         # internal defines keep their own frame
         ("(define (f n) (define m (* n 3)) (+ m 1)) (f 2)", "7"),
         # rest parameters, and a wrong count at a self tail call
@@ -112,3 +123,9 @@ def test_operands_are_evaluated_left_to_right() -> None:
     with pytest.raises(SchemeError) as info:
         interp.eval("(g 0)")
     assert info.value.message == "+: expected a number, got #t"
+
+
+def test_a_task_with_full_context_assigns_a_let_variable_of_the_caller() -> None:
+    interp = Interpreter()
+    interp.eval("(define-task (bump!) (set! counter (+ counter 1)) counter)")
+    assert interp.eval("(define (twice start) (let ((counter start)) (bump!) (bump!) counter)) (twice 10)") == 12

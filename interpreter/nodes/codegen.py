@@ -12,7 +12,8 @@ same work inline:
 * the procedure's arguments arrive as Python parameters: ``run(outer, *args)``
   makes the frame itself, so a call is one Python call; when nothing can assign
   a parameter it stays a Python local and the frame is made only on demand
-  (register mode, see :func:`compile_procedure`);
+  (register mode, see :func:`compile_procedure`), and so do the variables of a
+  plain ``let`` in such a body;
 * a closure call is applied in place (depth accounting as in
   :func:`~interpreter.evaluator.apply_procedure`; steps only under ``max_steps``);
 * a tail call to a closure with the same body (a loop) rebinds the frame and
@@ -24,12 +25,13 @@ same work inline:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import NIL, Pair, Primitive, Symbol, TailCall
 from ..env import Env
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
+from .binding import Let
 from .control import And, Cond, Or
 from .core import (
     Call,
@@ -65,9 +67,10 @@ class Emitter:
     ) -> None:
         self.lines: list[str] = []
         self.procedure = procedure  # the lambda whose body this is (for self tail calls)
-        # Register mode: the parameters live in Python locals (name -> local) and the
-        # frame is made only when something needs it; see compile_procedure.
-        self.registers: dict[Symbol, str] | None = None
+        # Register mode: the procedure's frame, and the frames of the lets inside it,
+        # live in Python locals, innermost last; each frame is made only when
+        # something needs it (see compile_procedure). Empty: frame mode.
+        self.scopes: list[Registers] = []
         self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
@@ -128,40 +131,71 @@ class Emitter:
 
     @property
     def frame(self) -> str:
-        """An expression for the procedure's frame; in register mode the frame is made
-        on first use, from the parameters' current values, and kept in ``env``."""
-        if self.registers is None:
+        """An expression for the innermost frame. In register mode each frame is made
+        on first use, from its variables' current values, inside its parent's frame."""
+        if not self.scopes:
             return "env"
-        return f"(env or (env := {self.frame_of('outer', list(self.registers.values()))}))"
+        expr = "outer"
+        for scope in self.scopes:
+            bound = ", ".join(f"{self.key(name)}: {local}" for name, local in scope.names.items())
+            expr = f"({scope.env} or ({scope.env} := Env({{{bound}}}, {expr})))"
+        return expr
 
-    def reloads(self) -> list[str]:
-        """Assignments that re-read the parameters from the made frame, where code that
-        was handed the frame (a task's body, a slow path) may have ``set!`` them."""
-        return [f"{local} := env.vars[{self.key(name)}]" for name, local in (self.registers or {}).items()]
+    def reloads(self, scope: Registers) -> list[str]:
+        """Assignments that re-read ``scope``'s variables from its made frame, where code
+        that was handed the frame (a task's body, a slow path) may have ``set!`` them."""
+        return [f"{local} := {scope.env}.vars[{self.key(name)}]" for name, local in scope.names.items()]
 
     def reload_after_call(self) -> None:
-        """In register mode: re-read the parameters if the frame has been made."""
-        if self.registers:
-            self.line("if env is not None:")
-            for walrus in self.reloads():
-                self.line("    " + walrus.replace(" := ", " = "))
+        """In register mode: re-read the variables of every frame that has been made."""
+        for scope in self.scopes:
+            if scope.names:
+                self.line(f"if {scope.env} is not None:")
+                for walrus in self.reloads(scope):
+                    self.line("    " + walrus.replace(" := ", " = "))
 
     def local(self, node: LocalRef) -> str:
         """The expression reading a local variable."""
         key = self.key(node.name)
-        if self.registers is not None:
-            if node.depth == 0:
-                return self.registers[node.name]
-            return "outer" + ".outer" * (node.depth - 1) + f".vars[{key}]"
+        if self.scopes:
+            if node.depth < len(self.scopes):
+                return self.scopes[-1 - node.depth].names[node.name]
+            return "outer" + ".outer" * (node.depth - len(self.scopes)) + f".vars[{key}]"
         return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
 
     def slow(self, node: Node, tail: bool = False) -> str:
-        """A call of ``node``'s ordinary compiled code on the frame (parameters re-read
-        afterwards in register mode)."""
+        """A call of ``node``'s ordinary compiled code on the frame (variables re-read
+        afterwards in register mode; the call made every frame)."""
         call = f"{self.constant(node.compile(tail), 'n')}({self.frame})"
-        if tail or not self.registers:
+        reloads = [walrus for scope in self.scopes for walrus in self.reloads(scope)]
+        if tail or not reloads:
             return call
-        return f"({self.fresh('t')} := {call}, {', '.join(self.reloads())})[0]"
+        return f"({self.fresh('t')} := {call}, {', '.join(reloads)})[0]"
+
+    def inline_let(self, node: Let) -> bool:
+        """Whether a ``let`` becomes a register frame: in register mode, a plain let
+        (no internal defines) whose variables nothing assigns."""
+        return (
+            bool(self.scopes)
+            and not node.sequential
+            and not node.defines
+            and not assigned_names(node.body) & set(node.names)
+        )
+
+    def let(self, node: Let, body: Callable[[Node], Any]) -> Any:
+        """Emit a register ``let``: its values into fresh locals, then ``body(node.body)``
+        with the let's frame innermost."""
+        values = self.operand_values(node.inits)
+        names = {name: self.fresh("l") for name in node.names}
+        for local, value in zip(names.values(), values):
+            self.line(f"{local} = {value}")
+        scope = Registers(names, self.fresh("e"))
+        self.line(f"{scope.env} = None")
+        self.scopes.append(scope)
+        try:
+            return body(node.body)
+        finally:
+            self.scopes.pop()
 
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
@@ -184,6 +218,10 @@ class Emitter:
             for part in node.body[:-1]:
                 self.effect(part)
             return self.value(node.body[-1])
+        if kind is Let and self.inline_let(node):
+            temp = self.fresh("t")
+            self.let(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
+            return temp
         if kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
             inline = self.pure(node)
             if inline is not None:
@@ -224,6 +262,8 @@ class Emitter:
             self.tail(node.body[-1])
         elif kind is Call:
             self.call(node, tail=True)
+        elif kind is Let and self.inline_let(node):
+            self.let(node, self.tail)
         elif kind in (Const, LocalRef, GlobalRef):
             self.line(f"return {self.value(node)}")
         elif kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
@@ -439,11 +479,11 @@ class Emitter:
             rebind = self.frame_of(f"{f}.env", args)
             if rebind is not None:
                 self.line(f"if {f}.run is run:")
-                if self.registers is None:
+                if not self.scopes:
                     self.line(f"    env = {rebind}")
                 else:
-                    if self.registers:
-                        self.line(f"    {', '.join(self.registers.values())} = {arglist}")
+                    if self.scopes[0].names:
+                        self.line(f"    {', '.join(self.scopes[0].names.values())} = {arglist}")
                     self.line(f"    outer = {f}.env")
                     self.line("    env = None")
                 self.line("    rt.steps += 1")
@@ -520,6 +560,14 @@ class Emitter:
             self.line(f"if type({result}) is TailCall:")
             self.line(f"    {result} = apply_procedure({result}.proc, {result}.args)")
         self.indent -= 1
+
+
+class Registers(NamedTuple):
+    """A frame whose variables are Python locals; ``env`` names the local that holds
+    the frame once something has needed it (None until then)."""
+
+    names: dict[Symbol, str]
+    env: str
 
 
 def is_int_literal(expr: str) -> bool:
@@ -601,9 +649,9 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         params = ", ".join(["outer", *args])
         frame = emitter.frame_of("outer", args) or ""
         if not proc.defines and not assigned_names(proc.body) & set(proc.params):
-            emitter.registers = dict(zip(proc.params, args))
+            emitter.scopes.append(Registers(dict(zip(proc.params, args)), "env"))
             frame = "None"
-    if emitter.registers is None:
+    if not emitter.scopes:
         emitter.line("v = env.vars")
     emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)
