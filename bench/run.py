@@ -47,6 +47,8 @@ SCHEME = """
       lst
       (call-with-values (lambda () (split lst))
         (lambda (front back) (merge (merge-sort front) (merge-sort back))))))
+(define (let-loop n acc)
+  (if (= n 0) acc (let ((x (* n 2)) (y (+ n 1))) (let-loop (- n 1) (+ acc (* x y))))))
 (define (build-string n)
   (let ((port (open-output-string)))
     (do ((i 0 (+ i 1))) ((= i n) (string-length (get-output-string port)))
@@ -63,6 +65,13 @@ def py_loop_sum(n: int) -> int:
     while i != n:
         acc += i
         i += 1
+    return acc
+
+
+def py_let_loop(n: int, acc: int) -> int:
+    while n != 0:
+        x, y = n * 2, n + 1
+        n, acc = n - 1, acc + x * y
     return acc
 
 
@@ -134,6 +143,7 @@ def main() -> None:
         ("fib 25 (naive)", "(fib 25)", lambda: py_fib(25)),
         ("named-let loop, 1,000,000 iterations", "(loop-sum 1000000)", lambda: py_loop_sum(1_000_000)),
         ("deep recursion (count 100000)", "(count 100000)", lambda: py_count(100_000)),
+        ("loop binding two let variables, 300,000 iterations", "(let-loop 300000 0)", lambda: py_let_loop(300_000, 0)),
         ("merge sort of 100,000 numbers", "(length (merge-sort data))", lambda: len(py_merge_sort(data))),
         ("build a 100,000-character string", "(build-string 100000)", lambda: py_build_string(100_000)),
     ]
