@@ -373,6 +373,26 @@ def spine(lst: Any, who: str = "list") -> Iterator[Pair]:
             raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
 
 
+def datum_leaves(x: Any) -> Iterator[Any]:
+    """The atoms inside ``x`` (``x`` itself if it is one), through pairs and vectors,
+    left to right. Each pair or vector is entered once, so shared and circular data
+    give a finite walk."""
+    stack = [x]
+    entered: set[int] = set()
+    while stack:
+        item = stack.pop()
+        t = type(item)
+        if t is not Pair and t is not list:
+            yield item
+        elif id(item) not in entered:
+            entered.add(id(item))
+            if t is Pair:
+                stack.append(item.cdr)
+                stack.append(item.car)
+            else:
+                stack.extend(reversed(item))
+
+
 def list_end(lst: Any, who: str = "list") -> Any:
     """The first non-pair cdr of ``lst`` (``'()`` for a proper list); a ``type-error``
     naming ``who`` if the list is circular."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analyzer import GLOBAL, MACRO, Analyzer, Macro, Scope, syntax_error
-from .datatypes import NIL, Pair, Span, Symbol, make_list, spine, sym
+from .datatypes import NIL, Pair, Span, Symbol, datum_leaves, make_list, spine, sym
 from .equality import is_equal
 
 ELLIPSIS = sym("...")
@@ -144,19 +144,11 @@ class Matcher:
 
 def pattern_vars(pat: Any, macro: SyntaxRules) -> list[Symbol]:
     """The pattern variables in ``pat`` (not literals, ``_`` or the ellipsis)."""
-    out: list[Symbol] = []
-    stack = [pat]
-    while stack:
-        p = stack.pop()
-        if type(p) is Symbol:
-            if p not in macro.literals and p is not UNDERSCORE and p is not macro.ellipsis:
-                out.append(p)
-        elif type(p) is Pair:
-            stack.append(p.cdr)
-            stack.append(p.car)
-        elif type(p) is list:
-            stack.extend(p)
-    return out
+    return [
+        p
+        for p in datum_leaves(pat)
+        if type(p) is Symbol and p not in macro.literals and p is not UNDERSCORE and p is not macro.ellipsis
+    ]
 
 
 class Expansion:
@@ -241,18 +233,8 @@ class Expansion:
 
 
 def template_symbols(tmpl: Any) -> list[Symbol]:
-    out: list[Symbol] = []
-    stack = [tmpl]
-    while stack:
-        p = stack.pop()
-        if type(p) is Symbol:
-            out.append(p)
-        elif type(p) is Pair:
-            stack.append(p.cdr)
-            stack.append(p.car)
-        elif type(p) is list:
-            stack.extend(p)
-    return out
+    """The symbols in a template, left to right."""
+    return [p for p in datum_leaves(tmpl) if type(p) is Symbol]
 
 
 class ProcedureMacro(Macro):

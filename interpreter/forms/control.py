@@ -16,6 +16,7 @@ from ..datatypes import (
     Primitive,
     Span,
     Symbol,
+    datum_leaves,
     list_to_python,
     make_list,
     spine,
@@ -182,22 +183,7 @@ LIST_TO_VECTOR = Primitive("list->vector", _list_to_vector, 1, 1)
 
 def has_unquote(x: Any) -> bool:
     """Whether a quasiquoted template has any unquote at all (else it is a constant)."""
-    stack = [x]
-    seen: set[int] = set()  # containers met already (shared or circular templates)
-    while stack:
-        item = stack.pop()
-        if item is S_UNQUOTE or item is S_UNQUOTE_SPLICING:
-            return True
-        if type(item) in (Pair, list):
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-        if type(item) is Pair:
-            stack.append(item.car)
-            stack.append(item.cdr)
-        elif type(item) is list:
-            stack.extend(item)
-    return False
+    return any(leaf is S_UNQUOTE or leaf is S_UNQUOTE_SPLICING for leaf in datum_leaves(x))
 
 
 def is_tagged(x: Any, tag: Symbol) -> bool:
