@@ -194,8 +194,8 @@ class DynamicRef(Node):
         return dynamic_ref
 
 
-class SetDynamic(Node):
-    """``set!`` of a name found at run time along the frame chain."""
+class FrameAssignment(Node):
+    """Base of the nodes that give ``name`` the value of ``value`` in an existing frame."""
 
     __slots__ = ("name", "value")
 
@@ -204,6 +204,12 @@ class SetDynamic(Node):
 
     def assigned(self) -> Iterable[Symbol]:
         return (self.name,)
+
+
+class SetDynamic(FrameAssignment):
+    """``set!`` of a name found at run time along the frame chain."""
+
+    __slots__ = ()
 
     def compile(self, tail: bool) -> Run:
         name, value, span = self.name, self.value.compile(False), self.span
@@ -221,16 +227,14 @@ class SetDynamic(Node):
         return set_dynamic
 
 
-class SetLocal(Node):
+class SetLocal(FrameAssignment):
     """``set!`` of a variable bound ``depth`` frames out."""
 
-    __slots__ = ("depth", "name", "value")
+    __slots__ = ("depth",)
 
     def __init__(self, name: Symbol, depth: int, value: Node, span: Span | None) -> None:
-        self.name, self.depth, self.value, self.span = name, depth, value, span
-
-    def assigned(self) -> Iterable[Symbol]:
-        return (self.name,)
+        super().__init__(name, value, span)
+        self.depth = depth
 
     def compile(self, tail: bool) -> Run:
         name, depth, value = self.name, self.depth, self.value.compile(False)
@@ -266,16 +270,10 @@ class SetGlobal(Node):
         return set_global
 
 
-class Define(Node):
+class Define(FrameAssignment):
     """``define`` in the current frame (global at top level, local in a body)."""
 
-    __slots__ = ("name", "value")
-
-    def __init__(self, name: Symbol, value: Node, span: Span | None) -> None:
-        self.name, self.value, self.span = name, value, span
-
-    def assigned(self) -> Iterable[Symbol]:
-        return (self.name,)
+    __slots__ = ()
 
     def compile(self, tail: bool) -> Run:
         name, value = self.name, self.value.compile(False)
