@@ -107,3 +107,14 @@ def test_the_licence_is_declared_where_installers_and_indexes_look() -> None:
     unknown = [name for name in project["classifiers"] if name not in classifiers]
     assert not unknown, f"not PyPI classifiers: {unknown}"
     assert not [name for name in project["classifiers"] if name.startswith("License ::")], "PEP 639: use `license`"
+
+
+def test_every_subpackage_is_listed_for_the_wheel() -> None:
+    """pyproject lists the packages by hand (the stdlib mapping needs it): a new sub-package must be added."""
+    listed = set(tomllib.loads((CHECKOUT_STDLIB.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    package_root = CHECKOUT_STDLIB.parent / "interpreter"
+    found = {
+        ".".join(("interpreter", *init.parent.relative_to(package_root).parts))
+        for init in package_root.rglob("__init__.py")
+    }
+    assert found | {"interpreter.stdlib"} == listed
