@@ -114,7 +114,7 @@ def test_every_subpackage_is_listed_for_the_wheel() -> None:
     listed = set(tomllib.loads((CHECKOUT_STDLIB.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     package_root = CHECKOUT_STDLIB.parent / "interpreter"
     found = {
-        ".".join(("interpreter", *init.parent.relative_to(package_root).parts))
-        for init in package_root.rglob("__init__.py")
+        ".".join(("interpreter", *module.parent.relative_to(package_root).parts))
+        for module in package_root.rglob("*.py")
     }
     assert found | {"interpreter.stdlib"} == listed
