@@ -79,8 +79,12 @@ def first_prompt(repeat: int) -> float | None:
         return None
     times = []
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "TERM": "xterm", "TASKSCHEME_HISTORY": str(Path(home) / "history"),
-               "PROMPT_TOOLKIT_NO_CPR": "1"}
+        env = {
+            **os.environ,
+            "TERM": "xterm",
+            "TASKSCHEME_HISTORY": str(Path(home) / "history"),
+            "PROMPT_TOOLKIT_NO_CPR": "1",
+        }
         for _ in range(repeat):
             start = time.perf_counter()
             child = pexpect.spawn(sys.executable, [str(ROOT / "repl.py")], env=env, encoding="utf-8", timeout=20)
