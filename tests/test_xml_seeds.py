@@ -168,3 +168,108 @@ def test_a_sequential_templates_inputs_reach_its_steps_under_inherit_none(tmp_pa
     interp.eval(f'(load-task-templates "{path}")')
     r = interp.eval('(loud "quiet words")')
     assert (r.status, r.content) == ("COMPLETE", "QUIET WORDS")
+
+
+# The seeds' static director-evaluator pipeline (seed 004, protocols.md), with the <command>
+# the seed leaves to the reader.
+STATIC_PIPELINE = """<task type="sequential">
+  <description>Static Director-Evaluator Pipeline</description>
+  <context_management>
+    <inherit_context>none</inherit_context>
+    <accumulate_data>true</accumulate_data>
+    <accumulation_format>notes_only</accumulation_format>
+  </context_management>
+  <steps>
+    <task>
+      <description>Generate Initial Output</description>
+    </task>
+    <task type="script">
+      <description>Run Target Script</description>
+      <command>{command}</command>
+      <inputs>
+        <input name="director_output">
+          <task>
+            <description>Pass director output to script</description>
+          </task>
+        </input>
+      </inputs>
+    </task>
+    <task>
+      <description>Evaluate Script Output</description>
+      <inputs>
+        <input name="script_output">
+          <task>
+            <description>Process output from target script</description>
+          </task>
+        </input>
+      </inputs>
+    </task>
+  </steps>
+</task>"""
+
+
+def static_pipeline(tmp_path: Path, script: str) -> Interpreter:
+    interp = Interpreter(allow_scripts=True, allow_files=True, model="echo")
+    interp.eval('(define-model "echo" (lambda (prompt system) (string-append "[" prompt "]")))')
+    checker = tmp_path / "check.py"
+    checker.write_text(script)
+    path = write(tmp_path, "static.xml", STATIC_PIPELINE.format(command=f"{sys.executable} {checker}"))
+    interp.eval(f'(load-task-templates "{path}")')
+    return interp
+
+
+def test_the_seeds_static_pipeline_passes_outputs_through_its_script(tmp_path: Path) -> None:
+    interp = static_pipeline(tmp_path, "import sys\nprint(len(sys.stdin.read()))\n")
+    assert interp.tasks.describe("static/2").type == "script"
+    r = interp.eval("(static)")
+    assert r.status == "COMPLETE"
+    # the director's output "[Generate Initial Output]" (25 characters) went to the script
+    assert r.content == "[Evaluate Script Output\n\nscript_output:\n25\n]"
+    script_step = r.notes["steps"][1]
+    assert script_step.notes["script_output"]["stdout"] == "25\n"
+
+
+def test_a_failing_script_step_fails_the_pipeline_with_its_stderr(tmp_path: Path) -> None:
+    interp = static_pipeline(tmp_path, "import sys\nsys.exit('lint: 2 problems')\n")
+    r = interp.eval("(static)")
+    assert r.status == "FAILED" and r.notes["failed_step"] == "2"
+    assert r.notes["error"]["message"] == "script exited with code 1: lint: 2 problems"
+    assert r.notes["partial_results"][0].output.content == "[Generate Initial Output]"
+
+
+def test_output_slots_and_input_sources(tmp_path: Path) -> None:
+    interp = Interpreter(allow_files=True, model="echo")
+    interp.eval(
+        """(define-model "echo" (lambda (prompt system) (string-append "[" prompt "]")))
+           (define-task (judge text) (make-evaluation (if (string-contains text "longer") #t #f) "longer"))"""
+    )
+    path = write(
+        tmp_path,
+        "slots.xml",
+        """<tasks>
+  <task name="writer" type="director">
+    <input_source>last_evaluator_output</input_source>
+    <instructions>Write; last verdict: {{last_evaluator_output}}</instructions>
+  </task>
+  <task name="drafts" type="sequential">
+    <steps>
+      <task name="first"><instructions>first</instructions><output_slot>draft</output_slot></task>
+      <task name="second"><instructions>second</instructions></task>
+      <task name="third"><instructions>again {{d}}</instructions>
+        <inputs><input name="d" from="draft"/></inputs></task>
+    </steps>
+  </task>
+  <task name="refine" type="director_evaluator_loop">
+    <max_iterations>3</max_iterations>
+    <director ref="writer"><input_source>last_evaluator_output</input_source></director>
+    <evaluator ref="judge"><inputs><input name="text" from="director_result"/></inputs></evaluator>
+  </task>
+</tasks>""",
+    )
+    interp.eval(f'(load-task-templates "{path}")')
+    assert [p.name for p in interp.tasks.describe("writer").params] == ["last-evaluator-output"]
+    assert interp.tasks.describe("writer").subtype == "director"
+    assert "[again [first]]" in interp.eval("(get (drafts) 'content)")
+    r = interp.eval("(refine)")
+    assert (r.status, r.iterations_completed) == ("COMPLETE", 2)
+    assert r.final_output.content == "[Write; last verdict: longer]"  # a result reads as its content

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from ..interpreter import Interpreter
 
 S = Symbol.intern
-TASK_TYPES = ("atomic", "sequential", "director_evaluator_loop")
+TASK_TYPES = ("atomic", "script", "sequential", "director_evaluator_loop", "director", "evaluator")
+#: Types the seeds use that are atomic tasks of that subtype.
+SUBTYPES = ("director", "evaluator")
 COMMON = (
     "description",
     "instructions",
@@ -46,13 +48,20 @@ COMMON = (
     "context_management",
     "manual_xml",
     "disable_reparsing",
+    "output_slot",
+    "input_source",
 )
 BY_TYPE = {
     "atomic": (),
+    "director": (),
+    "evaluator": (),
+    "script": ("command", "timeout"),
     "sequential": ("steps",),
     "director_evaluator_loop": ("max_iterations", "director", "evaluator", "script_execution", "termination_condition"),
 }
-COMPONENT = (*COMMON, "cond")
+COMPONENT = (*COMMON, "cond", "command", "timeout")
+#: The variable holding the previous step's output (its text) in a sequential template.
+PREVIOUS_OUTPUT = "previous-output"
 CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context")
 REPEATED = ("task", "input", "case")
 #: Names a loop binds for its parts, in the seeds' spelling (``from="evaluation_feedback"``).
@@ -200,6 +209,8 @@ class TemplateLoader:
         self.interp = interp
         self.file = filename
         self.pending: list[tuple[TaskDefinition, Any]] = []
+        self.slots: dict[str, None] = {}  # output slots of the template being read
+        self.previous = False  # whether a step of it reads the previous step's output
 
     # -- errors and small readers ----------------------------------------------------------
     def invalid(self, element: Element, message: str, path: str | None = None) -> TaskError:
@@ -308,10 +319,20 @@ class TemplateLoader:
             )
         self.check(element, COMMON + BY_TYPE[kind], ("name", "type", "subtype"))
         name = element.attrs.get("name", "").strip() or default_name
-        params = self.params(element)
-        fields = self.fields(element, kind, element.attrs.get("subtype"))
+        params = self.params(element) + self.sources(element, self.params(element))
+        subtype = element.attrs.get("subtype") or (kind if kind in SUBTYPES else None)
+        kind = "atomic" if kind in SUBTYPES else kind
+        self.slots, self.previous = {}, False
+        if kind == "script":
+            self.script_task(element, name, params)
+            return
+        fields = self.fields(element, kind, subtype)
         if kind == "atomic":
-            fields["body"] = self.text(element, "instructions", required=True)
+            fields["body"] = self.text(element, "instructions") or described_prompt(
+                self.text(element, "description") or "", params
+            )
+            if not fields["body"]:
+                raise self.invalid(element, "<task> needs a <instructions>", f"{element.path}/instructions")
             self.add(element, name, kind, params, fields, None)
             return
         if self.text(element, "instructions"):
@@ -319,6 +340,7 @@ class TemplateLoader:
         if kind == "director_evaluator_loop" and element.child("inputs") is None:
             params = self.loop_inputs(element)
         datum = self.sequence(element, name) if kind == "sequential" else self.loop(element, name, params)
+        datum = self.with_slots(datum, Span(self.file, element.line, element.col))
         fields["body"] = _written(datum)
         self.add(element, name, kind, params, fields, self.compile(element, name, params, datum))
 
@@ -330,7 +352,9 @@ class TemplateLoader:
         self.check(inputs, ("input",))
         names = []
         for item in inputs.children:
-            self.check(item, (), ("name", "from"))
+            self.check(item, ("task",), ("name", "from"))
+            if item.child("task") is not None:
+                self.check(item.children[0], ("description",))
             name = item.attrs.get("name", "").strip()
             if not name:
                 raise self.invalid(item, "an <input> needs a name attribute", f"{item.path}@name")
@@ -338,6 +362,66 @@ class TemplateLoader:
         if len(set(names)) != len(names):
             raise self.invalid(inputs, "an input is named twice")
         return names
+
+    def sources(self, element: Element, params: list[str]) -> list[str]:
+        """``<input_source>name</input_source>``: a parameter the task gets from that slot
+        (added unless an input already has the name)."""
+        source = self.text(element, "input_source")
+        if not source:
+            return []
+        return [] if kebab(source) in params else [kebab(source)]
+
+    def source_of(self, item: Element, param: str) -> str:
+        """The variable an ``<input>`` reads: its ``from`` (the seeds' names translated), the
+        previous step's output for the seeds' nested ``<task>`` description, else its own name."""
+        if "from" in item.attrs:
+            source = normal_name(item.attrs["from"].strip())
+        elif item.child("task") is not None:
+            source = normal_name(PREVIOUS_OUTPUT)
+        else:
+            source = normal_name(param)
+        if source == normal_name(PREVIOUS_OUTPUT):
+            self.previous = True
+        return kebab(SOURCE_NAMES.get(source, source))
+
+    def kept(self, element: Element, call: Any) -> Any:
+        """``call``, its value also stored in the component's ``<output_slot>`` and, in a
+        sequential template, as ``previous-output`` (the text of the last step)."""
+        slot = self.text(element, "output_slot")
+        span = span_of(element, self.file)
+        value = S("value")
+        sets: list[Any] = []
+        if slot and normal_name(slot) not in LOOP_SOURCES:  # the loop binds its own names
+            self.slots[kebab(slot)] = None
+            sets.append(at(span, S("set!"), S(kebab(slot)), value))
+        if not sets:
+            return call
+        return at(span, S("let"), at(span, at(span, value, call)), *sets, value)
+
+    def with_slots(self, datum: Any, span: Span) -> Any:
+        """The body inside ``(let ((slot #f) …) …)`` for the output slots its components fill."""
+        if not self.slots:
+            return datum
+        return at(span, S("let"), at(span, *[at(span, S(slot), False) for slot in self.slots]), datum)
+
+    def script_task(self, element: Element, name: str, params: list[str]) -> None:
+        """A script template: ``<command>`` with ``{{input}}`` placeholders, an optional
+        ``<timeout>``; inputs the command does not name go to its standard input (the seeds
+        pass the director's output to the script). A non-zero exit is a FAILED result whose
+        notes hold the script's output; a failing step says the exit code and stderr."""
+        command = self.text(element, "command")
+        if not command:
+            raise self.invalid(element, "a script task needs a <command>", f"{element.path}/command")
+        used = {normal_name(p) for p in placeholders(command)}
+        rest = [p for p in params if normal_name(p) not in used]
+        script: dict[str, Any] = {"input": "\n".join(f"{{{{{p}}}}}" for p in rest) if rest else None}
+        timeout = self.number(element, "timeout", float)
+        if timeout is not None:
+            script["timeout"] = timeout
+        fields = self.fields(element, "script", element.attrs.get("subtype"))
+        fields["body"] = command
+        fields["script"] = validated_script(self, element, script)
+        self.add(element, name, "script", params, fields, None)
 
     def loop_inputs(self, element: Element) -> list[str]:
         """A loop template without ``<inputs>`` (as in the seeds) takes the names its parts
@@ -454,11 +538,28 @@ class TemplateLoader:
         context = context_clause(self.context_settings(element), span)
         if context is not None:
             clauses.append(context)
+        calls = []
         for index, step in enumerate(steps.children, 1):
             step_name = step.attrs.get("name") or step.attrs.get("ref") or str(index)
-            call = self.component(step, f"{name}/{step_name}", None)
-            clauses.append(at(span_of(step, self.file), S("step"), S(kebab(step_name)), call))
-        return at(span, *clauses)
+            calls.append((step, step_name, self.component(step, f"{name}/{step_name}", None)))
+        previous = S(PREVIOUS_OUTPUT)
+        for step, step_name, call in calls:
+            where = span_of(step, self.file)
+            if self.previous:  # some step reads the previous step's output: keep its text
+                value = S("value")
+                text = at(
+                    where,
+                    S("if"),
+                    at(where, S("task-result?"), value),
+                    at(where, S("get"), value, at(where, S("quote"), S("content"))),
+                    value,
+                )
+                call = at(
+                    where, S("let"), at(where, at(where, value, call)), at(where, S("set!"), previous, text), value
+                )
+            clauses.append(at(where, S("step"), S(kebab(step_name)), call))
+        body = at(span, *clauses)
+        return at(span, S("let"), at(span, at(span, previous, "")), body) if self.previous else body
 
     def loop(self, element: Element, name: str, params: list[str]) -> Any:
         span = Span(self.file, element.line, element.col)
@@ -565,19 +666,34 @@ class TemplateLoader:
             if cond is not element:
                 self.check(element, ("cond",), ("name",))
             return self.cond(cond, name, role)
-        self.check(element, COMPONENT, ("ref", "name", "subtype") if element.tag == "task" else ("ref",))
+        attrs = ("ref", "name", "subtype", "type") if element.tag == "task" else ("ref",)
+        self.check(element, COMPONENT, attrs)
         args: list[Any] = []
         inputs = element.child("inputs")
         params = self.params(element)
         for item, param in zip(inputs.children if inputs is not None else [], params):
-            source = normal_name(item.attrs.get("from", param).strip())
-            args += [Keyword.intern(param), S(kebab(SOURCE_NAMES.get(source, source)))]
+            args += [Keyword.intern(param), S(self.source_of(item, param))]
+        for source in self.sources(element, params):
+            params.append(source)
+            args += [Keyword.intern(source), S(source)]
         ref = element.attrs.get("ref", "").strip()
         if ref:
-            extra = [c.tag for c in element.children if c.tag != "inputs"]
+            extra = [c.tag for c in element.children if c.tag not in ("inputs", "output_slot", "input_source")]
             if extra:
-                raise self.invalid(element, f"a <{element.tag}> with ref={ref!r} takes only <inputs>, not <{extra[0]}>")
-            return at(span, S(ref), *args)
+                raise self.invalid(
+                    element, f"a <{element.tag}> with ref={ref!r} takes only <inputs> and slots, not <{extra[0]}>"
+                )
+            return self.kept(element, at(span, S(ref), *args))
+        kind = element.attrs.get("type", "atomic")
+        if kind == "script":
+            self.script_task(element, name, params)
+            return self.kept(element, at(span, S(name), *args))
+        if kind not in ("atomic", *SUBTYPES):
+            raise self.invalid(
+                element, f"a step or part is an atomic or script task, not {kind!r}", f"{element.path}@type"
+            )
+        if kind in SUBTYPES:
+            role = kind
         prompt = self.text(element, "instructions")
         if not prompt and self.text(element, "description"):
             prompt = described_prompt(self.text(element, "description") or "", params)
@@ -591,7 +707,7 @@ class TemplateLoader:
         fields = self.fields(element, "atomic", subtype)
         fields["body"] = prompt  # the seeds' components give their prompt as the <description>
         self.add(element, name, "atomic", params, fields, None)
-        return at(span, S(name), *args)
+        return self.kept(element, at(span, S(name), *args))
 
     def cond(self, element: Element, name: str, role: str | None) -> Any:
         self.check(element, ("case",))
@@ -653,6 +769,15 @@ def context_clause(settings: dict[str, Any], span: Span) -> Any:
         shown = value if isinstance(value, bool) else S(kebab(str(value)))
         items.append(at(span, S(names[key]), shown))
     return at(span, S("context"), *items) if items else None
+
+
+def validated_script(loader: TemplateLoader, element: Element, settings: dict[str, Any]) -> Any:
+    from .records import ScriptSpec
+
+    try:
+        return ScriptSpec(**settings)
+    except pydantic.ValidationError as exc:
+        raise loader.invalid(element, f"script: {exc.errors()[0]['msg']}") from None
 
 
 def described_prompt(description: str, params: list[str]) -> str:
