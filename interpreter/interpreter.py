@@ -26,8 +26,9 @@ from .nodes.fastpath import INLINE_NAMES
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
+from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
-from .tasks.records import Limits
+from .tasks.records import Limits, RetryPolicy
 from .tasks.tracing import Event, EventHub
 
 STDLIB_DIR = Path(__file__).resolve().parent.parent / "stdlib"
@@ -55,6 +56,11 @@ class Interpreter:
         task_limits: Limits | dict[str, Any] | None = None,
         allow_python: bool = False,
         max_output: int | None = None,
+        # model calls in production (docs/models.md)
+        retries: int | RetryPolicy | dict[str, Any] | None = None,
+        cache: str | Path | bool | None = None,
+        otel: bool = False,
+        log: bool | str | Path = False,
     ) -> None:
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
@@ -86,6 +92,13 @@ class Interpreter:
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events
+        if self.events.progress.enabled():
+            self.events.watch(self.events.progress)
+        configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
+        if otel:
+            from .tasks.otel import OtelExporter
+
+            self.events.watch(OtelExporter())
         self.analyzer.operator_fallback = self.tasks.resolve_operator
         for install in INSTALLERS:
             install(self)
@@ -167,7 +180,7 @@ class Interpreter:
         from .reader import read_with_spans
 
         result: Any = VOID
-        with self._top_level():
+        with self._top_level(filename):
             try:
                 forms = read_with_spans(source, filename)
             except RecursionError:
@@ -194,8 +207,8 @@ class Interpreter:
         return self._run(run, span)
 
     @contextmanager
-    def _top_level(self) -> Iterator[None]:
-        """Begin a run (limits counted from here) unless one is already under way."""
+    def _top_level(self, program: str = "<python>") -> Iterator[None]:
+        """Begin a run (limits counted from here, a ``run`` trace event) unless one is already under way."""
         rt = self.runtime
         if rt.running:
             yield
@@ -203,9 +216,15 @@ class Interpreter:
         rt.begin()
         rt.running = True
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
+        run = self.events.begin_run(program, self.command_line)
         try:
             yield
+        except BaseException as err:
+            self.events.end_run(run, err)
+            run = None
+            raise
         finally:
+            self.events.end_run(run)
             rt.running = False
             rt.depth = 0
             if watchdog is not None:

@@ -22,7 +22,7 @@ from .evaluation import parse_verdict
 from .records import EvaluationResult, TaskDefinition, TaskResult
 from .scripts import run_script, split_command
 from .templates import render
-from .tracing import now, trace_task
+from .tracing import trace_task
 
 if TYPE_CHECKING:
     from .library import Task, TaskLibrary
@@ -65,17 +65,30 @@ class TaskRunner:
         gateway = self.library.gateway
         start = time.monotonic()
         with gateway.activation(definition.name, definition.limits):
-            model, response = gateway.complete(definition.model, prompt, system, dict(definition.options))
+            model, response = gateway.complete(
+                definition.model,
+                prompt,
+                system,
+                dict(definition.options),
+                schema=definition.output_schema,
+                retry=definition.retry,
+                cache=definition.cache,
+            )
         notes: dict[str, Any] = {
             "model": model,
             "usage": {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens},
             "duration_s": round(time.monotonic() - start, 6),
+            "attempts": response.attempts,
+            "cached": response.cached,
         }
         if definition.subtype == "evaluator":
             verdict = parse_verdict(definition.name, response.text)
             for key, value in notes.items():
                 setattr(verdict, key, value)
             return EvaluationResult(content=response.text, notes=verdict)
+        if definition.output_schema is not None:
+            notes["text"] = response.text
+            return TaskResult(content=response.data, status="COMPLETE", notes=notes)
         return TaskResult(content=response.text, status="COMPLETE", notes=notes)
 
     # -- script ----------------------------------------------------------------------
@@ -91,7 +104,7 @@ class TaskRunner:
             command = [render(part, bound) for part in parts]
         timeout = spec.timeout if spec and spec.timeout is not None else definition.limits.timeout
         stdin = render(spec.input, bound) if spec and spec.input is not None else None
-        started = now()
+        started = self.library.interp.events.open("script", definition.name)
         result = run_script(
             command,
             input=stdin,
