@@ -99,7 +99,7 @@ class Interpreter:
             from .tasks.otel import OtelExporter
 
             self.events.watch(OtelExporter())
-        self.analyzer.operator_fallback = self.tasks.resolve_operator
+        self.analyzer.unbound_fallback = self.tasks.resolve_unbound
         for install in INSTALLERS:
             install(self)
         if stdlib:
