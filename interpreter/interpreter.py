@@ -92,18 +92,19 @@ class Interpreter:
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events
-        if self.events.progress.enabled():
-            self.events.watch(self.events.progress)
         configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
-        if otel:
-            from .tasks.otel import OtelExporter
-
-            self.events.watch(OtelExporter())
+        self.tasks.gateway.may_write_files = allow_files is True
         self.analyzer.unbound_fallback = self.tasks.resolve_unbound
         for install in INSTALLERS:
             install(self)
         if stdlib:
             self.load_stdlib()
+        # Watchers of spans (after the stdlib, whose loading is not worth showing).
+        self.events.use_progress(self.events.progress)
+        if otel:
+            from .tasks.otel import OtelExporter
+
+            self.events.watch(OtelExporter())
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
@@ -232,7 +233,7 @@ class Interpreter:
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
-        with self._top_level():
+        with self._top_level(span.file if span is not None else "<python>"):
             try:
                 return thunk()
             except ContinuationInvoked as jump:

@@ -101,7 +101,7 @@ def _trace_run_script(interp: Interpreter) -> None:
     hub = interp.events
 
     def run_script(command: Any, *options: Any) -> Any:
-        if not hub.subscribers:
+        if not hub.active:
             return run(command, *options)
         start = hub.open("script", display_string(command))
         try:

@@ -42,7 +42,7 @@ class TaskRunner:
     def call(self, task: Task, args: list[Any], caller: Env | None = None) -> Any:
         """Run ``task`` on ``args``; ``caller`` is the frame of the call (None: the global frame)."""
         events = getattr(self.library.interp, "events", None)
-        if events is not None and events.subscribers:  # traced: a ``task`` event with the usage of the call
+        if events is not None and events.active:  # traced: a ``task`` event with the usage of the call
             return trace_task(events, self.library.usage, task.definition.name, lambda: self.run(task, args, caller))
         return self.run(task, args, caller)
 

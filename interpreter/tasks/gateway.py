@@ -83,6 +83,8 @@ class ModelGateway:
         self.cache: ResponseCache | None = None
         #: Where a ``(cache #t)`` task's cache lives when no cache is enabled for every call.
         self.cache_path: Any = None
+        #: A ``(cache #t)`` task may open the default cache file (the host granted files).
+        self.may_write_files = False
         #: ``--no-cache``: no call uses the cache, whatever its task says.
         self.cache_disabled = False
         self._task_cache: ResponseCache | None = None
@@ -173,9 +175,11 @@ class ModelGateway:
             raise
         response.attempts, response.cached = attempts, cached
         if hub is not None:
-            usage = {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens}
+            tokens = {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens}
             info = {"response": response.text, "attempts": attempts, "cached": cached}
-            hub.finish("model", name, span, "ok", usage=usage, info=info)
+            if cached:  # nothing was spent: the stored call's tokens are shown apart
+                info["cached_usage"] = tokens
+            hub.finish("model", name, span, "ok", usage=None if cached else tokens, info=info)
         if timeout is not None and duration > timeout and not cached:
             raise self._timed_out(name, duration, timeout)
         if response.input_tokens is not None and not cached:
@@ -236,6 +240,10 @@ class ModelGateway:
         if self.cache is not None or not wanted:
             return self.cache
         if self._task_cache is None:
+            if self.cache_path is None and not self.may_write_files:
+                from ..capabilities import permission_denied
+
+                raise permission_denied("(cache #t)", "allow_files", "writing the response cache")
             self._task_cache = ResponseCache(self.cache_path)
         return self._task_cache
 

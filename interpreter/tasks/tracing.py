@@ -157,6 +157,14 @@ class EventHub:
     def active(self) -> bool:
         return bool(self.subscribers or self.watchers)
 
+    def use_progress(self, progress: TerminalProgress) -> None:
+        """Draw progress with ``progress``; it watches spans (spinner, streamed text) when it is enabled."""
+        if self.progress in self.watchers:
+            self.watchers.remove(self.progress)
+        self.progress = progress
+        if progress.enabled():
+            self.watchers.append(progress)
+
     # -- spans -----------------------------------------------------------------------
     def open(self, kind: str, name: str, info: dict[str, Any] | None = None) -> Span | None:
         """Begin a span under the current one; None (and no cost) when nobody listens."""
@@ -245,7 +253,11 @@ class EventHub:
         if self._run is span:
             self._run = None
         TRACE_PARENT.set(None)
-        self.finish("run", span.name, span, "error" if error is not None else "ok", error=error)
+        code = getattr(error, "code", None)
+        if isinstance(code, int):  # (exit n) ends a run normally
+            self.finish("run", span.name, span, f"exit {code}", error=error if code else None)
+        else:
+            self.finish("run", span.name, span, "error" if error is not None else "ok", error=error)
 
     # -- delivery --------------------------------------------------------------------
     def _notify_open(self, span: Span) -> None:
