@@ -151,8 +151,29 @@ def test_cli_trace_writes_json_lines(tmp_path: Path) -> None:
     trace = tmp_path / "run.jsonl"
     assert cli_run(["--trace", str(trace), str(program)]) == 0
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert [x["kind"] for x in lines if x["kind"] != "attempt"] == ["run", "model", "task", "model", "task", "task", "run"]
-    fields = {"kind", "name", "id", "parent_id", "run_id", "start", "end", "duration", "status", "error", "usage", "info"}
+    assert [x["kind"] for x in lines if x["kind"] != "attempt"] == [
+        "run",
+        "model",
+        "task",
+        "model",
+        "task",
+        "task",
+        "run",
+    ]
+    fields = {
+        "kind",
+        "name",
+        "id",
+        "parent_id",
+        "run_id",
+        "start",
+        "end",
+        "duration",
+        "status",
+        "error",
+        "usage",
+        "info",
+    }
     assert all(set(line) == fields for line in lines)
 
 
