@@ -23,12 +23,8 @@ from interpreter.tasks.tracing import Event
 
 
 @pytest.fixture(autouse=True)
-def llm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """llm's keys, logs and settings live in a temporary folder."""
-    home = tmp_path / "llm-home"
-    home.mkdir()
-    monkeypatch.setenv("LLM_USER_PATH", str(home))
-    return home
+def _llm_in_a_temporary_folder(llm_home: Path) -> None:
+    """Every test here runs with llm's user folder in a temporary folder."""
 
 
 class Flaky:

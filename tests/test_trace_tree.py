@@ -36,11 +36,8 @@ PROGRAM = """
 
 
 @pytest.fixture(autouse=True)
-def llm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "llm-home"
-    home.mkdir()
-    monkeypatch.setenv("LLM_USER_PATH", str(home))
-    return home
+def _llm_in_a_temporary_folder(llm_home: Path) -> None:
+    """Every test here runs with llm's user folder in a temporary folder."""
 
 
 def events_of(source: str, **kwargs: Any) -> list[Event]:

@@ -137,7 +137,7 @@ class ModelGateway:
         hub = self.events
         span = hub.open("model", name, self._call_info(request, task)) if hub is not None else None
         start = time.monotonic()
-        attempts, cached = 0, False
+        attempts, cached, counted = 0, False, False
         try:
             store = self._cache_for(cache)
             if self.replay is not None:
@@ -156,6 +156,7 @@ class ModelGateway:
                 self.usage.add_cached(task, name)
             else:
                 self.usage.add(task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1))
+            counted = True
             if self.recorder is not None:
                 self._record(request, response)
             if schema is not None:
@@ -167,7 +168,7 @@ class ModelGateway:
         except BaseException as err:
             if attempts == 0 and isinstance(err, TaskError):
                 attempts = int(err.record.notes.get("attempts", 0)) if hasattr(err.record, "notes") else 0
-            if attempts:
+            if attempts and not counted:
                 self.usage.add_failed(task, name, attempts)
             if hub is not None:
                 status = "error" if isinstance(err, SchemeError) else "interrupted"

@@ -136,22 +136,12 @@ class EventHub:
     def subscribe(self, fn: Subscriber) -> Callable[[], None]:
         """Call ``fn(event)`` for every event from now on; returns a function that unsubscribes."""
         self.subscribers.append(fn)
-
-        def unsubscribe() -> None:
-            if fn in self.subscribers:
-                self.subscribers.remove(fn)
-
-        return unsubscribe
+        return _remover(self.subscribers, fn)
 
     def watch(self, watcher: Watcher) -> Callable[[], None]:
         """Tell ``watcher`` when spans open and close; returns a function that stops it."""
         self.watchers.append(watcher)
-
-        def unwatch() -> None:
-            if watcher in self.watchers:
-                self.watchers.remove(watcher)
-
-        return unwatch
+        return _remover(self.watchers, watcher)
 
     @property
     def active(self) -> bool:
@@ -284,6 +274,16 @@ class EventHub:
                 if who in group:
                     group.remove(who)
             print(f"warning: trace subscriber dropped after {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+def _remover(group: list[Any], item: Any) -> Callable[[], None]:
+    """A function taking ``item`` out of ``group`` (once; later calls do nothing)."""
+
+    def remove() -> None:
+        if item in group:
+            group.remove(item)
+
+    return remove
 
 
 def now() -> float:
