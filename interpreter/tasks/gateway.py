@@ -343,6 +343,12 @@ class ModelGateway:
                 return model.complete(request.prompt, request.system, request.options, **extra)
             except TransientModelError as exc:
                 raise model_error(f"model {name} failed: {exc.message}", True) from None
+            except SchemeError as err:
+                if err.kind == "resource-exhaustion" or isinstance(err, TaskError):
+                    raise  # the program's own limits, and task errors a model raises on purpose
+                failure = model_error(f"model {name} failed: {err.full_message()}", False)
+                failure.span, failure.frames = err.span, list(err.frames)
+                raise failure from err
             except PASS_THROUGH:
                 raise
             except Exception as exc:
