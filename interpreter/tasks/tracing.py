@@ -45,8 +45,8 @@ __all__ = [
 
 Subscriber = Callable[["Event"], None]
 
-#: Fields of a model event's ``info`` that hold texts; ``--trace-redact`` leaves them out.
-TEXT_FIELDS = ("system", "prompt", "response")
+#: Fields of an event's ``info`` that hold texts (model calls, step outputs); ``--trace-redact`` leaves them out.
+TEXT_FIELDS = ("system", "prompt", "response", "output")
 
 
 class Event(BaseModel):
