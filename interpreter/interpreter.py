@@ -26,11 +26,8 @@ from .nodes.fastpath import INLINE_NAMES
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
-<<<<<<< HEAD
-from .tasks.gateway import configure_gateway
-=======
 from .stdlib_files import startup_files
->>>>>>> main
+from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
 from .tasks.records import Limits, RetryPolicy
 from .tasks.tracing import Event, EventHub
