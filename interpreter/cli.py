@@ -227,7 +227,8 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
 def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
     """The non-interactive modes: ``-e``, a file, or a program on standard input; one run (``--timeout``)."""
     source = None if opts.exprs or (opts.file and opts.file != "-") else sys.stdin.read()
-    with interp.whole_run():
+    program = "<-e>" if opts.exprs else "<stdin>" if source is not None else opts.file
+    with interp.whole_run(program):
         if opts.exprs:
             for expr in opts.exprs:
                 print_values(interp, expr, "<-e>")

@@ -211,9 +211,10 @@ class Interpreter:
 
         return self._run(run, span)
 
-    def whole_run(self) -> AbstractContextManager[None]:
-        """Everything evaluated inside is one run: limits such as ``timeout`` count from here."""
-        return self._top_level()
+    def whole_run(self, program: str = "<python>") -> AbstractContextManager[None]:
+        """Everything evaluated inside is one run: limits such as ``timeout`` count from here,
+        and one ``run`` trace event names ``program``."""
+        return self._top_level(program)
 
     @contextmanager
     def _top_level(self, program: str = "<python>") -> Iterator[None]:
