@@ -370,7 +370,7 @@ def test_otel_flag_exports_over_otlp_http(tmp_path: Path) -> None:
     received: list[tuple[str, bytes]] = []
 
     class Collector(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             received.append((self.path, body))
             self.send_response(200)
