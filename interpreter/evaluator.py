@@ -14,11 +14,12 @@ then bounded only by ``max_depth`` and memory.
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .datatypes import (
     NIL,
@@ -32,6 +33,9 @@ from .datatypes import (
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
 
+if TYPE_CHECKING:
+    from .memory import MemoryBudget
+
 
 class Unassigned:
     """Marks a letrec/internal-define variable that has not been given its value yet."""
@@ -43,6 +47,7 @@ class Unassigned:
 
 
 UNASSIGNED = Unassigned()
+
 
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
@@ -160,6 +165,7 @@ class Runtime:
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
         self.extra_check: Callable[[], None] | None = None
+        self.memory: MemoryBudget | None = None  # max_memory (memory.py), shared by the run's branches
 
     # -- start of a top-level evaluation --------------------------------------------
     def begin(self) -> None:
@@ -232,6 +238,8 @@ class Runtime:
                 kind="resource-exhaustion",
                 details={"resource": "time", "limit": self.timeout},
             )
+        if self.memory is not None:
+            self.memory.check()
         if self.extra_check is not None:
             self.extra_check()
 
@@ -274,7 +282,8 @@ class Runtime:
             except BaseException as exc:
                 box.append((False, exc))
 
-        thread = threading.Thread(target=worker, name="taskscheme-deep", daemon=True)
+        context = contextvars.copy_context()  # the run's memory budget goes along
+        thread = threading.Thread(target=context.run, args=(worker,), name="taskscheme-deep", daemon=True)
         thread.start()
         try:
             thread.join()

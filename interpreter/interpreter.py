@@ -22,6 +22,8 @@ from .env import Env, GlobalBindings
 from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
+from .memory import CURRENT as CURRENT_BUDGET
+from .memory import MemoryBudget
 from .nodes.fastpath import INLINE_NAMES
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
@@ -55,6 +57,7 @@ class Interpreter:
         task_limits: Limits | dict[str, Any] | None = None,
         allow_python: bool = False,
         max_output: int | None = None,
+        max_memory: int | None = None,
         # model calls in production (docs/models.md)
         retries: int | RetryPolicy | dict[str, Any] | None = None,
         cache: str | Path | bool | None = None,
@@ -67,6 +70,8 @@ class Interpreter:
         self.allow_python = allow_python
         self.global_env = Env(GlobalBindings())
         self.runtime = Runtime(max_depth=max_depth, max_steps=max_steps, timeout=timeout)
+        self.max_memory = max_memory
+        self.runtime.memory = MemoryBudget(max_memory) if max_memory is not None else None
         self.analyzer = Analyzer(self)
         out = stdout if stdout is not None else sys.stdout
         self.output = Parameter(OutputPort.to_stream(out), name="current-output-port")
@@ -226,6 +231,10 @@ class Interpreter:
         rt.begin()
         rt.running = True
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
+        budget = rt.memory
+        token = CURRENT_BUDGET.set(budget)
+        if budget is not None:
+            budget.begin(rt)
         run = self.events.begin_run(program, self.command_line)
         try:
             yield
@@ -239,6 +248,9 @@ class Interpreter:
             rt.depth = 0
             if watchdog is not None:
                 watchdog.stop()
+            if budget is not None:
+                budget.end()
+            CURRENT_BUDGET.reset(token)
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""

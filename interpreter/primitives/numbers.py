@@ -15,6 +15,7 @@ from ..bignum import decimal_to_int, int_to_decimal
 from ..datatypes import Values
 from ..errors import SchemeError, type_error
 from ..limits import MAX_ELEMENTS
+from ..memory import reserve
 from .registry import primitive
 
 #: Exact results larger than this many bits are refused (resource-exhaustion).
@@ -72,6 +73,7 @@ def check_size(who: str, x: Any) -> int:
     n = check_nonneg(who, x)
     if n > MAX_ALLOC:
         raise SchemeError(f"{who}: size {n} is too large (limit {MAX_ALLOC})", kind="resource-exhaustion")
+    reserve(n * 8)  # a vector slot; a list or string costs more, checked by the sampler
     return n
 
 
