@@ -28,6 +28,7 @@ from .primitives import python as _python  # noqa: F401 - python-import, python-
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .stdlib_files import startup_files
 from .tasks.library import LIBRARY_NAME, TaskLibrary
+from .tasks.memory import Memory, Ranking
 from .tasks.records import Limits
 from .tasks.tracing import Event, EventHub
 
@@ -54,6 +55,8 @@ class Interpreter:
         task_limits: Limits | dict[str, Any] | None = None,
         allow_python: bool = False,
         max_output: int | None = None,
+        memory: str | Path | Memory | None = None,
+        memory_ranking: Ranking | None = None,
     ) -> None:
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
@@ -85,6 +88,8 @@ class Interpreter:
         self.models = self.tasks.models
         self.usage = self.tasks.usage
         self.global_env.vars[sym(LIBRARY_NAME)] = self.tasks
+        # Memory for fresh context (remember, recall, index-files): in memory unless a path is given.
+        self.memory = memory if isinstance(memory, Memory) else Memory(memory, memory_ranking)
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events
