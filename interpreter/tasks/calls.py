@@ -23,7 +23,7 @@ from .memory import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
 from .records import EvaluationResult, TaskDefinition, TaskResult
 from .scripts import failure_message, run_script, split_command, timeout_or_default
 from .templates import render
-from .tracing import now, trace_task
+from .tracing import trace_task
 
 if TYPE_CHECKING:
     from .library import Task, TaskLibrary
@@ -43,7 +43,7 @@ class TaskRunner:
     def call(self, task: Task, args: list[Any], caller: Env | None = None) -> Any:
         """Run ``task`` on ``args``; ``caller`` is the frame of the call (None: the global frame)."""
         events = getattr(self.library.interp, "events", None)
-        if events is not None and events.subscribers:  # traced: a ``task`` event with the usage of the call
+        if events is not None and events.active:  # traced: a ``task`` event with the usage of the call
             return trace_task(events, self.library.usage, task.definition.name, lambda: self.run(task, args, caller))
         return self.run(task, args, caller)
 
@@ -68,11 +68,21 @@ class TaskRunner:
         gateway = self.library.gateway
         start = time.monotonic()
         with gateway.activation(definition.name, definition.limits):
-            model, response = gateway.complete(definition.model, prompt, system, dict(definition.options))
+            model, response = gateway.complete(
+                definition.model,
+                prompt,
+                system,
+                dict(definition.options),
+                schema=definition.output_schema,
+                retry=definition.retry,
+                cache=definition.cache,
+            )
         notes: dict[str, Any] = {
             "model": model,
             "usage": {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens},
             "duration_s": round(time.monotonic() - start, 6),
+            "attempts": response.attempts,
+            "cached": response.cached,
         }
         if matches:
             notes["context_matches"] = match_notes(matches)
@@ -81,6 +91,9 @@ class TaskRunner:
             for key, value in notes.items():
                 setattr(verdict, key, value)
             return EvaluationResult(content=response.text, notes=verdict)
+        if definition.output_schema is not None:
+            notes["text"] = response.text
+            return TaskResult(content=response.data, status="COMPLETE", notes=notes)
         return TaskResult(content=response.text, status="COMPLETE", notes=notes)
 
     def fresh_matches(self, definition: TaskDefinition, prompt: str) -> list[MemoryMatch]:
@@ -104,7 +117,7 @@ class TaskRunner:
             command = [render(part, bound) for part in parts]
         timeout = timeout_or_default(spec.timeout if spec and spec.timeout is not None else definition.limits.timeout)
         stdin = render(spec.input, bound) if spec and spec.input is not None else None
-        started = now()
+        started = self.library.interp.events.open("script", definition.name)
         result = run_script(
             command,
             input=stdin,
