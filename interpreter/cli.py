@@ -53,7 +53,10 @@ environment:
   NO_COLOR            set: no colour in errors, warnings and the REPL
   TERM                dumb: no colour, no progress spinner, and a plain line-by-line REPL
   CI                  set: no progress spinner for model calls
-  XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
+  XDG_CACHE_HOME      where the reader caches its grammar tables and --cache keeps model
+                      answers (default ~/.cache/taskscheme)
+  TASKSCHEME_PROGRESS 1: draw the spinner and stream model text even off a terminal; 0: never
+  OTEL_EXPORTER_OTLP_* where --otel sends traces (OpenTelemetry's standard variables)
 """
 
 INTERRUPTED_STATUS = 130
