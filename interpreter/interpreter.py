@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar, overload
 
@@ -26,11 +26,10 @@ from .nodes.fastpath import INLINE_NAMES
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
+from .stdlib_files import startup_files
 from .tasks.library import LIBRARY_NAME, TaskLibrary
 from .tasks.records import Limits
 from .tasks.tracing import Event, EventHub
-
-STDLIB_DIR = Path(__file__).resolve().parent.parent / "stdlib"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,6 +74,9 @@ class Interpreter:
         # Values crossing the Python boundary (conversion.py); installers below may use it.
         self.converter = Converter(self, lambda fn: host_procedure(self.converter, fn))
         self.command_line: list[str] = ["taskscheme"]
+        #: Called with the value and place of each top-level form that ``eval``/``eval_file`` run
+        #: (the command line warns there about a FAILED result the program drops).
+        self.on_top_level_value: Callable[[Any, Span | None], None] | None = None
         self.loading: list[Path] = []
         self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
         self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_NAMES})
@@ -174,6 +176,8 @@ class Interpreter:
                 raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
             for datum, span in forms:
                 result = self.eval_datum(datum, span)
+                if self.on_top_level_value is not None:
+                    self.on_top_level_value(result, span)
         return result
 
     async def aeval(self, source: str, *, filename: str = "<string>") -> Any:
@@ -192,6 +196,10 @@ class Interpreter:
             return node.compile(False)(self.global_env)
 
         return self._run(run, span)
+
+    def whole_run(self) -> AbstractContextManager[None]:
+        """Everything evaluated inside is one run: limits such as ``timeout`` count from here."""
+        return self._top_level()
 
     @contextmanager
     def _top_level(self) -> Iterator[None]:
@@ -269,8 +277,9 @@ class Interpreter:
         check_file_access(self.allow_files, path, who)
 
     def load_stdlib(self) -> None:
-        for path in sorted(STDLIB_DIR.glob("*.scm")):
-            self.eval_scheme(path.read_text(encoding="utf-8"), filename=f"stdlib/{path.name}")
+        """Load the standard library's start-up files (``stdlib/*.scm``, shipped as ``interpreter.stdlib``)."""
+        for file in startup_files():
+            self.eval_scheme(file.read_text(encoding="utf-8"), filename=f"stdlib/{file.name}")
 
     def user_bindings(self) -> dict[str, Any]:
         """Names the program defined (not the built-ins), for the REPL's ``,env``."""
