@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
+from .collector import tune_collector
 from .datatypes import VOID, Span, Values
 from .errors import SchemeError, SchemeExit
 from .evaluator import Interrupted
@@ -225,6 +226,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         make = interpreter_factory(opts, trace_log)
         interp = make()
+        tune_collector()
         if wants_repl(opts):
             return run_repl(make, interp, opts)
         with interruptible(interp, hint_to=sys.stderr if is_terminal(sys.stderr) else None):
