@@ -22,7 +22,7 @@ from .interrupts import interruptible
 from .printer import write_string
 from .reader import read_with_spans
 from .tasks.failures import dropped_failure_error, dropped_failure_warning, is_failed_result
-from .terminal import format_error, format_warning, is_terminal, supports_colour
+from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
 examples:
@@ -162,7 +162,8 @@ def dropped_failure_check(interp: Interpreter, *, strict: bool) -> Callable[[Any
 
 # -- running ---------------------------------------------------------------------------
 def print_values(interp: Interpreter, source: str, filename: str) -> None:
-    """Evaluate each expression in ``source`` and print its value(s) with ``write``."""
+    """Evaluate each expression in ``source`` and print its value(s) with ``write``; a FAILED
+    task or loop result shows its error on standard error first, as the REPL does."""
     port = interp.output.value
     for datum, span in read_with_spans(source, filename):
         value = interp.eval_datum(datum, span)
@@ -171,6 +172,9 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
         for item in value.items if isinstance(value, Values) else [value]:
             if port.column:
                 port.write("\n")
+            if is_failed_result(item):
+                port.flush()
+                print(format_failure(item, supports_colour(sys.stderr)), file=sys.stderr, flush=True)
             port.write(write_string(item) + "\n")
 
 
