@@ -164,3 +164,22 @@ def test_e_prints_a_failed_result_with_its_error_first(capsys: pytest.CaptureFix
     captured = capsys.readouterr()
     assert captured.err.startswith("error: FAILED TaskResult: type-error in step only: car: expected a pair")
     assert "FAILED" in captured.out
+
+
+def test_a_dropped_list_of_results_with_failures_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``parallel-map … #:on-error 'collect`` returns: a list of results, some FAILED."""
+    source = (
+        "(define (check x) (sequential (step only (if (> x 1) (car '()) x))))\n"
+        "(map check (list 1 2 3))\n"
+        "(list->vector (map check (list 1 2)))\n"
+        "(map check (list 0 1))\n"
+        "(define cycle (list 1 2))\n(set-cdr! (cdr cycle) cycle)\ncycle\n"
+    )
+    status, _, err = run_cli(tmp_path, capsys, source)
+    assert status == 0
+    assert err.splitlines() == [
+        "warning: prog.scm:2:1: dropped a list holding 2 FAILED results; the first is a FAILED TaskResult: "
+        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+        "warning: prog.scm:3:1: dropped a vector holding a FAILED result; the first is a FAILED TaskResult: "
+        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+    ]
