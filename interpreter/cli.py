@@ -56,7 +56,9 @@ environment:
   CI                  set: no progress spinner for model calls
   TASKSCHEME_PROGRESS 1: show the progress spinner and streamed model text even when not a
                       terminal; 0: never show them
-  XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
+  XDG_CACHE_HOME      where the reader caches its grammar tables and --cache keeps model
+                      answers (default ~/.cache/taskscheme)
+  OTEL_EXPORTER_OTLP_* where --otel sends traces (OpenTelemetry's standard variables)
 """
 
 INTERRUPTED_STATUS = 130
@@ -88,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
     tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
     tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
+    tasks.add_argument(
+        "--memory", metavar="FILE", help="keep the memory (remember, recall, fresh context) in this SQLite file"
+    )
     running = parser.add_argument_group("running")
     running.add_argument(
         "--timeout",
@@ -167,7 +172,7 @@ def positive_seconds(text: str) -> float:
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay", "timeout"):
+    for key in ("model", "record", "replay", "timeout", "memory"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     kwargs.update(model_call_settings(opts))
