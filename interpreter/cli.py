@@ -67,17 +67,34 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
     tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
     tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
+    tasks.add_argument(
+        "--max-concurrency",
+        type=positive_int,
+        metavar="N",
+        help="branches a parallel form runs at once unless it says (default 8)",
+    )
     parser.add_argument("--no-stdlib", action="store_true", help="start with only the built-in procedures")
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
     return parser
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
 # -- making interpreters ---------------------------------------------------------------
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay"):
+    for key in ("model", "record", "replay", "max_concurrency"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     if opts.exprs:

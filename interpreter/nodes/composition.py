@@ -150,7 +150,7 @@ class DirectorEvaluatorLoop(Node):
                 timeout=c.script_timeout.compile(False) if c.script_timeout is not None else None,
                 check_allowed=lambda: require_scripts(interp, "director-evaluator-loop script-execution"),
                 events=interp.events,
-                poll=interp.runtime.check,
+                poll=interp.runtime.poll,
             )
         phases = LoopPhases(
             director=with_hint(c.director.compile(False), hidden),
@@ -180,7 +180,7 @@ class DirectorEvaluatorLoop(Node):
                 base = base_of(env)
             except SchemeError as err:
                 raise _located(err, span) from None
-            return run_loop(phases, base, n, context, interp.events, label, rt.check)
+            return run_loop(phases, base, n, context, interp.events, label, rt.poll)
 
         return director_evaluator_loop
 

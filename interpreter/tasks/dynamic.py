@@ -63,7 +63,7 @@ def evaluation_rounds(run: Callable[[Env], Any], env: Env, max_rounds: Any, inte
         request = evaluation_request(result)
         if request is None:
             break
-        interp.runtime.check()
+        interp.runtime.poll()
         start = now()
         evaluator = select_evaluator(
             (interp.tasks.describe(name) for name in interp.tasks.names()), request["criteria"]
@@ -98,7 +98,7 @@ def _run_target(interp: Interpreter, request: dict[str, Any]) -> ScriptOutput:
 
     require_scripts(interp, "with-evaluation")
     start = now()
-    result = run_script(request["target"], timeout=float(request.get("timeout", 300)), poll=interp.runtime.check)
+    result = run_script(request["target"], timeout=float(request.get("timeout", 300)), poll=interp.runtime.poll)
     interp.events.finish("script", str(request["target"]), start, f"exit {result.exit_code}")
     return result.output()
 

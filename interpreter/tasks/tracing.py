@@ -19,6 +19,8 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..current import CURRENT
+
 Subscriber = Callable[["Event"], None]
 
 
@@ -77,6 +79,9 @@ class EventHub:
         if not self.subscribers:
             return
         end = now()
+        parent = trace_parent()
+        if parent is not None:
+            info = {"parent": parent, **(info or {})}
         event = Event(
             kind=kind,
             name=name,
@@ -98,6 +103,12 @@ class EventHub:
             except Exception as exc:
                 self.subscribers.remove(fn)
                 print(f"warning: trace subscriber dropped after {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+def trace_parent() -> Any:
+    """The span the calling branch's events nest under (a parallel form's id), or None."""
+    ctx = CURRENT.get()
+    return ctx.trace_parent if ctx is not None else None
 
 
 def now() -> float:
