@@ -153,7 +153,7 @@ def wants_repl(opts: argparse.Namespace) -> bool:
 
 def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argparse.Namespace) -> int:
     """Load what ``-i`` names, evaluate ``-e``, then read from the terminal or line by line."""
-    from .repl_session import ReplSession
+    from .repl.session import ReplSession
 
     full_screen = is_terminal(sys.stdin) and is_terminal(sys.stdout) and os.environ.get("TERM") != "dumb"
     session = ReplSession(make, interp=interp, colour=supports_colour(sys.stderr))
@@ -165,10 +165,10 @@ def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argpars
     if session.done:
         return session.exit_code
     if full_screen:
-        from .repl import history_path, start_repl
+        from .repl.prompt import history_path, start_repl
 
         return start_repl(session, history=history_path(opts.history))
-    from .repl_plain import run_plain
+    from .repl.plain import run_plain
 
     return run_plain(session, sys.stdin, prompt_to=sys.stderr if is_terminal(sys.stdin) else None)
 

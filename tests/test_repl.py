@@ -19,12 +19,12 @@ from prompt_toolkit.output import DummyOutput
 from interpreter import Interpreter
 from interpreter.datatypes import Span
 from interpreter.errors import SchemeError
-from interpreter.repl import history_path, ready_to_run, start_repl
-from interpreter.repl_completion import SchemeCompleter, word_before
-from interpreter.repl_describe import first_line, source_text
-from interpreter.repl_plain import run_plain
-from interpreter.repl_session import ReplSession
-from interpreter.repl_syntax import continuation_indent, in_string
+from interpreter.repl.completion import SchemeCompleter, word_before
+from interpreter.repl.describe import first_line, source_text
+from interpreter.repl.plain import run_plain
+from interpreter.repl.prompt import history_path, ready_to_run, start_repl
+from interpreter.repl.session import ReplSession
+from interpreter.repl.syntax import continuation_indent, in_string
 from interpreter.terminal import format_error
 
 ENTER = "\r"

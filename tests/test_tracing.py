@@ -205,7 +205,7 @@ def test_short_loops_draw_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_repl_trace_command_prints_events() -> None:
-    from interpreter.repl_session import ReplSession
+    from interpreter.repl.session import ReplSession
 
     err, out = io.StringIO(), io.StringIO()
 

@@ -23,12 +23,12 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from pygments.lexers.lisp import SchemeLexer
 
-from . import __version__
-from .reader import is_complete
-from .repl_commands import is_command
-from .repl_completion import SchemeCompleter
-from .repl_session import ReplSession
-from .repl_syntax import continuation_indent
+from .. import __version__
+from ..reader import is_complete
+from .commands import is_command
+from .completion import SchemeCompleter
+from .session import ReplSession
+from .syntax import continuation_indent
 
 PROMPT = FormattedText([("class:prompt", "> ")])
 BANNER = f"taskscheme {__version__}: ,help lists the commands, Ctrl-D exits."

@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable, Iterator
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from .analyzer import SPECIAL_FORMS
-from .interpreter import Interpreter
-from .repl_commands import COMMANDS, CommandError, find_command
-from .repl_describe import short_description, task_definition, task_names, task_summary
+from ..analyzer import SPECIAL_FORMS
+from ..interpreter import Interpreter
+from .commands import COMMANDS, CommandError, find_command
+from .describe import short_description, task_definition, task_names, task_summary
 
 #: Characters that end a symbol when scanning back from the cursor.
 DELIMITERS = frozenset(" \t\r\n()[]{}\"';`,")

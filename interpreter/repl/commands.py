@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .repl_describe import describe, summary, task_definition, task_names, task_summary
+from .describe import describe, summary, task_definition, task_names, task_summary
 
 if TYPE_CHECKING:
-    from .repl_session import ReplSession
+    from .session import ReplSession
 
 
 class CommandError(Exception):

@@ -12,15 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from .datatypes import VOID, Values
-from .errors import SchemeError, SchemeExit
-from .evaluator import Interrupted
-from .interpreter import Interpreter
-from .interrupts import SigintWatch, interruptible
-from .reader import read_with_spans
-from .repl_commands import CommandError, is_command, run_command
-from .repl_describe import summary
-from .terminal import format_error, is_terminal
+from ..datatypes import VOID, Values
+from ..errors import SchemeError, SchemeExit
+from ..evaluator import Interrupted
+from ..interpreter import Interpreter
+from ..interrupts import SigintWatch, interruptible
+from ..reader import read_with_spans
+from ..terminal import format_error, is_terminal
+from .commands import CommandError, is_command, run_command
+from .describe import summary
 
 
 class ReplSession:

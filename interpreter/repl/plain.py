@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import IO
 
-from .reader import is_complete
-from .repl_commands import is_command
-from .repl_session import ReplSession
+from ..reader import is_complete
+from .commands import is_command
+from .session import ReplSession
 
 PROMPT = "> "
 CONTINUATION = ".. "

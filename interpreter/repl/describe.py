@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .analyzer import SPECIAL_FORMS
-from .datatypes import Primitive, Procedure, Span, sym
-from .evaluator import Closure
-from .printer import write_string
-from .reader import is_complete
+from ..analyzer import SPECIAL_FORMS
+from ..datatypes import Primitive, Procedure, Span, sym
+from ..evaluator import Closure
+from ..printer import write_string
+from ..reader import is_complete
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from ..interpreter import Interpreter
 
 
 def signature(proc: Procedure) -> str:
