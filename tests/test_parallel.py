@@ -56,7 +56,7 @@ def test_results_keep_input_order_whatever_finishes_first():
     interp = with_model(model)
     words = [f"w{i}" for i in range(24)]
     listed = " ".join(f'"{w}"' for w in words)
-    got = interp.eval(f"(map (lambda (r) (get r 'content)) (parallel-map (task-ref 'shout) '({listed})))")
+    got = interp.eval(f"(map (lambda (r) (get r 'content)) (parallel-map shout '({listed})))")
     assert got == [f"SAY {w.upper()}" for w in words]
 
 
