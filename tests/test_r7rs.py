@@ -14,6 +14,8 @@ FILES = sorted(
     R7RS_DIR.glob("*.scm"), key=lambda p: [int(x) if x.isdigit() else x for x in p.stem.split("-")[0].split(".")]
 )
 
+pytestmark = pytest.mark.stdlib  # CI also runs these against the built wheel
+
 
 def run_file(path: Path, workdir: Path) -> tuple[int, int, list[str]]:
     """(passed, failed, failure lines) for one conformance file."""
