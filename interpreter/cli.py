@@ -14,14 +14,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
-from .datatypes import VOID, Values
+from .datatypes import VOID, Span, Values
 from .errors import SchemeError, SchemeExit
 from .evaluator import Interrupted
 from .interpreter import Interpreter
 from .interrupts import interruptible
 from .printer import write_string
 from .reader import read_with_spans
-from .terminal import format_error, is_terminal, supports_colour
+from .tasks.failures import dropped_failure_error, dropped_failure_warning, is_failed_result
+from .terminal import format_error, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
 examples:
@@ -32,10 +33,27 @@ examples:
   taskscheme -i lib.scm                   load lib.scm, then start the REPL
   taskscheme --model NAME --record run.jsonl prog.scm
   taskscheme --replay run.jsonl prog.scm  run again from a recording, without calling a model
+  taskscheme --retries 3 --cache --trace run.jsonl prog.scm
+  taskscheme trace run.jsonl              print the runs in a trace as trees
 
 From the command line, programs may read and load files and run scripts
-(an embedding host has to allow that explicitly). Exit status: 0, 1 after an
-error (printed on standard error), 130 when interrupted, or n after (exit n).
+(an embedding host has to allow that explicitly). A script with no timeout of
+its own may run 300 s. A FAILED task or loop result that a top-level form drops
+is a warning on standard error (--strict: an error). Exit status: 0, 1 after an
+error (printed on standard error), 2 for a bad option, 130 when interrupted, or
+n after (exit n).
+
+environment:
+  TASKSCHEME_MODEL    the default model when --model is not given (else llm's default model)
+  LLM_USER_PATH       llm's folder: API keys (llm keys set ...), aliases, plugins' settings;
+                      provider keys such as OPENAI_API_KEY are read by llm and its plugins
+  TASKSCHEME_HISTORY  the REPL's history file ('' for none); by default
+                      $XDG_DATA_HOME/taskscheme/history (XDG_DATA_HOME: ~/.local/share;
+                      on Windows APPDATA)
+  NO_COLOR            set: no colour in errors, warnings and the REPL
+  TERM                dumb: no colour, no progress spinner, and a plain line-by-line REPL
+  CI                  set: no progress spinner for model calls
+  XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
 """
 
 INTERRUPTED_STATUS = 130
@@ -67,12 +85,25 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
     tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
     tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
-    tasks.add_argument(
+    running = parser.add_argument_group("running")
+    running.add_argument(
         "--max-concurrency",
         type=positive_int,
         metavar="N",
         help="branches a parallel form runs at once unless it says (default 8)",
     )
+    running.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="stop the whole run after SECONDS with a resource-exhaustion error (exit 1); in the REPL, each input",
+    )
+    running.add_argument(
+        "--strict",
+        action="store_true",
+        help="a FAILED task or loop result that a top-level form drops is an error (exit 1), not a warning",
+    )
+    add_model_call_options(parser)
     parser.add_argument("--no-stdlib", action="store_true", help="start with only the built-in procedures")
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
@@ -90,13 +121,70 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_model_call_options(parser: argparse.ArgumentParser) -> None:
+    """Retries, the response cache, streaming, trace detail, OpenTelemetry and llm's log (docs/models.md)."""
+    calls = parser.add_argument_group("model calls in production")
+    calls.add_argument("--retries", type=int, metavar="N", help="retry a model call up to N times on transient errors")
+    calls.add_argument(
+        "--cache",
+        nargs="?",
+        const=True,
+        metavar="PATH",
+        help="answer repeated model calls from a SQLite cache (default: in the user's cache folder)",
+    )
+    calls.add_argument("--no-cache", action="store_true", help="never use the response cache, not even for (cache #t)")
+    calls.add_argument("--no-stream", action="store_true", help="do not show model text as it arrives on a terminal")
+    calls.add_argument(
+        "--trace-redact", action="store_true", help="leave prompts, system texts and responses out of --trace"
+    )
+    calls.add_argument(
+        "--otel", action="store_true", help="send traces to OpenTelemetry (OTLP, from OTEL_EXPORTER_OTLP_*)"
+    )
+    calls.add_argument("--log", action="store_true", help="record model calls in llm's logs database (see: llm logs)")
+
+
+def model_call_settings(opts: argparse.Namespace) -> dict[str, Any]:
+    """Interpreter keyword arguments from the model-call options."""
+    kwargs: dict[str, Any] = {}
+    if opts.retries is not None:
+        kwargs["retries"] = opts.retries
+    if opts.cache is not None and not opts.no_cache:
+        kwargs["cache"] = opts.cache
+    if opts.log:
+        kwargs["log"] = True
+    return kwargs
+
+
+def configure_model_calls(interp: Interpreter, opts: argparse.Namespace) -> None:
+    """The model-call settings that are not Interpreter arguments."""
+    interp.tasks.gateway.cache_disabled = opts.no_cache
+    interp.events.progress.stream_models = not opts.no_stream
+    interp.events.redact = opts.trace_redact
+    if opts.otel:
+        from .tasks.otel import otlp_exporter
+
+        interp.events.watch(otlp_exporter())
+
+
+def positive_seconds(text: str) -> float:
+    """An option's value as a positive number of seconds (argparse reports anything else)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return seconds
+
+
 # -- making interpreters ---------------------------------------------------------------
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay", "max_concurrency"):
+    for key in ("model", "record", "replay", "timeout", "max_concurrency"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
+    kwargs.update(model_call_settings(opts))
     if opts.exprs:
         command_line = ["-e", *([opts.file] if opts.file else []), *opts.args]
     else:
@@ -105,6 +193,8 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
     def make() -> Interpreter:
         interp = Interpreter(**kwargs)
         interp.command_line = list(command_line)
+        configure_model_calls(interp, opts)
+        interp.on_top_level_value = dropped_failure_check(interp, strict=opts.strict)
         if trace_log is not None:
             on_event = getattr(interp, "on_event", None)  # not every interpreter reports events yet
             if on_event is None:
@@ -122,6 +212,21 @@ def _log_event(log: IO[str], event: Any) -> None:
     log.flush()
 
 
+def dropped_failure_check(interp: Interpreter, *, strict: bool) -> Callable[[Any, Span | None], None]:
+    """What runs on each top-level form's value: nothing fails in silence. A FAILED TaskResult or
+    LoopResult that the program drops is a one-line warning, or under ``--strict`` an error."""
+
+    def check(value: Any, span: Span | None) -> None:
+        if not is_failed_result(value):
+            return
+        if strict:
+            raise dropped_failure_error(value, span)
+        _end_terminal_line(interp)
+        print(format_warning(dropped_failure_warning(value, span), supports_colour(sys.stderr)), file=sys.stderr)
+
+    return check
+
+
 # -- running ---------------------------------------------------------------------------
 def print_values(interp: Interpreter, source: str, filename: str) -> None:
     """Evaluate each expression in ``source`` and print its value(s) with ``write``."""
@@ -137,14 +242,17 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
 
 
 def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
-    """The non-interactive modes: ``-e``, a file, or a program on standard input."""
-    if opts.exprs:
-        for expr in opts.exprs:
-            print_values(interp, expr, "<-e>")
-    elif opts.file and opts.file != "-":
-        interp.eval_file(opts.file)
-    else:
-        interp.eval(sys.stdin.read(), filename="<stdin>")
+    """The non-interactive modes: ``-e``, a file, or a program on standard input; one run (``--timeout``)."""
+    source = None if opts.exprs or (opts.file and opts.file != "-") else sys.stdin.read()
+    program = "<-e>" if opts.exprs else "<stdin>" if source is not None else opts.file
+    with interp.whole_run(program):
+        if opts.exprs:
+            for expr in opts.exprs:
+                print_values(interp, expr, "<-e>")
+        elif source is None:
+            interp.eval_file(opts.file)
+        else:
+            interp.eval(source, filename="<stdin>")
 
 
 def wants_repl(opts: argparse.Namespace) -> bool:
@@ -173,9 +281,33 @@ def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argpars
     return run_plain(session, sys.stdin, prompt_to=sys.stderr if is_terminal(sys.stdin) else None)
 
 
+#: ``taskscheme NAME …`` runs a subcommand instead of a program (when no file NAME exists).
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {}
+
+
+def subcommand(argv: Sequence[str]) -> Callable[[list[str]], int] | None:
+    if not argv or argv[0] not in SUBCOMMANDS or Path(argv[0]).exists():
+        return None
+    return SUBCOMMANDS[argv[0]]
+
+
+def trace_command(argv: list[str]) -> int:
+    """``taskscheme trace FILE.jsonl``: print the runs of a trace as trees."""
+    from .tasks.trace_tree import main as trace_main
+
+    return trace_main(argv)
+
+
+SUBCOMMANDS["trace"] = trace_command
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
-    opts = build_parser().parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = subcommand(args)
+    if command is not None:
+        return command(args[1:])
+    opts = build_parser().parse_args(args)
     try:
         trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
     except OSError as exc:

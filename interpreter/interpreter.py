@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar, overload
 
@@ -28,8 +28,9 @@ from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .stdlib_files import startup_files
+from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
-from .tasks.records import Limits
+from .tasks.records import Limits, RetryPolicy
 from .tasks.tracing import Event, EventHub
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -55,6 +56,11 @@ class Interpreter:
         task_limits: Limits | dict[str, Any] | None = None,
         allow_python: bool = False,
         max_output: int | None = None,
+        # model calls in production (docs/models.md)
+        retries: int | RetryPolicy | dict[str, Any] | None = None,
+        cache: str | Path | bool | None = None,
+        otel: bool = False,
+        log: bool | str | Path = False,
         max_concurrency: int = 8,
     ) -> None:
         # Capabilities (see capabilities.py): all off unless the host grants them.
@@ -77,6 +83,9 @@ class Interpreter:
         # Values crossing the Python boundary (conversion.py); installers below may use it.
         self.converter = Converter(self, lambda fn: host_procedure(self.converter, fn))
         self.command_line: list[str] = ["taskscheme"]
+        #: Called with the value and place of each top-level form that ``eval``/``eval_file`` run
+        #: (the command line warns there about a FAILED result the program drops).
+        self.on_top_level_value: Callable[[Any, Span | None], None] | None = None
         self.loading: list[Path] = []
         self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
         self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_NAMES})
@@ -88,11 +97,19 @@ class Interpreter:
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events
+        configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
+        self.tasks.gateway.may_write_files = allow_files is True
         self.analyzer.unbound_fallback = self.tasks.resolve_unbound
         for install in INSTALLERS:
             install(self)
         if stdlib:
             self.load_stdlib()
+        # Watchers of spans (after the stdlib, whose loading is not worth showing).
+        self.events.use_progress(self.events.progress)
+        if otel:
+            from .tasks.otel import OtelExporter
+
+            self.events.watch(OtelExporter())
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
@@ -169,13 +186,15 @@ class Interpreter:
         from .reader import read_with_spans
 
         result: Any = VOID
-        with self._top_level():
+        with self._top_level(filename):
             try:
                 forms = read_with_spans(source, filename)
             except RecursionError:
                 raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
             for datum, span in forms:
                 result = self.eval_datum(datum, span)
+                if self.on_top_level_value is not None:
+                    self.on_top_level_value(result, span)
         return result
 
     async def aeval(self, source: str, *, filename: str = "<string>") -> Any:
@@ -195,9 +214,14 @@ class Interpreter:
 
         return self._run(run, span)
 
+    def whole_run(self, program: str = "<python>") -> AbstractContextManager[None]:
+        """Everything evaluated inside is one run: limits such as ``timeout`` count from here,
+        and one ``run`` trace event names ``program``."""
+        return self._top_level(program)
+
     @contextmanager
-    def _top_level(self) -> Iterator[None]:
-        """Begin a run (limits counted from here) unless one is already under way."""
+    def _top_level(self, program: str = "<python>") -> Iterator[None]:
+        """Begin a run (limits counted from here, a ``run`` trace event) unless one is already under way."""
         rt = self.runtime
         if rt.running:
             yield
@@ -205,9 +229,15 @@ class Interpreter:
         rt.begin()
         rt.running = True
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
+        run = self.events.begin_run(program, self.command_line)
         try:
             yield
+        except BaseException as err:
+            self.events.end_run(run, err)
+            run = None
+            raise
         finally:
+            self.events.end_run(run)
             rt.running = False
             rt.depth = 0
             if watchdog is not None:
@@ -215,7 +245,7 @@ class Interpreter:
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
-        with self._top_level():
+        with self._top_level(span.file if span is not None else "<python>"):
             try:
                 return thunk()
             except ContinuationInvoked as jump:

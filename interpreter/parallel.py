@@ -15,7 +15,7 @@ and interruption still end the whole form.
 
 from __future__ import annotations
 
-import itertools
+import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import SchemeError
 from .evaluator import Branch, BranchCancelled, Runtime
-from .tasks.tracing import now
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -35,7 +34,6 @@ WAIT_STEP = 0.05
 ON_ERROR = ("raise", "collect")
 
 Job = Callable[[Branch], Any]
-_span_ids = itertools.count(1)
 
 
 @dataclass
@@ -47,7 +45,7 @@ class FanOut:
     collect: bool
     who: str
     noun: str
-    span_id: str
+    context: contextvars.Context  # the contextvars of the thread that runs the form (its trace span)
     results: list[Any] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_index: int = 0
@@ -69,14 +67,13 @@ class FanOut:
         """A worker thread: run jobs until there are none left."""
         while (index := self.take()) is not None:
             branch = Branch(self.parent)
-            branch.trace_parent = self.span_id
             with self.lock:
                 if self.stopping:
                     return
                 self.running.add(branch)
             job = self.jobs[index]
             try:
-                self.results[index] = branch.run(lambda: job(branch))
+                self.results[index] = self.context.copy().run(branch.run, lambda: job(branch))
             except BaseException as exc:  # every escape is handed to the waiting thread
                 self.fail(index, exc)
             finally:
@@ -151,19 +148,13 @@ def run_parallel(
     noun: str = "element",
 ) -> list[Any]:
     """The values of ``jobs`` (each called with its branch), run at most ``cap`` at a time."""
-    rt = interp.runtime
-    start = now()
-    form = FanOut(
-        jobs,
-        rt.current(),
-        on_error == "collect",
-        who,
-        noun,
-        f"parallel-{next(_span_ids)}",
-        results=[None] * len(jobs),
-    )
     if not jobs:
         return []
+    rt, hub = interp.runtime, interp.events
+    span = hub.open("parallel", who, {"branches": len(jobs), "max_concurrency": cap})
+    form = FanOut(
+        jobs, rt.current(), on_error == "collect", who, noun, contextvars.copy_context(), results=[None] * len(jobs)
+    )
     rt.enter_parallel()
     workers = [
         threading.Thread(target=form.work, name=f"taskscheme-{who}-{i}", daemon=True)
@@ -178,8 +169,8 @@ def run_parallel(
         settle(workers)
         rt.leave_parallel()
         status = "error" if form.error is not None else "ok"
-        info = {"id": form.span_id, "branches": len(jobs), "max_concurrency": cap, "failed": form.failed}
-        interp.events.finish("parallel", who, start, status, info=info)
+        error = form.error[1] if form.error is not None else None
+        hub.finish("parallel", who, span, status, info={"failed": form.failed}, error=error)
     form.raise_error()
     return form.results
 

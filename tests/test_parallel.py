@@ -251,17 +251,19 @@ def test_usage_totals_are_exact_under_concurrency():
     assert usage.by_model["m"].calls == 80
 
 
-def test_trace_events_of_branches_name_the_parallel_form_as_parent():
+def test_trace_events_of_branches_nest_under_the_parallel_form():
     model = InFlight(delay=0.001)
     interp = with_model(model)
     events = []
     interp.on_event(events.append)
     interp.eval("(parallel-map (lambda (x) (shout x)) '(1 2 3))")
     form = [e for e in events if e.kind == "parallel"]
-    assert len(form) == 1 and form[0].info["branches"] == 3
+    assert len(form) == 1 and form[0].info["branches"] == 3 and form[0].status == "ok"
+    tasks = [e for e in events if e.kind == "task"]
+    assert len(tasks) == 3
+    assert {e.parent_id for e in tasks} == {form[0].id}
     calls = [e for e in events if e.kind == "model"]
-    assert len(calls) == 3
-    assert {e.info["parent"] for e in calls} == {form[0].info["id"]}
+    assert {e.parent_id for e in calls} == {e.id for e in tasks}
 
 
 def test_record_then_replay_a_parallel_program(tmp_path: Path):

@@ -18,7 +18,8 @@ from ..evaluator import Interrupted
 from ..interpreter import Interpreter
 from ..interrupts import SigintWatch, interruptible
 from ..reader import read_with_spans
-from ..terminal import format_error, is_terminal
+from ..tasks.failures import is_failed_result
+from ..terminal import format_error, format_failure, is_terminal
 from .commands import CommandError, is_command, run_command
 from .describe import summary
 
@@ -91,11 +92,14 @@ class ReplSession:
             self.err.write("\n")
 
     def show_value(self, value: Any) -> None:
-        """Print a result with ``write``; ``VOID`` prints nothing, several values one per line."""
+        """Print a result with ``write``; ``VOID`` prints nothing, several values one per line.
+        A FAILED task or loop result shows its error first, as an error."""
         if value is VOID:
             return
         items = value.items if isinstance(value, Values) else [value]
         for item in items:
+            if is_failed_result(item):
+                self.complain(format_failure(item, self.colour))
             self.say(summary(item))
 
     # -- input ---------------------------------------------------------------------
@@ -177,7 +181,8 @@ class ReplSession:
         self._traced = self.interp
 
     def _print_event(self, event: Any) -> None:
-        if self.tracing:
+        quiet = event.kind == "run" or (event.kind == "attempt" and event.status == "ok")  # each input is a run
+        if self.tracing and not quiet:
             self.complain(f"· {event}")
 
 

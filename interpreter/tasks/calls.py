@@ -20,9 +20,9 @@ from ..errors import SchemeError
 from .arguments import bind_arguments
 from .evaluation import parse_verdict
 from .records import EvaluationResult, TaskDefinition, TaskResult
-from .scripts import failure_message, run_script, split_command
+from .scripts import failure_message, run_script, split_command, timeout_or_default
 from .templates import render
-from .tracing import now, trace_task
+from .tracing import trace_task
 
 if TYPE_CHECKING:
     from .library import Task, TaskLibrary
@@ -42,7 +42,7 @@ class TaskRunner:
     def call(self, task: Task, args: list[Any], caller: Env | None = None) -> Any:
         """Run ``task`` on ``args``; ``caller`` is the frame of the call (None: the global frame)."""
         events = getattr(self.library.interp, "events", None)
-        if events is not None and events.subscribers:  # traced: a ``task`` event with the usage of the call
+        if events is not None and events.active:  # traced: a ``task`` event with the usage of the call
             return trace_task(events, self.library.usage, task.definition.name, lambda: self.run(task, args, caller))
         return self.run(task, args, caller)
 
@@ -65,17 +65,30 @@ class TaskRunner:
         gateway = self.library.gateway
         start = time.monotonic()
         with gateway.activation(definition.name, definition.limits):
-            model, response = gateway.complete(definition.model, prompt, system, dict(definition.options))
+            model, response = gateway.complete(
+                definition.model,
+                prompt,
+                system,
+                dict(definition.options),
+                schema=definition.output_schema,
+                retry=definition.retry,
+                cache=definition.cache,
+            )
         notes: dict[str, Any] = {
             "model": model,
             "usage": {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens},
             "duration_s": round(time.monotonic() - start, 6),
+            "attempts": response.attempts,
+            "cached": response.cached,
         }
         if definition.subtype == "evaluator":
             verdict = parse_verdict(definition.name, response.text)
             for key, value in notes.items():
                 setattr(verdict, key, value)
             return EvaluationResult(content=response.text, notes=verdict)
+        if definition.output_schema is not None:
+            notes["text"] = response.text
+            return TaskResult(content=response.data, status="COMPLETE", notes=notes)
         return TaskResult(content=response.text, status="COMPLETE", notes=notes)
 
     # -- script ----------------------------------------------------------------------
@@ -89,9 +102,9 @@ class TaskRunner:
         else:
             parts = split_command(template)
             command = [render(part, bound) for part in parts]
-        timeout = spec.timeout if spec and spec.timeout is not None else definition.limits.timeout
+        timeout = timeout_or_default(spec.timeout if spec and spec.timeout is not None else definition.limits.timeout)
         stdin = render(spec.input, bound) if spec and spec.input is not None else None
-        started = now()
+        started = self.library.interp.events.open("script", definition.name)
         result = run_script(
             command,
             input=stdin,

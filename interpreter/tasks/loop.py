@@ -32,12 +32,10 @@ from .records import (
     ScriptResult,
     TaskResult,
 )
-from .scripts import failure_message, run_script
+from .scripts import failure_message, run_script, timeout_or_default
 from .sequence import content_of, is_runtime_limit
 from .tracing import EventHub, first_line, now
 
-#: Default seconds a loop's script stage may run.
-SCRIPT_TIMEOUT = 300.0
 #: Characters of script output kept in a latest-only history entry.
 KEPT_OUTPUT = 200
 
@@ -270,11 +268,11 @@ def run_loop(
     reason: StopReason = "max-iterations"
     error: LoopError | None = None
     hub.progress.begin()
-    loop_start = now()
+    loop_start = hub.open("loop", label)
     try:
         for k in range(max_iterations):
             check()
-            start = now()
+            start = hub.open("iteration", f"{label}#{k}")
             entry = Draft(k)
             try:
                 output, evaluation, stop = _iteration(phases, base, k, accumulate, seen, last_eval, entry)
@@ -295,7 +293,14 @@ def run_loop(
                     last_output = entry.output
                     history.append(entry.record() if accumulate else stripped(entry.record()))
                 result_status, reason = "FAILED", "error"
-                hub.finish("iteration", f"{label}#{k}", start, "error", info={"iteration": k, "phase": failure.phase})
+                hub.finish(
+                    "iteration",
+                    f"{label}#{k}",
+                    start,
+                    "error",
+                    info={"iteration": k, "phase": failure.phase},
+                    error=err,
+                )
                 break
             completed += 1
             last_output, last_eval = output, evaluation
@@ -412,7 +417,7 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> S
     try:
         stage.check_allowed()
         command = stage.command(frame)
-        timeout = stage.timeout(frame) if stage.timeout is not None else SCRIPT_TIMEOUT
+        timeout = stage.timeout(frame) if stage.timeout is not None else timeout_or_default(None)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise SchemeError(
                 f"script-execution: (timeout …) must be a positive number of seconds, got {display_string(timeout)}",
@@ -427,7 +432,7 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> S
                 f"script-execution: the command must be a string or a list, got {display_string(command)}",
                 kind="type-error",
             )
-        start = now()
+        start = stage.events.open("script", "script-execution") if stage.events is not None else now()
         result = run_script(argv, input=solution, timeout=float(timeout), poll=stage.poll)
         if stage.events is not None:
             shown = argv if isinstance(argv, str) else " ".join(argv)

@@ -46,11 +46,21 @@ def call_key(model: str, system: str | None, prompt: str, options: dict[str, Any
 
 
 class Recorder:
-    """Writes each call to ``path``; the file is started afresh by the first call."""
+    """Writes each call to ``path``; the file is started afresh by the first call.
+
+    A path that cannot be written is an error at once, not at the first call."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.started = False
+        existed = self.path.exists()
+        try:
+            with self.path.open("a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise self._cannot_write(exc) from None
+        if not existed:
+            self.path.unlink()
         self.lock = threading.Lock()  # one whole line per call, whatever thread makes it
 
     def write(self, record: CallRecord) -> None:
@@ -61,10 +71,11 @@ class Recorder:
                 with self.path.open(mode, encoding="utf-8") as out:
                     out.write(line)
             except OSError as exc:
-                raise SchemeError(
-                    f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error"
-                ) from None
+                raise self._cannot_write(exc) from None
             self.started = True
+
+    def _cannot_write(self, exc: OSError) -> SchemeError:
+        return SchemeError(f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error")
 
 
 class ReplayBook:

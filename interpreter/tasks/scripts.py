@@ -24,6 +24,8 @@ from .records import ScriptResult
 MAX_OUTPUT = 1 << 20
 #: Seconds between checks of the running program (cancellation, its time limit) while a command runs.
 POLL_EVERY = 0.05
+#: Seconds a script may run when its task, loop or call gives no timeout (the seeds' default).
+DEFAULT_TIMEOUT = 300.0
 CHUNK = 1 << 16
 
 
@@ -75,6 +77,11 @@ def failure_message(result: ScriptResult, timeout: float | None) -> str | None:
     if result.exit_code != 0:
         return f"script exited with code {result.exit_code}{stderr_tail(result)}"
     return None
+
+
+def timeout_or_default(timeout: float | None) -> float:
+    """``timeout``, or :data:`DEFAULT_TIMEOUT` when none was given: no script runs without a limit."""
+    return DEFAULT_TIMEOUT if timeout is None else timeout
 
 
 def split_command(command: str | Sequence[str], shell: bool = False) -> list[str] | str:
@@ -132,6 +139,9 @@ def run_script(
     except PermissionError:
         name = argv if isinstance(argv, str) else argv[0]
         raise task_failure("command_not_executable", f"run-script: permission denied: {name}") from None
+    except OSError as exc:  # not a directory, exec format error …
+        name = argv if isinstance(argv, str) else argv[0]
+        raise task_failure("command_failed", f"run-script: cannot run {name}: {exc.strerror or exc}") from None
     readers = [_Capture(proc.stdout, max_output), _Capture(proc.stderr, max_output)]
     for reader in readers:
         reader.start()
