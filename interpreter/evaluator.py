@@ -398,8 +398,8 @@ class Branch(Runtime):
     It starts as a copy of its parent's context: depth, exception handlers,
     dynamic-wind list, task activations (shared entries: turns count for the whole
     form) and parameterizations. (The trace parent is a ContextVar of its own,
-    ``tasks.tracing.TRACE_PARENT``; a branch runs in a copy of its parent's contextvars.) It counts its own steps and charges
-    them to the run; it obeys the run's deadline, step limit and interruption, its
+    ``tasks.tracing.TRACE_PARENT``; a branch runs in a copy of its parent's contextvars.)
+    It counts its own steps and charges them to the run; it obeys the run's deadline, step limit and interruption, its
     ancestors' extra checks, and its own ``cancelled`` flag (:meth:`cancel`).
     """
 
