@@ -53,6 +53,8 @@ environment:
   NO_COLOR            set: no colour in errors, warnings and the REPL
   TERM                dumb: no colour, no progress spinner, and a plain line-by-line REPL
   CI                  set: no progress spinner for model calls
+  TASKSCHEME_PROGRESS 1: show the progress spinner and streamed model text even when not a
+                      terminal; 0: never show them
   XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
 """
 

@@ -217,7 +217,7 @@ def test_the_key_covers_model_system_prompt_options_and_schema(tmp_path: Path) -
         ModelRequest("m", "p", "s2", {"temperature": 0.1}, {"type": "object"}),
         ModelRequest("m", "p", "s", {"temperature": 0.2}, {"type": "object"}),
         ModelRequest("m", "p", "s", {"temperature": 0.1}, {"type": "array"}),
-        ModelRequest("m", "p", "s", {"temperature": 0.1}, {"type": "object"}, ("a.png",)),
+        ModelRequest("m", "p", "s", {"temperature": 0.1}, {"type": "object"}, ("https://example.com/a.png",)),
     ]
     keys = {base.key(), *(v.key() for v in variants)}
     assert len(keys) == 7
@@ -468,3 +468,58 @@ def test_without_log_nothing_is_logged(llm_home: Path, tmp_path: Path) -> None:
     program.write_text('(define-task (t) (model "echo") (prompt "quiet")) (t)')
     assert cli_run([str(program)]) == 0
     assert not (llm_home / "logs.db").exists()
+
+
+# -- attachments -----------------------------------------------------------------------
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000") + bytes(20)
+
+
+def test_attachments_reach_llm_models(tmp_path: Path) -> None:
+    pytest.importorskip("llm_echo")
+    image = tmp_path / "dot.png"
+    image.write_bytes(PNG)
+    interp = Interpreter(allow_files=True)
+    interp.eval('(define-task (look image) (model "echo") (attachments "{{image}}") (prompt "what is it?"))')
+    data = json.loads(interp.eval(f'(get (look "{image}") \'content)'))
+    assert [a["path"] for a in data["attachments"]] == [str(image)]
+
+
+def test_attachments_are_in_the_cache_key_by_content(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    def model(prompt: str, system: str | None, attachments: list[str]) -> str:
+        seen.append(attachments)
+        return f"saw {len(attachments)}"
+
+    interp = Interpreter(allow_files=True, cache=tmp_path / "c.sqlite")
+    interp.models.register("m", model)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("one")
+    interp.eval('(define-task (read-it f) (model "m") (attachments "{{f}}") (prompt "summarize"))')
+    interp.define("f", str(notes))
+    interp.eval("(read-it f) (read-it f)")
+    assert seen == [[str(notes.resolve())]]
+    notes.write_text("two")  # same path, new content: a miss
+    interp.eval("(read-it f)")
+    assert len(seen) == 2
+
+
+def test_attachments_need_the_file_capability(tmp_path: Path) -> None:
+    interp = Interpreter()
+    interp.models.register("m", lambda prompt, system, attachments=(): "x")
+    (tmp_path / "secret.txt").write_text("s")
+    interp.eval('(define-task (leak f) (model "m") (attachments "{{f}}") (prompt "p"))')
+    with pytest.raises(SchemeError) as info:
+        interp.eval(f'(leak "{tmp_path / "secret.txt"}")')
+    assert info.value.kind == "permission"
+
+
+def test_a_model_without_attachments_says_so(tmp_path: Path) -> None:
+    interp = Interpreter(allow_files=True)
+    interp.eval('(define-model (m prompt system) "x")')
+    (tmp_path / "a.txt").write_text("a")
+    interp.eval('(define-task (t f) (model "m") (attachments "{{f}}") (prompt "p"))')
+    with pytest.raises(TaskError, match="model m takes no attachments"):
+        interp.eval(f'(t "{tmp_path / "a.txt"}")')
+    with pytest.raises(SchemeError, match="no such file"):
+        interp.eval(f'(t "{tmp_path / "missing.txt"}")')

@@ -359,3 +359,41 @@ def test_the_cli_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path, flag
         assert "┌ model echo" not in text
     else:
         assert "┌ model echo" in text and "through a pty" in text
+
+
+def test_otel_flag_exports_over_otlp_http(tmp_path: Path) -> None:
+    """--otel sends the spans to the OTLP endpoint the standard variables name (here a local server)."""
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    import subprocess
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    received: list[tuple[str, bytes]] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            received.append((self.path, body))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        program = tmp_path / "p.scm"
+        program.write_text('(define-model "m" (lambda (p s) "x")) (define-task (t) (model "m") (prompt "q")) (t)')
+        env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_port}"}
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "repl.py"), "--otel", str(program)], env=env, capture_output=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+    finally:
+        server.shutdown()
+    assert [path for path, _ in received] == ["/v1/traces"]
+    body = received[0][1]
+    assert b"chat m" in body and b"gen_ai.request.model" in body and b"task t" in body

@@ -3,7 +3,7 @@
 ``(define-task (name param … (param default) …) clause … body …)`` where clauses
 are ``description``, ``system``, ``model``, ``prompt``, ``script``, ``subtype``,
 ``criteria``, ``context``, ``max-turns``, ``max-context``, ``timeout``, and for model
-calls ``options``, ``schema``, ``retries`` and ``cache`` (docs/models.md). A
+calls ``options``, ``schema``, ``retries``, ``cache`` and ``attachments`` (docs/models.md). A
 ``prompt`` makes an atomic task, a ``script`` a script task, other body forms a
 procedure task whose value is its last form.
 """
@@ -37,6 +37,7 @@ CLAUSES = (
     "schema",
     "retries",
     "cache",
+    "attachments",
 )
 TEXT_CLAUSES = {"description", "system", "prompt", "criteria"}
 NAME_CLAUSES = {"model", "subtype"}
@@ -172,7 +173,15 @@ def _parse_cache(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> Non
     spec.model["cache"] = value
 
 
+def _parse_attachments(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
+    items = [x for x, _ in list_items(item)[1:]]
+    if not items or not all(isinstance(x, str) for x in items):
+        raise syntax_error(f'{who}: expected (attachments "path-or-url" ...), templates like "{{{{image}}}}"', span)
+    spec.model["attachments"] = items
+
+
 MODEL_CLAUSES = {
+    "attachments": _parse_attachments,
     "options": _parse_options,
     "schema": _parse_schema,
     "retries": _parse_retries,

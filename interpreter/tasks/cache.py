@@ -56,8 +56,25 @@ class ModelRequest:
             "attachments": list(self.attachments),
         }
 
+    def attachment_ids(self) -> list[str]:
+        """Each attachment as its URL, or a file as the SHA-256 of its content (a changed file is a new key)."""
+        ids = []
+        for target in self.attachments:
+            if target.startswith(("http://", "https://")):
+                ids.append(target)
+                continue
+            try:
+                ids.append("sha256:" + hashlib.sha256(Path(target).read_bytes()).hexdigest())
+            except OSError as exc:
+                raise SchemeError(
+                    f"cannot read the attachment {target}: {exc.strerror or exc}", kind="file-error"
+                ) from None
+        return ids
+
     def key(self) -> str:
-        text = json.dumps(self.as_dict(), sort_keys=True, default=str, ensure_ascii=False)
+        text = json.dumps(
+            {**self.as_dict(), "attachments": self.attachment_ids()}, sort_keys=True, default=str, ensure_ascii=False
+        )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

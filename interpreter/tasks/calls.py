@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import shlex
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..capabilities import require_scripts
+from ..capabilities import check_file_access, require_scripts
 from ..datatypes import TailCall
 from ..env import Env
 from ..errors import SchemeError
@@ -73,6 +74,7 @@ class TaskRunner:
                 schema=definition.output_schema,
                 retry=definition.retry,
                 cache=definition.cache,
+                attachments=self.attachments(definition, bound),
             )
         notes: dict[str, Any] = {
             "model": model,
@@ -90,6 +92,20 @@ class TaskRunner:
             notes["text"] = response.text
             return TaskResult(content=response.data, status="COMPLETE", notes=notes)
         return TaskResult(content=response.text, status="COMPLETE", notes=notes)
+
+    def attachments(self, definition: TaskDefinition, bound: dict[str, Any]) -> tuple[str, ...]:
+        """The rendered ``(attachments …)``: URLs as they are, files checked against ``allow_files``."""
+        out = []
+        for template in definition.attachments:
+            target = render(template, bound).strip()
+            if not target.startswith(("http://", "https://")):
+                who = f"task {definition.name}: attachment"
+                path = check_file_access(self.library.interp.allow_files, Path(target), who)
+                if not path.is_file():
+                    raise SchemeError(f"{who} {target}: no such file", kind="file-error")
+                target = str(path)
+            out.append(target)
+        return tuple(out)
 
     # -- script ----------------------------------------------------------------------
     def script(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:

@@ -133,13 +133,14 @@ class ModelGateway:
         schema: dict[str, Any] | None = None,
         retry: RetryPolicy | None = None,
         cache: bool | None = None,
+        attachments: tuple[str, ...] = (),
     ) -> tuple[str, ModelResponse]:
         """(model name, response) for one call, after checking every limit.
 
         ``retry`` and ``cache`` are the task's own settings (None: the interpreter's).
         With a ``schema`` the response's ``data`` is the parsed, validated answer."""
         name = model or self.registry.default_name()
-        request = ModelRequest(name, prompt, system, dict(options or {}), schema)
+        request = ModelRequest(name, prompt, system, dict(options or {}), schema, tuple(attachments))
         estimate = estimate_tokens(prompt) + estimate_tokens(system or "")
         self._take_turn()
         self._check_context(estimate)
@@ -213,6 +214,8 @@ class ModelGateway:
         }
         if request.schema is not None:
             info["schema"] = request.schema
+        if request.attachments:
+            info["attachments"] = list(request.attachments)
         return info
 
     @staticmethod
@@ -354,6 +357,10 @@ class ModelGateway:
         extra: dict[str, Any] = {}
         if request.schema is not None and accepts(model.complete, "schema"):
             extra["schema"] = request.schema
+        if request.attachments:
+            if not accepts(model.complete, "attachments"):
+                raise task_failure("model_error", f"model {name} takes no attachments")
+            extra["attachments"] = request.attachments
         on_text = self._streamer(span)
         if on_text is not None and accepts(model.complete, "on_text"):
             extra["on_text"] = on_text

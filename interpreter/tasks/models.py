@@ -164,10 +164,18 @@ class LlmModel:
         options: dict[str, Any],
         schema: dict[str, Any] | None = None,
         on_text: OnText | None = None,
+        attachments: tuple[str, ...] = (),
     ) -> ModelResponse:
+        import llm
+
         extra: dict[str, Any] = {}
         if schema is not None and getattr(self.model, "supports_schema", False):
             extra["schema"] = schema
+        if attachments:
+            extra["attachments"] = [
+                llm.Attachment(url=a) if a.startswith(("http://", "https://")) else llm.Attachment(path=a)
+                for a in attachments
+            ]
         stream = on_text is not None and getattr(self.model, "can_stream", False)
         response = self.model.prompt(
             prompt, system=system or None, stream=stream, **extra, **self.check_options(options)
@@ -186,19 +194,25 @@ class LlmModel:
         )
 
 
+#: What a Python model may take besides the prompt and the system text.
+EXTRAS = ("options", "schema", "attachments")
+
+
 class FunctionModel:
     """A Python callable ``fn(prompt, system)``, ``fn(prompt, system, options)`` or
-    ``fn(prompt, system, options, schema)`` as a model. It may return text, a
-    :class:`ModelResponse`, or an iterable of text pieces (which streams)."""
+    ``fn(prompt, system, options, schema)`` as a model; a function with parameters named
+    ``options``, ``schema`` or ``attachments`` (or ``**kwargs``) gets those by keyword.
+    It may return text, a :class:`ModelResponse`, or an iterable of text pieces (which streams)."""
 
     runs_in_interpreter = False
 
     def __init__(self, name: str, fn: Callable[..., Any]) -> None:
         self.name = name
         self.fn = fn
-        count = _positional_count(fn)
-        self.wants_options = count >= 3
-        self.wants_schema = count >= 4 or accepts(fn, "schema")
+        #: Extras passed by keyword, when the function names them (or takes ``**kwargs``) …
+        self.keywords = [name for name in EXTRAS if accepts(fn, name)]
+        #: … else options and schema passed by position, third and fourth.
+        self.positional = [] if self.keywords else list(EXTRAS[: max(0, _positional_count(fn) - 2)])
 
     def complete(
         self,
@@ -207,11 +221,11 @@ class FunctionModel:
         options: dict[str, Any],
         schema: dict[str, Any] | None = None,
         on_text: OnText | None = None,
+        attachments: tuple[str, ...] = (),
     ) -> ModelResponse:
-        args: list[Any] = [prompt, system]
-        if self.wants_options:
-            args.append(options)
-        value = self.fn(*args, schema=schema) if self.wants_schema else self.fn(*args)
+        extras = {"options": options, "schema": schema, "attachments": list(attachments)}
+        args = [prompt, system, *(extras[name] for name in self.positional)]
+        value = self.fn(*args, **{name: extras[name] for name in self.keywords})
         if not isinstance(value, str | MString | ModelResponse) and hasattr(value, "__iter__"):
             pieces = []
             for piece in value:

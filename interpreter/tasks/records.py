@@ -234,6 +234,8 @@ class TaskDefinition(SchemeRecord):
     output_schema: dict[str, Any] | None = None
     retry: RetryPolicy | None = None
     cache: bool | None = None
+    #: Templates of files (paths) or URLs sent with an atomic task's prompt.
+    attachments: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -266,6 +268,8 @@ class TaskDefinition(SchemeRecord):
             templates["prompt" if self.type == "atomic" else "script"] = self.body
         if self.script is not None:
             templates["script input"] = self.script.input
+        for index, attachment in enumerate(self.attachments):
+            templates[f"attachment {index + 1}"] = attachment
         for where, text in templates.items():
             for name in placeholders(text or ""):
                 if normal_name(name) not in known:
