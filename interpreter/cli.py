@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
+from .collector import tune_collector
 from .datatypes import VOID, Span, Values
 from .errors import SchemeError, SchemeExit
 from .evaluator import Interrupted
@@ -55,7 +56,9 @@ environment:
   CI                  set: no progress spinner for model calls
   TASKSCHEME_PROGRESS 1: show the progress spinner and streamed model text even when not a
                       terminal; 0: never show them
-  XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
+  XDG_CACHE_HOME      where the reader caches its grammar tables and --cache keeps model
+                      answers (default ~/.cache/taskscheme)
+  OTEL_EXPORTER_OTLP_* where --otel sends traces (OpenTelemetry's standard variables)
 """
 
 INTERRUPTED_STATUS = 130
@@ -319,6 +322,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         make = interpreter_factory(opts, trace_log)
         interp = make()
+        tune_collector()
         if wants_repl(opts):
             return run_repl(make, interp, opts)
         with interruptible(interp, hint_to=sys.stderr if is_terminal(sys.stderr) else None):
