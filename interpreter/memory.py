@@ -98,10 +98,10 @@ class MemoryBudget:
         return max(0, resident_bytes() - self.baseline)
 
     def check(self) -> None:
-        """Raise the memory error if the sampler found the run past its budget."""
+        """Raise the memory error if the sampler found the run past its budget (every
+        branch of the run that checks from then on raises it too)."""
         if self.over is not None:
-            used, self.over = self.over, None
-            raise self.error(used)
+            raise self.error(self.over)
 
     def reserve(self, nbytes: int) -> None:
         """Refuse to grow by ``nbytes`` now if that would pass the budget."""

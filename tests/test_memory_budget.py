@@ -97,3 +97,22 @@ def test_cli_max_memory() -> None:
     )
     assert bad.returncode == 2
     assert "expected a size such as 500M" in bad.stderr
+
+
+def test_the_budget_belongs_to_the_whole_run_under_parallel_map() -> None:
+    """Eight branches that each stay under the budget but together pass it: the run
+    ends with the memory error, every branch stopped, and the interpreter stays usable."""
+    interp = Interpreter(max_memory=BUDGET, timeout=60)
+    program = """
+    (define (grow i)
+      (let loop ((acc '()) (n 0))
+        (if (= n 3) (length acc) (loop (cons (make-vector 1000000 n) acc) (+ n 1)))))
+    (parallel-map grow (iota 8) #:max-concurrency 8)
+    """
+    with pytest.raises(SchemeError) as info:
+        interp.eval(program)
+    assert info.value.details["resource"] == "memory"
+    assert info.value.details["used"] <= 2 * BUDGET
+    assert interp.eval("(parallel-map (lambda (x) (* x x)) '(1 2 3))") == [1, 4, 9]
+    # one branch alone fits
+    assert interp.eval("(grow 0)") == 3
