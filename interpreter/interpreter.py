@@ -22,8 +22,7 @@ from .env import Env, GlobalBindings
 from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
-from .memory import CURRENT as CURRENT_BUDGET
-from .memory import MemoryBudget
+from .memory import MemoryBudget, run_limits
 from .nodes.fastpath import INLINE_NAMES
 from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
@@ -60,6 +59,7 @@ class Interpreter:
         allow_python: bool = False,
         max_output: int | None = None,
         max_memory: int | None = None,
+        max_digits: int | None = None,
         # model calls in production (docs/models.md)
         retries: int | RetryPolicy | dict[str, Any] | None = None,
         cache: str | Path | bool | None = None,
@@ -77,6 +77,7 @@ class Interpreter:
         self.global_env = Env(GlobalBindings())
         self.runtime = Runtime(max_depth=max_depth, max_steps=max_steps, timeout=timeout)
         self.max_memory = max_memory
+        self.max_digits = max_digits  # None: bignum.MAX_DIGITS
         self.runtime.memory = MemoryBudget(max_memory) if max_memory is not None else None
         self.analyzer = Analyzer(self)
         out = stdout if stdout is not None else sys.stdout
@@ -240,10 +241,8 @@ class Interpreter:
         rt.begin()
         rt.running = True
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
-        budget = rt.memory
-        token = CURRENT_BUDGET.set(budget)
-        if budget is not None:
-            budget.begin(rt)
+        limits = run_limits(rt, self.max_digits)
+        limits.__enter__()
         run = self.events.begin_run(program, self.command_line)
         try:
             yield
@@ -257,9 +256,7 @@ class Interpreter:
             rt.depth = 0
             if watchdog is not None:
                 watchdog.stop()
-            if budget is not None:
-                budget.end()
-            CURRENT_BUDGET.reset(token)
+            limits.__exit__(None, None, None)
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""

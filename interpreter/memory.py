@@ -25,8 +25,11 @@ from __future__ import annotations
 import contextvars
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from .bignum import DIGITS
 from .errors import SchemeError
 
 if TYPE_CHECKING:
@@ -130,3 +133,22 @@ def reserve(nbytes: int) -> None:
     budget = CURRENT.get()
     if budget is not None:
         budget.reserve(nbytes)
+
+
+@contextmanager
+def run_limits(runtime: Runtime, max_digits: int | None) -> Iterator[None]:
+    """The limits a run keeps in its context, for primitives and the threads it starts:
+    its memory budget (sampled from here to the end) and its ``max_digits``."""
+    budget = runtime.memory
+    token = CURRENT.set(budget)
+    digits = DIGITS.set(max_digits) if max_digits is not None else None
+    if budget is not None:
+        budget.begin(runtime)
+    try:
+        yield
+    finally:
+        if budget is not None:
+            budget.end()
+        if digits is not None:
+            DIGITS.reset(digits)
+        CURRENT.reset(token)

@@ -29,7 +29,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer, LexerState
 
-from .bignum import decimal_fraction, digits_to_int
+from .bignum import TooManyDigits, decimal_fraction, digits_to_int
 from .datatypes import (
     EOF,
     NIL,
@@ -324,6 +324,8 @@ class _Builder:
     def NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         try:
             value = parse_number(tok.value)
+        except TooManyDigits as exc:
+            self._fail(str(exc), tok)
         except (ZeroDivisionError, OverflowError, ValueError):
             value = None
         if value is None:
@@ -333,6 +335,8 @@ class _Builder:
     def PREFIXED_NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         try:
             value = parse_prefixed_number(tok.value)
+        except TooManyDigits as exc:
+            self._fail(str(exc), tok)
         except (ZeroDivisionError, OverflowError, ValueError):
             value = None
         if value is None:

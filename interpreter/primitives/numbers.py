@@ -11,15 +11,13 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from ..bignum import decimal_to_int, int_to_decimal
+from ..bignum import BITS_PER_DIGIT, DIGITS, TooManyDigits, decimal_to_int, int_to_decimal, max_bits
 from ..datatypes import Values
 from ..errors import SchemeError, type_error
 from ..limits import MAX_ELEMENTS
 from ..memory import reserve
 from .registry import primitive
 
-#: Exact results larger than this many bits are refused (resource-exhaustion).
-MAX_BITS = 10_000_000
 #: Largest vector / string / list a single allocation may make (see limits.py).
 MAX_ALLOC = MAX_ELEMENTS
 
@@ -111,7 +109,14 @@ def norm(x: Any) -> Any:
 
 
 def _too_big(who: str, bits: int) -> SchemeError:
-    return SchemeError(f"{who}: result would have about {bits} bits (limit {MAX_BITS})", kind="resource-exhaustion")
+    """An exact result past ``max_digits`` (see bignum.py)."""
+    limit = DIGITS.get()
+    digits = int(bits / BITS_PER_DIGIT)
+    return SchemeError(
+        f"{who}: the result would have about {digits} digits (max_digits = {limit})",
+        kind="resource-exhaustion",
+        details={"resource": "digits", "limit": limit, "used": digits},
+    )
 
 
 def _overflow(who: str) -> SchemeError:
@@ -155,8 +160,13 @@ def _mul_guard(a: Any, b: Any) -> None:
     if type(a) is float or type(b) is float or a == 0 or b == 0:
         return
     bits = _exact_bits(a) + _exact_bits(b)
-    if bits > MAX_BITS:
+    if bits > max_bits():
         raise _too_big("*", bits)
+
+
+def _magnitude_bits(x: Any) -> float:
+    """log2 of the larger of an exact number's numerator and denominator."""
+    return max(math.log2(abs(x.numerator)), math.log2(x.denominator))
 
 
 def _exact_bits(x: Any) -> int:
@@ -356,7 +366,7 @@ def scheme_lcm(*xs: Any) -> Any:
         if n == 0:
             result = 0
         elif result != 0:
-            if result.bit_length() + n.bit_length() > MAX_BITS:
+            if result.bit_length() + n.bit_length() > max_bits():
                 raise _too_big("lcm", result.bit_length() + n.bit_length())
             result = math.lcm(result, n)
     return float(result) if inexact else result
@@ -707,8 +717,8 @@ def _exact_expt(base: Any, power: int) -> Any:
         return 1
     if base == -1:
         return 1 if power % 2 == 0 else -1
-    bits = abs(power) * _exact_bits(base)
-    if bits > MAX_BITS:
+    bits = abs(power) * _magnitude_bits(base)
+    if bits > max_bits():
         raise _too_big("expt", bits)
     if power < 0:
         return norm(Fraction(1) / (Fraction(base) ** -power))
@@ -916,7 +926,7 @@ def _parse_decimal(body: str, exactness: str | None) -> Any:
     assert match is not None
     if exactness == "e":
         exponent = int(match.group(3) or 0)
-        if abs(exponent) * 3.33 > MAX_BITS:
+        if abs(exponent) * 3.33 > max_bits():
             raise _too_big("string->number", int(abs(exponent) * 3.33))
         return norm(Fraction(body))
     return float(body)
@@ -931,7 +941,10 @@ def string_to_number(text: Any, radix: Any = 10) -> Any:
         raise type_error("string->number", "a string", text)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
         raise SchemeError(f"string->number: radix must be 2, 8, 10 or 16, got {radix}", kind="value-error")
-    return parse_number(str(text), radix)
+    try:
+        return parse_number(str(text), radix)
+    except TooManyDigits as exc:
+        raise SchemeError(f"string->number: {exc}", kind="resource-exhaustion") from None
 
 
 def parse_number(s: str, radix: int = 10) -> Any:
