@@ -274,3 +274,12 @@ def test_threads_share_one_memory_safely(tmp_path: Path) -> None:
         t.join()
     assert interp.memory.count() == 400
     assert len(interp.eval('(recall "alpha" #:k 100)')) == 100
+
+
+def test_indexing_a_file_again_keeps_files_with_similar_names(tmp_path: Path) -> None:
+    (tmp_path / "a_b.md").write_text("first alpha")
+    (tmp_path / "axb.md").write_text("second alpha")
+    interp = Interpreter(allow_files=True)
+    interp.eval(f'(index-files "{tmp_path}")')
+    interp.eval(f'(index-files "{tmp_path}" #:glob "a_b.md")')
+    assert sorted(Path(m.source).name for m in interp.eval('(recall "alpha")')) == ["a_b.md#1", "axb.md#1"]
