@@ -397,3 +397,33 @@ def test_otel_flag_exports_over_otlp_http(tmp_path: Path) -> None:
     assert [path for path, _ in received] == ["/v1/traces"]
     body = received[0][1]
     assert b"chat m" in body and b"gen_ai.request.model" in body and b"task t" in body
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_the_repl_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("llm_echo")
+    env = {
+        **os.environ,
+        "TERM": "xterm",
+        "LLM_USER_PATH": str(llm_home),
+        "TASKSCHEME_HISTORY": str(tmp_path / "history"),
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+    }
+    for key in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR"):
+        env.pop(key, None)
+    child = pexpect.spawn(
+        sys.executable, [str(ROOT / "repl.py")], env=env, encoding="utf-8", timeout=30, dimensions=(30, 100)
+    )
+    try:
+        child.expect("> ")
+        child.send('(define-task (t) (model "echo") (prompt "typed at the repl"))\r')
+        child.expect("> ")
+        child.send("(get (t) 'status)\r")
+        child.expect("┌ model echo")
+        child.expect("typed at the repl")
+        child.expect("COMPLETE")
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
