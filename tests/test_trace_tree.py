@@ -416,14 +416,11 @@ def test_the_repl_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path) -> 
         sys.executable, [str(ROOT / "repl.py")], env=env, encoding="utf-8", timeout=30, dimensions=(30, 100)
     )
     try:
+        child.expect("Ctrl-D exits")
         child.expect("> ")
-        child.send('(define-task (t) (model "echo") (prompt "typed at the repl"))\r')
-        child.expect("> ")
-        child.send("(get (t) 'status)\r")
+        child.send('(get ((lambda () (define-task (t) (model "echo") (prompt "typed at the repl")) (t))) \'status)\r')
         child.expect("┌ model echo")
         child.expect("typed at the repl")
         child.expect("COMPLETE")
-        child.sendcontrol("d")
-        child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
