@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..datatypes import EOF, VOID, Char, Parameter
+from ..datatypes import EOF, VOID, Char, MString, Parameter
 from ..errors import SchemeError, type_error
 from ..ports import InputPort, OutputPort, Port, StringOutputPort
 from .chars import check_char
@@ -69,11 +69,11 @@ def open_output_string() -> StringOutputPort:
 
 
 @primitive("get-output-string")
-def get_output_string(port: Any) -> str:
-    """The text written so far to a string output port."""
+def get_output_string(port: Any) -> MString:
+    """The text written so far to a string output port, as a new string."""
     if type(port) is not StringOutputPort:
         raise type_error("get-output-string", "a string output port", port)
-    return port.getvalue()
+    return MString(port.getvalue())
 
 
 @primitive("eof-object")
@@ -390,9 +390,11 @@ def install_io(interp: Interpreter) -> None:
         return VOID
 
     def read_line(port: Any = None) -> Any:
-        """The next line without its newline, or the eof object."""
+        """The next line without its line ending (``\\n`` or ``\\r\\n``), or the eof object."""
         line = inp("read-line", port).read_line()
-        return EOF if line is None else line
+        if line is None:
+            return EOF
+        return MString(line[:-1] if line.endswith("\r") else line)
 
     def read_char(port: Any = None) -> Any:
         """The next character, or the eof object."""
@@ -418,7 +420,7 @@ def install_io(interp: Interpreter) -> None:
             chars.append(ch)
         if not chars and n > 0:
             return EOF
-        return "".join(chars)
+        return MString("".join(chars))
 
     def char_ready(port: Any = None) -> bool:
         """True if a character can be read without blocking."""
@@ -430,7 +432,7 @@ def install_io(interp: Interpreter) -> None:
 
         return read_from_port(inp("read", port))
 
-    def with_output_to_string(thunk: Any) -> str:
+    def with_output_to_string(thunk: Any) -> MString:
         """Call ``thunk`` with output going to a string; return the string."""
         check_proc("with-output-to-string", thunk)
         port = StringOutputPort()
@@ -440,14 +442,14 @@ def install_io(interp: Interpreter) -> None:
             apply_fn()(thunk, [])
         finally:
             out_param.value = saved
-        return port.getvalue()
+        return MString(port.getvalue())
 
-    def call_with_output_string(proc: Any) -> str:
+    def call_with_output_string(proc: Any) -> MString:
         """Call ``proc`` with a string output port; return what it wrote."""
         check_proc("call-with-output-string", proc)
         port = StringOutputPort()
         apply_fn()(proc, [port])
-        return port.getvalue()
+        return MString(port.getvalue())
 
     def with_input_from_string(s: Any, thunk: Any) -> Any:
         """Call ``thunk`` with input coming from the string ``s``."""

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..bignum import decimal_to_int, int_to_decimal
-from ..datatypes import Values
+from ..datatypes import MString, Values
 from ..errors import SchemeError, type_error
 from ..limits import MAX_ELEMENTS
 from .registry import primitive
@@ -856,12 +856,12 @@ def number_to_string(x: Any, radix: int = 10) -> str:
 
 
 @primitive("number->string")
-def number_to_string_prim(x: Any, radix: Any = 10) -> str:
+def number_to_string_prim(x: Any, radix: Any = 10) -> MString:
     """The number as a string, in radix 2, 8, 10 or 16."""
     check_number("number->string", x)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
         raise SchemeError(f"number->string: radix must be 2, 8, 10 or 16, got {radix}", kind="value-error")
-    return number_to_string(x, radix)
+    return MString(number_to_string(x, radix))
 
 
 _PREFIX = re.compile(r"#[xXbBoOdDeEiI]")
