@@ -120,7 +120,7 @@ class Analyzer:
         self.gvars = interp.global_env.vars
         self.rt = interp.runtime
         self.macros: dict[Symbol, Any] = {}
-        self.operator_fallback: Callable[[Symbol], Any] | None = None
+        self.unbound_fallback: Callable[[Symbol], Any] | None = None
         self.current_file = "<string>"
         self.aliases: dict[Symbol, tuple[Symbol, Scope | None]] = {}
         #: Resolves a free alias whose macro was defined in a scope that does not enclose the
@@ -226,7 +226,7 @@ class Analyzer:
             raise syntax_error("empty combination (); use '() for the empty list", span)
         return Const(x, span)
 
-    def variable(self, name: Symbol, scope: Scope | None, span: Span | None, operator: bool = False) -> Node:
+    def variable(self, name: Symbol, scope: Scope | None, span: Span | None) -> Node:
         kind, key, depth, checked, home = self.find(name, scope)
         if kind is VAR:
             if depth < 0:  # a variable of a library's frame, seen from outside the library
@@ -234,15 +234,18 @@ class Analyzer:
             return LocalRef(key, depth, checked, span)
         if kind is MACRO or key in SPECIAL_FORMS:
             raise syntax_error(f"{name.name}: syntactic keyword used as a variable", span)
-        fallback = self.resolve_operator if operator else None
+        fallback = self.resolve_unbound
         if in_dynamic_scope(scope):
             return DynamicRef(key, span, fallback)
         return GlobalRef(key, self.gvars, span, fallback)
 
-    def resolve_operator(self, name: Symbol) -> Any:
-        """What an unbound global in operator position means: asks ``operator_fallback``
-        (the task library installs one), else None."""
-        hook = self.operator_fallback
+    def resolve_unbound(self, name: Symbol) -> Any:
+        """What a name bound nowhere means when it is evaluated: asks ``unbound_fallback``
+        (the task library installs one: a task name is the task), else None.
+
+        Asked at run time, at each evaluation of an unbound name, so a task defined after
+        the code that names it (later in a file, later in the REPL) is found."""
+        hook = self.unbound_fallback
         return hook(name) if hook is not None else None
 
     def analyze_pair(self, form: Pair, scope: Scope | None) -> Node:
@@ -295,7 +298,7 @@ class Analyzer:
             raise syntax_error("improper list in a call", form.span)
         head, head_span = items[0]
         if type(head) is Symbol:
-            operator = self.variable(head, scope, form.span, operator=True)
+            operator = self.variable(head, scope, form.span)
         else:
             operator = self.analyze(head, scope, head_span)
         operands = [self.analyze(x, scope, s) for x, s in items[1:]]

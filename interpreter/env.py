@@ -43,6 +43,35 @@ class Env:
         return f"#<environment {len(self.vars)} bindings>"
 
 
+class ContextBoundary(Env):
+    """The base frame of a composition form whose context does not inherit in full.
+
+    Code written inside the form sees the enclosing frames lexically, through ``outer``,
+    like any frame. Data passed *implicitly* (the caller's frame that a called task with
+    ``(context (inherit full))`` looks names up in, ``(subset …)`` copies) stops here and
+    continues at ``implicit``: the global frame (``none``) or a frame holding the listed
+    names (``subset``).
+    """
+
+    __slots__ = ("implicit",)
+
+    def __init__(self, vars: dict[Symbol, Any], outer: Env, implicit: Env) -> None:
+        super().__init__(vars, outer)
+        self.implicit = implicit
+
+
+def implicit_lookup(env: Env | None, name: Symbol, missing: Any = None) -> Any:
+    """The value of ``name`` as data passed implicitly from frame ``env`` sees it: along the
+    frame chain, jumping from a :class:`ContextBoundary` to its ``implicit`` frame;
+    ``missing`` when unbound."""
+    while env is not None:
+        vars = env.vars
+        if name in vars:
+            return vars[name]
+        env = env.implicit if type(env) is ContextBoundary else env.outer
+    return missing
+
+
 class GlobalBindings(dict):  # type: ignore[type-arg]
     """The global frame's bindings: a dict that notices when a watched name is rebound.
 

@@ -86,7 +86,7 @@ class Interpreter:
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events
-        self.analyzer.operator_fallback = self.tasks.resolve_operator
+        self.analyzer.unbound_fallback = self.tasks.resolve_unbound
         for install in INSTALLERS:
             install(self)
         if stdlib:

@@ -2,8 +2,10 @@
 
 The clauses are parsed here, once; each phase is an ordinary expression analysed in
 a :class:`Scope` holding the names the phase sees (``previous-outputs``; the loop's
-``current-iteration``, ``solution``, ``evaluation`` …; the inputs), so variables
-resolve lexically and the nodes bind them in matching frames at run time.
+``current-iteration``, ``solution``, ``evaluation`` …; the inputs) inside the scope
+where the form is written, so variables resolve lexically, as everywhere in Scheme,
+and the nodes bind them in matching frames at run time. A form's ``(context …)``
+governs only the data passed on implicitly (see :func:`context_frame`).
 """
 
 from __future__ import annotations
@@ -96,38 +98,21 @@ def context_frame(
     span: Span | None,
     who: str,
 ) -> tuple[ContextFrame, Scope]:
-    """The base frame of a form's phases: the inputs (and subset names), its outer frame chosen
-    by ``inherit_context`` (the enclosing frame for ``full``, the global frame otherwise)."""
-    full = context.inherit_context == "full"
-    bindings = list(inputs)
-    if context.inherit_context == "subset":
-        for name in subset:
-            if any(n is name for n, _ in bindings):
-                continue
-            bindings.append((name, an.variable(name, scope, span)))
-    names = [n for n, _ in bindings]
+    """The base frame of a form's phases: its inputs, inside the enclosing scope.
+
+    Lexical scope always holds: the phases see every variable in scope where the form is
+    written. ``inherit_context`` governs only what is passed on implicitly (to a called
+    task that inherits its caller's frame): everything under ``full``, the listed names
+    under ``subset`` (their values when the form starts), nothing under ``none``."""
+    names = [n for n, _ in inputs]
     if len(set(names)) != len(names):
         raise syntax_error(f"{who}: an input is named twice", span)
-    procedure = scope.procedure if scope is not None else None
-    base = Scope(dict.fromkeys(names, False), scope if full else None, procedure)
-    return ContextFrame(bindings, full, an.interp.global_env), base
-
-
-def hidden_locals(an: Analyzer, scope: Scope | None, forms: Iterable[Any], visible: set[Symbol]) -> frozenset[str]:
-    """Local variables of the enclosing code that the phases mention but cannot see
-    (the context does not inherit them): named in error messages as a hint."""
-    if scope is None:
-        return frozenset()
-    found: set[str] = set()
-    stack = list(forms)
-    while stack:
-        x = stack.pop()
-        if type(x) is Pair:
-            stack.append(x.car)
-            stack.append(x.cdr)
-        elif type(x) is Symbol and x not in visible and an.resolve(x, scope) is not None:
-            found.add(x.name)
-    return frozenset(found)
+    passed = (
+        [(name, an.variable(name, scope, span)) for name in subset] if context.inherit_context == "subset" else []
+    )
+    base = Scope(dict.fromkeys(names, False), scope)
+    frame = ContextFrame(list(inputs), context.inherit_context, passed, an.interp.global_env)
+    return frame, base
 
 
 def label_of(scope: Scope | None, default: str) -> str:
@@ -166,13 +151,8 @@ def sequential(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     frame, base = context_frame(an, scope, context, [], subset, form.span, who)
     inner = Scope({PREVIOUS_OUTPUTS: False}, base)
     steps = [(name, an.sequence(body, inner, span), span) for name, body, span in raw_steps]
-    hidden = (
-        hidden_locals(an, scope, [f for _, body, _ in raw_steps for f, _ in body], set())
-        if not frame.full
-        else frozenset()
-    )
     label = label_of(scope, who)
-    return Sequential(steps, context, frame, who.endswith("/strict"), an.interp, label, hidden, form.span)
+    return Sequential(steps, context, frame, who.endswith("/strict"), an.interp, label, form.span)
 
 
 # -- director-evaluator-loop -------------------------------------------------------------
@@ -216,16 +196,8 @@ def director_evaluator_loop(an: Analyzer, form: Pair, scope: Scope | None) -> No
         loop.termination = _phase(an, clauses["termination-condition"], evaluation_scope, who)
     if "script-execution" in clauses:
         loop.script_command, loop.script_timeout = _script(an, clauses["script-execution"], solution_scope, who)
-    hidden: frozenset[str] = frozenset()
-    if not frame.full:
-        phases = [
-            clauses[c][0]
-            for c in ("director", "evaluator", "termination-condition", "script-execution")
-            if c in clauses
-        ]
-        hidden = hidden_locals(an, scope, phases, reserved | set(base.vars))
     loop.uses_previous = mentions([clauses[c][0] for c in clauses], PREVIOUS_RESULTS)
-    return DirectorEvaluatorLoop(loop, context, frame, an.interp, label_of(scope, who), hidden, form.span)
+    return DirectorEvaluatorLoop(loop, context, frame, an.interp, label_of(scope, who), form.span)
 
 
 def mentions(forms: Iterable[Any], name: Symbol) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Span, Symbol
-from ..env import Env
+from ..env import ContextBoundary, Env
 from ..errors import SchemeError
 from ..tasks.loop import LoopPhases, ScriptStage, run_loop
 from ..tasks.records import ContextManagement
@@ -28,42 +28,37 @@ DEFAULT_MAX_ITERATIONS = 5
 
 @dataclass
 class ContextFrame:
-    """How a form's base frame is made: its bindings (evaluated where the form is) and whether
-    its outer frame is the enclosing one (``full``) or the global frame."""
+    """How a form's base frame is made: its inputs (evaluated where the form is), as a child
+    of the enclosing frame, so the phases see what is in scope where they are written.
 
-    bindings: list[tuple[Symbol, Node]]
-    full: bool
+    ``inherit`` decides what data passed implicitly sees (a called task that inherits its
+    caller's frame): under ``full`` the whole chain; otherwise the base frame is a
+    :class:`ContextBoundary` whose implicit chain goes on to the global frame, through a
+    frame of the ``passed`` names' values under ``subset``."""
+
+    inputs: list[tuple[Symbol, Node]]
+    inherit: str
+    passed: list[tuple[Symbol, Node]]
     global_env: Env
 
     def compile(self) -> Callable[[Env], Env]:
-        names = [n for n, _ in self.bindings]
-        inits = [node.compile(False) for _, node in self.bindings]
-        full, global_env = self.full, self.global_env
+        names = [n for n, _ in self.inputs]
+        inits = [node.compile(False) for _, node in self.inputs]
+        global_env = self.global_env
+        if self.inherit == "full":
+            return lambda env: Env(dict(zip(names, [init(env) for init in inits])), env)
+        passed_names = [n for n, _ in self.passed]
+        passed_inits = [node.compile(False) for _, node in self.passed]
 
         def base(env: Env) -> Env:
-            return Env(dict(zip(names, [init(env) for init in inits])), env if full else global_env)
+            implicit = (
+                Env(dict(zip(passed_names, [init(env) for init in passed_inits])), global_env)
+                if passed_names
+                else global_env
+            )
+            return ContextBoundary(dict(zip(names, [init(env) for init in inits])), env, implicit)
 
         return base
-
-
-def with_hint(run: Run, hidden: frozenset[str]) -> Run:
-    """``run``, with unbound-variable errors for enclosing locals explained."""
-    if not hidden:
-        return run
-
-    def hinted(env: Env) -> Any:
-        try:
-            return run(env)
-        except SchemeError as err:
-            name = err.message.removeprefix("unbound variable: ")
-            if err.kind == "unbound-variable" and name in hidden and "inputs" not in err.message:
-                err.message += (
-                    f" ({name} is a local variable outside the form, which does not inherit it: "
-                    f"pass it with (inputs ({name} {name})) or use (context (inherit full) (fresh disabled)))"
-                )
-            raise
-
-    return hinted
 
 
 def _located(err: SchemeError, span: Span | None) -> SchemeError:
@@ -75,7 +70,7 @@ def _located(err: SchemeError, span: Span | None) -> SchemeError:
 class Sequential(Node):
     """``sequential`` / ``sequential/strict``: steps in order with a history."""
 
-    __slots__ = ("context", "frame", "hidden", "interp", "label", "steps", "strict")
+    __slots__ = ("context", "frame", "interp", "label", "steps", "strict")
 
     def __init__(
         self,
@@ -85,14 +80,13 @@ class Sequential(Node):
         strict: bool,
         interp: Interpreter,
         label: str,
-        hidden: frozenset[str],
         span: Span | None,
     ) -> None:
         self.steps, self.context, self.frame, self.strict = steps, context, frame, strict
-        self.interp, self.label, self.hidden, self.span = interp, label, hidden, span
+        self.interp, self.label, self.span = interp, label, span
 
     def compile(self, tail: bool) -> Run:
-        steps = [Step(name, with_hint(node.compile(False), self.hidden), span) for name, node, span in self.steps]
+        steps = [Step(name, node.compile(False), span) for name, node, span in self.steps]
         base_of = self.frame.compile()
         context, strict, interp, label = self.context, self.strict, self.interp, self.label
 
@@ -124,7 +118,7 @@ class LoopClauses:
 class DirectorEvaluatorLoop(Node):
     """``director-evaluator-loop``: generate, evaluate with feedback, repeat."""
 
-    __slots__ = ("clauses", "context", "frame", "hidden", "interp", "label")
+    __slots__ = ("clauses", "context", "frame", "interp", "label")
 
     def __init__(
         self,
@@ -133,30 +127,29 @@ class DirectorEvaluatorLoop(Node):
         frame: ContextFrame,
         interp: Interpreter,
         label: str,
-        hidden: frozenset[str],
         span: Span | None,
     ) -> None:
         self.clauses, self.context, self.frame, self.interp = clauses, context, frame, interp
-        self.label, self.hidden, self.span = label, hidden, span
+        self.label, self.span = label, span
 
     def compile(self, tail: bool) -> Run:
-        c, hidden, interp = self.clauses, self.hidden, self.interp
+        c, interp = self.clauses, self.interp
         script = None
         if c.script_command is not None:
             from ..capabilities import require_scripts
 
             script = ScriptStage(
-                command=with_hint(c.script_command.compile(False), hidden),
+                command=c.script_command.compile(False),
                 timeout=c.script_timeout.compile(False) if c.script_timeout is not None else None,
                 check_allowed=lambda: require_scripts(interp, "director-evaluator-loop script-execution"),
                 events=interp.events,
                 poll=interp.runtime.check,
             )
         phases = LoopPhases(
-            director=with_hint(c.director.compile(False), hidden),
-            evaluator=with_hint(c.evaluator.compile(False), hidden),
+            director=c.director.compile(False),
+            evaluator=c.evaluator.compile(False),
             script=script,
-            termination=with_hint(c.termination.compile(False), hidden) if c.termination is not None else None,
+            termination=c.termination.compile(False) if c.termination is not None else None,
             spans=dict(c.spans),
             uses_previous=c.uses_previous,
         )

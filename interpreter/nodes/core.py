@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..datatypes import NIL, Pair, Primitive, Span, Symbol, Void
-from ..env import Env
+from ..env import ContextBoundary, Env, implicit_lookup
 from ..errors import SchemeError, arity_error
 from ..evaluator import (
     PASS_THROUGH,
@@ -131,8 +131,8 @@ class LocalRef(Node):
 class GlobalRef(Node):
     """A variable not bound by any enclosing form: looked up in the global frame.
 
-    ``fallback`` is consulted when the name is unbound (the task library uses it
-    to resolve task names in operator position).
+    ``fallback`` is consulted when the name is unbound: the task library uses it so
+    that a task name evaluates to the task as a procedure, wherever it is written.
     """
 
     __slots__ = ("fallback", "gvars", "name")
@@ -166,7 +166,11 @@ class GlobalRef(Node):
 
 class DynamicRef(Node):
     """A name looked up at run time along the frame chain (inside a task run in its
-    caller's frame), then the global frame, then ``fallback`` for operators."""
+    caller's frame), then the global frame, then ``fallback`` (task names).
+
+    The chain is the one implicit data follows: a :class:`~interpreter.env.ContextBoundary`
+    (a form whose context does not inherit in full) passes the lookup on to its
+    ``implicit`` frame, not to the enclosing locals."""
 
     __slots__ = ("name", "fallback")
 
@@ -177,21 +181,40 @@ class DynamicRef(Node):
         name, span, fallback = self.name, self.span, self.fallback
 
         def dynamic_ref(env: Env) -> Any:
-            frame: Env | None = env
-            while frame is not None:
-                vars = frame.vars
-                if name in vars:
-                    value = vars[name]
-                    if value is UNASSIGNED:
-                        raise unassigned_error(name, span)
-                    return value
-                frame = frame.outer
-            found = fallback(name) if fallback is not None else None
-            if found is None:
-                raise unbound_error(name, span)
-            return found
+            value = implicit_lookup(env, name, UNBOUND)
+            if value is UNBOUND:
+                found = fallback(name) if fallback is not None else None
+                if found is None:
+                    raise hidden_by_context(unbound_error(name, span), env)
+                return found
+            if value is UNASSIGNED:
+                raise unassigned_error(name, span)
+            return value
 
         return dynamic_ref
+
+
+UNBOUND = object()
+
+
+def hidden_by_context(err: SchemeError, env: Env) -> SchemeError:
+    """``err`` (a name unbound for implicit lookup), explained when a form's context hid it."""
+    name = Symbol.intern(err.message.removeprefix("unbound variable: "))
+    frame: Env | None = env
+    while frame is not None:
+        if type(frame) is ContextBoundary:
+            try:
+                frame.lookup(name)
+            except KeyError:
+                return err
+            err.message += (
+                f" ({name.name} is bound where the task was called, but a composition form's context there "
+                f"does not pass it on: pass it as an argument, or list it with (context (inherit subset) "
+                f"(subset {name.name})), or use (context (inherit full) (fresh disabled)))"
+            )
+            return err
+        frame = frame.outer
+    return err
 
 
 class FrameAssignment(Node):

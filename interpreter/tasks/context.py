@@ -8,6 +8,9 @@ A task call hands the task the caller's frame (see ``apply_in`` on
 - ``none``: a child of the global frame: only the parameters and globals are visible;
 - ``subset``: a child of the global frame holding the parameters and copies, made at
   each call, of the names listed in ``(subset …)`` as the caller sees them.
+
+What a task sees of its caller is implicit data, so it stops where a composition
+form's own context stops it (:class:`~interpreter.env.ContextBoundary`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..datatypes import Symbol, TailCall
-from ..env import Env
+from ..env import Env, implicit_lookup
 from ..errors import SchemeError
 from ..evaluator import UNASSIGNED, Closure
 
@@ -43,10 +46,7 @@ class DslBody:
 
     def copy(self, name: Symbol, caller: Env) -> Any:
         """The value of a ``subset`` name as the caller sees it."""
-        try:
-            value = caller.lookup(name)
-        except KeyError:
-            value = UNASSIGNED
+        value = implicit_lookup(caller, name, UNASSIGNED)
         if value is UNASSIGNED:
             raise SchemeError(
                 f"task {self.task}: {name.name}, listed in (subset …), is not bound", kind="unbound-variable"

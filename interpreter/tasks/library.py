@@ -2,7 +2,8 @@
 
 Bound as ``task-library`` in the global environment and reachable from Python as
 ``interp.tasks``. A call whose operator is not bound in the environment resolves
-through :meth:`TaskLibrary.resolve_operator` to a :class:`TaskProcedure`.
+through :meth:`TaskLibrary.resolve_unbound` to a :class:`TaskProcedure`; so does a
+task name anywhere else: tasks are values.
 """
 
 from __future__ import annotations
@@ -167,8 +168,10 @@ class TaskLibrary:
         return f"#<task-library {len(self._tasks)} tasks>"
 
     # -- calling ---------------------------------------------------------------------
-    def resolve_operator(self, name: Symbol) -> TaskProcedure | None:
-        """The analyzer's operator fallback: a task named like an unbound operator.
+    def resolve_unbound(self, name: Symbol) -> TaskProcedure | None:
+        """The analyzer's fallback for a name bound nowhere: the task of that name, as a
+        procedure (tasks are values: ``(map greet names)``). Variables come first, so a
+        ``define`` of the same name shadows the task.
 
         The library consulted is the one bound to ``task-library``. An unknown name
         close to a task's name is an unbound-variable error suggesting the task.

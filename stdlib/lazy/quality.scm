@@ -70,7 +70,6 @@
       (error "quality-gate: #:threshold must be a number from 0 to 1, got" threshold))
     (let ((result (director-evaluator-loop
                    (max-iterations limit)
-                   (inputs (generate generate) (evaluate evaluate) (threshold threshold))
                    (director (generate evaluation-feedback))
                    (evaluator (%quality-score (evaluate solution) threshold)))))
       (if (equal? (get result 'status) "MAX_ITERATIONS")
