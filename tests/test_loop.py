@@ -25,7 +25,7 @@ def loop(body: str, prelude: str = "", scripts: bool = False) -> LoopResult:
 # -- stopping --------------------------------------------------------------------------
 def test_stops_when_the_evaluator_succeeds() -> None:
     r = loop("(director current-iteration) (evaluator (= current-iteration 2))")
-    assert (r.status, r.success, r.iterations_completed, r.stop_reason) == ("COMPLETE", True, 3, "evaluator_success")
+    assert (r.status, r.success, r.iterations_completed, r.stop_reason) == ("COMPLETE", True, 3, "evaluator-success")
     assert r.final_output.content == "2"
     assert r.final_evaluation.notes.success is True
     assert [e.iteration for e in r.iteration_history] == [0, 1, 2]
@@ -37,7 +37,7 @@ def test_stops_at_max_iterations_default_five() -> None:
         "MAX_ITERATIONS",
         False,
         5,
-        "max_iterations",
+        "max-iterations",
     )
 
 
@@ -52,11 +52,12 @@ def test_termination_condition_sees_the_evaluation() -> None:
            (evaluator (make-evaluation #f "more" (list (cons 'metrics (list (cons 'score (* 0.4 current-iteration)))))))
            (termination-condition (>= (get evaluation 'notes 'details 'metrics 'score) 0.8))"""
     )
+    # success is the final evaluation's (seed 000); why the loop stopped is status and stop_reason
     assert (r.status, r.success, r.iterations_completed, r.stop_reason) == (
         "COMPLETE",
-        True,
+        False,
         3,
-        "termination_condition",
+        "termination-condition",
     )
     assert r.final_evaluation.notes.success is False
 
@@ -108,7 +109,7 @@ def test_inputs_are_bound_in_every_phase() -> None:
     )
     assert r.final_output.content == "rain!"
     assert r.final_evaluation.notes.feedback == "rain42"
-    assert r.stop_reason == "termination_condition"
+    assert r.stop_reason == "termination-condition"
 
 
 def test_a_bare_input_name_copies_the_local() -> None:
@@ -317,15 +318,19 @@ def test_scripts_need_the_capability() -> None:
     assert r.status == "FAILED" and "allow_scripts" in r.error.message
 
 
-def test_script_timeout_is_information() -> None:
+def test_a_script_timeout_fails_the_script_phase_and_keeps_its_output() -> None:
     r = loop(
         f"""(max-iterations 1) (director "x")
-            (script-execution '("{PY}" "-c" "import time; time.sleep(5)") (timeout 0.3))
+            (script-execution '("{PY}" "-c" "import sys, time; print('half', file=sys.stderr, flush=True); time.sleep(5)")
+                              (timeout 0.3))
             (evaluator (make-evaluation #f (number->string script-exit-code)))""",
         scripts=True,
     )
-    assert r.status == "MAX_ITERATIONS"
-    assert r.final_evaluation.notes.feedback.startswith("-")
+    assert (r.status, r.stop_reason, r.error.phase) == ("FAILED", "error", "script")
+    assert "timed out after 0.3 s: half" in r.error.message
+    [entry] = r.iteration_history
+    assert entry.output.content == "x"
+    assert entry.script_output.timed_out is True and entry.script_output.stderr == "half\n"
 
 
 # -- latest-only mode --------------------------------------------------------------------
@@ -336,7 +341,7 @@ def test_latest_only_carries_only_the_last_evaluation() -> None:
                            (if last-evaluator-output (get last-evaluator-output 'notes 'feedback) "none")))
            (evaluator (make-evaluation #f (string-append "fb" (number->string current-iteration))))"""
     )
-    assert r.final_output.content == "(2  #f 0 fb1)"
+    assert r.final_output.content == "(2 fb1 #f 0 fb1)"  # the feedback stays; only the history goes
     assert r.final_evaluation.notes.feedback == "fb2"
 
 

@@ -43,7 +43,7 @@ def test_every_loop_clause_sees_enclosing_locals(interp: Interpreter) -> None:
                  (termination-condition (= current-iteration wanted)))))"""
     )
     r = interp.eval('(refine "go" 5 2)')
-    assert (r.status, r.stop_reason, r.iterations_completed) == ("COMPLETE", "termination_condition", 3)
+    assert (r.status, r.stop_reason, r.iterations_completed) == ("COMPLETE", "termination-condition", 3)
     assert r.final_output.content == "go!2"
     assert r.final_evaluation.notes.feedback == "not yet go"
 

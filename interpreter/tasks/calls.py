@@ -20,7 +20,7 @@ from ..errors import SchemeError
 from .arguments import bind_arguments
 from .evaluation import parse_verdict
 from .records import EvaluationResult, TaskDefinition, TaskResult
-from .scripts import run_script, split_command
+from .scripts import failure_message, run_script, split_command
 from .templates import render
 from .tracing import now, trace_task
 
@@ -101,14 +101,16 @@ class TaskRunner:
             poll=self.library.interp.runtime.check,
         )
         self.library.interp.events.finish("script", definition.name, started, f"exit {result.exit_code}")
-        ok = result.exit_code == 0 and not result.timed_out
-        notes = {
-            "script_output": result.output().model_dump(),
+        failure = failure_message(result, timeout)
+        notes: dict[str, Any] = {
+            "script_output": result.model_dump(),
             "timed_out": result.timed_out,
             "truncated": result.truncated,
             "duration_s": result.duration_s,
         }
-        return TaskResult(content=result.stdout, status="COMPLETE" if ok else "FAILED", notes=notes)
+        if failure is not None:
+            notes["error"] = {"type": "TASK_FAILURE", "reason": "script_failed", "message": failure}
+        return TaskResult(content=result.stdout, status="COMPLETE" if failure is None else "FAILED", notes=notes)
 
     # -- procedure -------------------------------------------------------------------
     def procedure(self, task: Task, bound: dict[str, Any], caller: Env | None) -> Any:

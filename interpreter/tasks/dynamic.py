@@ -69,7 +69,7 @@ def evaluation_rounds(run: Callable[[Env], Any], env: Env, max_rounds: Any, inte
             (interp.tasks.describe(name) for name in interp.tasks.names()), request["criteria"]
         )
         content = result.content
-        script = _run_target(interp, request) if request.get("type") == "bash_script" else None
+        script = _run_target(interp, request, content) if request.get("type") == "bash_script" else None
         answer = _call_evaluator(interp, evaluator, content, request, script)
         evaluation = as_evaluation(answer, f"with-evaluation: evaluator {evaluator.name}")
         if script is not None:
@@ -93,12 +93,16 @@ def evaluation_rounds(run: Callable[[Env], Any], env: Env, max_rounds: Any, inte
     return _with_rounds(result, rounds)
 
 
-def _run_target(interp: Interpreter, request: dict[str, Any]) -> ScriptOutput:
+def _run_target(interp: Interpreter, request: dict[str, Any], solution: str) -> ScriptOutput:
+    """Run a ``bash_script`` request's target with the director's output on standard input,
+    as the static loop's script stage does."""
     from ..capabilities import require_scripts
 
     require_scripts(interp, "with-evaluation")
     start = now()
-    result = run_script(request["target"], timeout=float(request.get("timeout", 300)), poll=interp.runtime.check)
+    result = run_script(
+        request["target"], input=solution, timeout=float(request.get("timeout", 300)), poll=interp.runtime.check
+    )
     interp.events.finish("script", str(request["target"]), start, f"exit {result.exit_code}")
     return result.output()
 

@@ -33,6 +33,15 @@ def find_json(text: str) -> Any:
     raise ValueError("the output is not JSON")
 
 
+def flat_verdict(data: dict[str, Any]) -> dict[str, Any]:
+    """The verdict fields of an evaluator's answer, flat (``{"success", "feedback", "details"}``)
+    or in the seeds' nested shape (``{"content", "status", "notes": {"success", …}}``)."""
+    notes = data.get("notes")
+    if "success" not in data and isinstance(notes, dict) and "success" in notes:
+        return notes
+    return data
+
+
 def parse_verdict(task: str, text: str) -> EvaluationNotes:
     """The evaluation notes in an evaluator task's output."""
     try:
@@ -41,6 +50,7 @@ def parse_verdict(task: str, text: str) -> EvaluationNotes:
         raise invalid_output(f"task {task}: evaluator output is not JSON: {_short(text)}", [str(exc)]) from None
     if not isinstance(data, dict):
         raise invalid_output(f"task {task}: evaluator output must be a JSON object", ["expected a JSON object"])
+    data = flat_verdict(data)
     violations = verdict_violations(data)
     if violations:
         raise invalid_output(f"task {task}: evaluator output is invalid: {'; '.join(violations)}", violations)

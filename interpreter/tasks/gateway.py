@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, Runtime
 from ..limits import Watchdog
-from .errors import resource_exhausted, task_failure
+from .errors import TaskError, resource_exhausted, task_failure
 from .models import ModelRegistry, ModelResponse
 from .records import Limits
 from .replay import CallRecord, CallUsage, Recorder, ReplayBook
@@ -165,6 +165,12 @@ class ModelGateway:
         def run() -> ModelResponse:
             try:
                 return model.complete(prompt, system, options)
+            except SchemeError as err:
+                if err.kind == "resource-exhaustion" or isinstance(err, TaskError):
+                    raise  # the program's own limits, and task errors a model raises on purpose
+                failure = task_failure("model_error", f"model {name} failed: {err.full_message()}")
+                failure.span, failure.frames = err.span, list(err.frames)
+                raise failure from err
             except PASS_THROUGH:
                 raise
             except Exception as exc:

@@ -21,10 +21,18 @@ from pydantic import Field
 from ..datatypes import MString, Symbol, make_list
 from ..env import Env
 from ..errors import SchemeError
-from .errors import TaskError, invalid_output
-from .evaluation import parse_verdict, verdict_violations
-from .records import ContextManagement, EvaluationNotes, EvaluationResult, SchemeRecord, ScriptOutput, TaskResult
-from .scripts import run_script
+from .errors import TaskError, invalid_output, task_failure
+from .evaluation import flat_verdict, parse_verdict, verdict_violations
+from .records import (
+    ContextManagement,
+    EvaluationNotes,
+    EvaluationResult,
+    SchemeRecord,
+    ScriptOutput,
+    ScriptResult,
+    TaskResult,
+)
+from .scripts import failure_message, run_script
 from .sequence import content_of, is_runtime_limit
 from .tracing import EventHub, first_line, now
 
@@ -44,15 +52,23 @@ SOLUTION = S("solution")
 SCRIPT_STDOUT = S("script-stdout")
 SCRIPT_STDERR = S("script-stderr")
 SCRIPT_EXIT_CODE = S("script-exit-code")
+SCRIPT_OUTPUT = S("script-output")
 EVALUATION = S("evaluation")
 
 #: The names of each frame, in the order the phases see them.
-DIRECTOR_NAMES = (CURRENT_ITERATION, EVALUATION_FEEDBACK, EVALUATION_SUCCESS, PREVIOUS_RESULTS, LAST_EVALUATOR_OUTPUT)
-SOLUTION_NAMES = (DIRECTOR_RESULT, SOLUTION, SCRIPT_STDOUT, SCRIPT_STDERR, SCRIPT_EXIT_CODE)
+DIRECTOR_NAMES = (
+    CURRENT_ITERATION,
+    EVALUATION_FEEDBACK,
+    EVALUATION_SUCCESS,
+    EVALUATION,  # the last evaluation (#f at first); the termination condition sees this iteration's
+    PREVIOUS_RESULTS,
+    LAST_EVALUATOR_OUTPUT,
+)
+SOLUTION_NAMES = (DIRECTOR_RESULT, SOLUTION, SCRIPT_OUTPUT, SCRIPT_STDOUT, SCRIPT_STDERR, SCRIPT_EXIT_CODE)
 EVALUATION_NAMES = (EVALUATION,)
 
 LoopStatus = Literal["COMPLETE", "MAX_ITERATIONS", "FAILED", "ESCALATE"]
-StopReason = Literal["evaluator_success", "termination_condition", "max_iterations", "error"]
+StopReason = Literal["evaluator-success", "termination-condition", "max-iterations", "error"]
 
 
 # -- records -----------------------------------------------------------------------
@@ -61,7 +77,7 @@ class LoopIteration(SchemeRecord):
 
     iteration: int
     output: TaskResult | None = None
-    script_output: ScriptOutput | None = None
+    script_output: ScriptResult | None = None
     evaluation: EvaluationResult | None = None
 
 
@@ -78,9 +94,11 @@ class LoopError(SchemeRecord):
 class LoopResult(SchemeRecord):
     """What a director-evaluator loop returns.
 
-    ``status`` is COMPLETE when it succeeded (the evaluator said so, or the termination
-    condition held), MAX_ITERATIONS when it ran out, FAILED on an execution error;
-    quality gates mark an exhausted loop ESCALATE. ``stop_reason`` says which.
+    ``success`` is the final evaluation's success (seed 000: ``evaluationResult.notes.success``).
+    Why the loop stopped is ``status``: COMPLETE when the evaluator succeeded or the termination
+    condition held, MAX_ITERATIONS when it ran out, FAILED on an execution error (quality gates
+    mark an exhausted loop ESCALATE); and ``stop_reason``: evaluator-success,
+    termination-condition, max-iterations or error.
     """
 
     final_output: TaskResult | None = None
@@ -90,7 +108,7 @@ class LoopResult(SchemeRecord):
     iteration_history: list[LoopIteration] = Field(default_factory=list)
     status: LoopStatus = "COMPLETE"
     error: LoopError | None = None
-    stop_reason: StopReason = "max_iterations"
+    stop_reason: StopReason = "max-iterations"
 
 
 # -- values into records ---------------------------------------------------------------
@@ -115,8 +133,8 @@ def as_evaluation(value: Any, who: str) -> EvaluationResult:
         notes = EvaluationNotes(success=value, feedback="", details=None, script_output=None)
         return EvaluationResult(content="", status="COMPLETE", notes=notes)
     if isinstance(value, TaskResult):
-        if isinstance(value.notes, dict) and "success" in value.notes:
-            return _from_fields(who, value.notes, value.content, value.status)
+        if isinstance(value.notes, dict) and "success" in flat_verdict(value.notes):
+            return _from_fields(who, flat_verdict(value.notes), value.content, value.status)
         return EvaluationResult(content=value.content, notes=parse_verdict(who, value.content))
     if isinstance(value, (str, MString)):
         text = str(value)
@@ -126,7 +144,10 @@ def as_evaluation(value: Any, who: str) -> EvaluationResult:
 
     if type(value) is HashTable or is_alist(value) or type(value) is dict:
         data = to_python(value, who)
-        return _from_fields(who, data, str(data.get("feedback", "")), "COMPLETE")
+        fields = flat_verdict(data)
+        content = data.get("content") if fields is not data else fields.get("feedback")
+        status = data.get("status", "COMPLETE") if fields is not data else "COMPLETE"
+        return _from_fields(who, fields, str(content or ""), str(status))
     from ..printer import write_string
 
     text = write_string(value)
@@ -167,12 +188,12 @@ def stripped(entry: LoopIteration) -> LoopIteration:
         output = output.model_copy(update={"content": ""})
     script = entry.script_output
     if script is not None and (len(script.stdout) > KEPT_OUTPUT or len(script.stderr) > KEPT_OUTPUT):
-        script = ScriptOutput(stdout=cut(script.stdout), stderr=cut(script.stderr), exit_code=script.exit_code)
+        script = script.model_copy(update={"stdout": cut(script.stdout), "stderr": cut(script.stderr)})
     evaluation = entry.evaluation
     if evaluation is not None and (evaluation.content or evaluation.notes.script_output is not None):
         notes = evaluation.notes
-        if notes.script_output is not None:
-            notes = notes.model_copy(update={"script_output": script})
+        if notes.script_output is not None and script is not None:
+            notes = notes.model_copy(update={"script_output": script.output()})
         evaluation = evaluation.model_copy(update={"content": "", "notes": notes})
     return LoopIteration(iteration=entry.iteration, output=output, script_output=script, evaluation=evaluation)
 
@@ -246,8 +267,7 @@ def run_loop(
     last_eval: EvaluationResult | None = None
     completed = 0
     result_status: LoopStatus = "MAX_ITERATIONS"
-    reason: StopReason = "max_iterations"
-    success = False
+    reason: StopReason = "max-iterations"
     error: LoopError | None = None
     hub.progress.begin()
     loop_start = now()
@@ -264,7 +284,7 @@ def run_loop(
                 kind = err.error_type if isinstance(err, TaskError) else err.kind
                 error = LoopError(
                     type=kind,
-                    message=err.message,
+                    message=err.full_message(),
                     iteration=k,
                     phase=failure.phase,  # type: ignore[arg-type]
                     location=str(location) if location is not None else None,
@@ -293,15 +313,14 @@ def run_loop(
             )
             hub.progress.update(f"{label}: iteration {k + 1} of {max_iterations} · {feedback}")
             if stop:
-                success, result_status = True, "COMPLETE"
-                reason = stop
+                result_status, reason = "COMPLETE", stop
                 break
     finally:
         hub.progress.end()
     result = LoopResult(
         final_output=last_output,
         final_evaluation=last_eval,
-        success=success,
+        success=last_eval.notes.success if last_eval is not None else False,
         iterations_completed=completed,
         iteration_history=history,
         status=result_status,
@@ -322,15 +341,16 @@ def _iteration(
     entry: Draft,
 ) -> tuple[TaskResult, EvaluationResult, StopReason | None]:
     """One iteration; fills ``entry`` as phases finish (so a failure keeps what was done)."""
-    if accumulate and last_eval is not None:
+    if last_eval is not None:  # latest-only mode keeps the last evaluation; only the history goes
         feedback, succeeded = last_eval.notes.feedback, last_eval.notes.success
-    else:  # first iteration, or latest-only: only last-evaluator-output carries over
+    else:
         feedback, succeeded = "", False
     director_frame = Env(
         {
             CURRENT_ITERATION: k,
             EVALUATION_FEEDBACK: feedback,
             EVALUATION_SUCCESS: succeeded,
+            EVALUATION: last_eval if last_eval is not None else False,
             PREVIOUS_RESULTS: make_list(seen),
             LAST_EVALUATOR_OUTPUT: last_eval if last_eval is not None else False,
         },
@@ -343,6 +363,7 @@ def _iteration(
         {
             DIRECTOR_RESULT: output,
             SOLUTION: solution,
+            SCRIPT_OUTPUT: False,
             SCRIPT_STDOUT: "",
             SCRIPT_STDERR: "",
             SCRIPT_EXIT_CODE: False,
@@ -351,9 +372,9 @@ def _iteration(
     )
     script_output = None
     if phases.script is not None:
-        script_output = _run_stage(phases.script, solution_frame, solution)
-        entry.script_output = script_output
+        script_output = _run_stage(phases.script, solution_frame, solution, entry)
         values = solution_frame.vars
+        values[SCRIPT_OUTPUT] = script_output
         values[SCRIPT_STDOUT] = script_output.stdout
         values[SCRIPT_STDERR] = script_output.stderr
         values[SCRIPT_EXIT_CODE] = script_output.exit_code
@@ -363,14 +384,14 @@ def _iteration(
     except SchemeError as err:
         raise PhaseError("evaluator", err) from None
     if script_output is not None:
-        evaluation = with_script_output(evaluation, script_output)
+        evaluation = with_script_output(evaluation, script_output.output())
     entry.evaluation = evaluation
     if evaluation.notes.success:
-        return output, evaluation, "evaluator_success"
+        return output, evaluation, "evaluator-success"
     if phases.termination is not None:
         done = _phase("termination", phases.termination, Env({EVALUATION: evaluation}, solution_frame))
         if done is not False:
-            return output, evaluation, "termination_condition"
+            return output, evaluation, "termination-condition"
     return output, evaluation, None
 
 
@@ -383,8 +404,9 @@ def _phase(name: str, run: Callable[[Env], Any], frame: Env) -> Any:
         raise PhaseError(name, err) from None
 
 
-def _run_stage(stage: ScriptStage, frame: Env, solution: str) -> ScriptOutput:
-    """Run the script with the solution on standard input; a non-zero exit is not an error."""
+def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> ScriptResult:
+    """Run the script with the solution on standard input; a non-zero exit is not an error
+    (it informs the evaluation), a timeout is (the script phase fails, its output kept)."""
     from ..printer import display_string
 
     try:
@@ -410,8 +432,11 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str) -> ScriptOutput:
         if stage.events is not None:
             shown = argv if isinstance(argv, str) else " ".join(argv)
             stage.events.finish("script", shown, start, "timeout" if result.timed_out else f"exit {result.exit_code}")
+        entry.script_output = result
+        if result.timed_out:
+            raise task_failure("script_timeout", str(failure_message(result, float(timeout))))
     except SchemeError as err:
         if is_runtime_limit(err):
             raise
         raise PhaseError("script", err) from None
-    return ScriptOutput(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+    return result

@@ -53,6 +53,30 @@ class _Capture(threading.Thread):
         return self.data.decode("utf-8", errors="replace")
 
 
+#: Lines of standard error a failure message quotes.
+TAIL_LINES = 5
+#: Characters of standard error a failure message quotes at most.
+TAIL_CHARS = 600
+
+
+def stderr_tail(result: ScriptResult) -> str:
+    """``": "`` and the last lines of the script's standard error, or "" when it wrote none."""
+    lines = result.stderr.rstrip().splitlines()[-TAIL_LINES:]
+    text = "\n".join(lines)
+    if len(text) > TAIL_CHARS:
+        text = "…" + text[-TAIL_CHARS:]
+    return f": {text}" if text else ""
+
+
+def failure_message(result: ScriptResult, timeout: float | None) -> str | None:
+    """Why a script run failed (a timeout, or a non-zero exit with its stderr's tail), or None."""
+    if result.timed_out:
+        return f"script timed out after {timeout or 0:g} s{stderr_tail(result)}"
+    if result.exit_code != 0:
+        return f"script exited with code {result.exit_code}{stderr_tail(result)}"
+    return None
+
+
 def split_command(command: str | Sequence[str], shell: bool = False) -> list[str] | str:
     """A command string split as a POSIX shell would (kept whole for a shell), or a list as is."""
     if isinstance(command, str):

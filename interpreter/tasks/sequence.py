@@ -102,7 +102,7 @@ def failed_status(value: Any) -> bool:
 def error_info(err: SchemeError) -> dict[str, Any]:
     """``{type, message, location}`` of an error."""
     kind = err.error_type if isinstance(err, TaskError) else err.kind
-    info: dict[str, Any] = {"type": kind, "message": err.message}
+    info: dict[str, Any] = {"type": kind, "message": err.full_message()}
     if err.span is not None:
         info["location"] = str(err.span)
     return info
