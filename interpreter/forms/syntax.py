@@ -395,6 +395,8 @@ HARNESS_NAMES = [
     "test-results",
     "test-failures",
     "test-reset!",
+    "test-expect-fail",
+    "test-expected-failures",
 ]
 
 
