@@ -64,6 +64,9 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
         literals = [None]
     if not all(type(x) is Symbol for x in literals):
         raise syntax_error("syntax-rules: literals must be a list of identifiers", lspan or spec.span)
+    if ellipsis in literals or an.resolve(ellipsis, scope) is not None:
+        # A literal (R7RS 4.3.2) or a local variable named like the ellipsis is no ellipsis here.
+        ellipsis = Symbol(f"{ellipsis.name} (not an ellipsis here)")
     rules = []
     for rule, rspan in items[1:]:
         parts = list(elements(rule)) if type(rule) is Pair else []
