@@ -26,11 +26,10 @@ from .nodes.fastpath import INLINE_NAMES
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
+from .stdlib_files import startup_files
 from .tasks.library import LIBRARY_NAME, TaskLibrary
 from .tasks.records import Limits
 from .tasks.tracing import Event, EventHub
-
-STDLIB_DIR = Path(__file__).resolve().parent.parent / "stdlib"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -269,8 +268,9 @@ class Interpreter:
         check_file_access(self.allow_files, path, who)
 
     def load_stdlib(self) -> None:
-        for path in sorted(STDLIB_DIR.glob("*.scm")):
-            self.eval_scheme(path.read_text(encoding="utf-8"), filename=f"stdlib/{path.name}")
+        """Load the standard library's start-up files (``stdlib/*.scm``, shipped as ``interpreter.stdlib``)."""
+        for file in startup_files():
+            self.eval_scheme(file.read_text(encoding="utf-8"), filename=f"stdlib/{file.name}")
 
     def user_bindings(self) -> dict[str, Any]:
         """Names the program defined (not the built-ins), for the REPL's ``,env``."""

@@ -4,11 +4,37 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+import interpreter
 from interpreter import Interpreter, SchemeError
 from interpreter.printer import write_string
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--installed",
+        action="store_true",
+        help="test an installed taskscheme, not this checkout (run as: python -P -m pytest --installed -m stdlib)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    package = Path(interpreter.__file__).resolve().parent
+    if config.getoption("--installed") and package.is_relative_to(CHECKOUT):
+        raise pytest.UsageError(
+            f"--installed, but interpreter was imported from this checkout ({package}): run "
+            "`python -P -m pytest --installed` with the Python of a venv where taskscheme is installed "
+            "(not editable); -P keeps the current folder off sys.path"
+        )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"taskscheme under test: {Path(interpreter.__file__).resolve().parent}"
 
 
 @pytest.fixture

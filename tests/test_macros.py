@@ -10,6 +10,8 @@ import pytest
 from interpreter import Interpreter
 from interpreter.errors import SchemeError
 
+pytestmark = pytest.mark.stdlib  # CI also runs these against the built wheel
+
 
 @pytest.fixture
 def interp() -> Interpreter:

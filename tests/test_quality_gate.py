@@ -7,6 +7,8 @@ import pytest
 from interpreter import Interpreter, SchemeError
 from interpreter.tasks.loop import LoopResult
 
+pytestmark = pytest.mark.stdlib  # CI also runs these against the built wheel
+
 PRELUDE = """
 (define drafts '())
 (define (generate feedback)

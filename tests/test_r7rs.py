@@ -16,6 +16,8 @@ FILES = sorted(
     R7RS_DIR.glob("*.scm"), key=lambda p: [int(x) if x.isdigit() else x for x in p.stem.split("-")[0].split(".")]
 )
 
+pytestmark = pytest.mark.stdlib  # CI also runs these against the built wheel
+
 
 class Outcome(NamedTuple):
     passed: int

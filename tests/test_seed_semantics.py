@@ -194,3 +194,48 @@ def test_an_evaluator_task_may_answer_in_the_nested_shape() -> None:
     interp.eval('(define-task (judge text) (subtype "evaluator") (model "judge") (prompt "{{text}}"))')
     r = interp.eval('(judge "x")')
     assert (r.notes.success, r.notes.feedback) == (False, "too long")
+
+
+# -- 8. sequential history as seed 002 describes it -----------------------------------------
+def test_the_history_has_start_time_current_step_and_usage_per_step() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define-model "toy" (lambda (prompt system) "three word answer"))
+           (define-task (ask q) (model "toy") (prompt "{{q}}"))"""
+    )
+    r = interp.eval('(sequential (step plain (+ 1 2)) (step model (ask "a question")) (step again (ask "b")))')
+    assert r.notes["current_step"] == 2
+    assert r.notes["start_time"] <= r.notes["steps"][0].start_time <= r.notes["steps"][0].timestamp
+    usage = [e.resource_usage for e in r.notes["steps"]]
+    assert [u["calls"] for u in usage] == [0, 1, 1]
+    assert usage[1]["output_tokens"] > 0 and usage[1]["seconds"] >= 0
+    assert r.notes["resource_usage"]["calls"] == 2
+    assert interp.eval(
+        """(let ((r (sequential (step a (ask "x")) (step b (car '())))))
+             (list (get r 'notes 'current-step) (get r 'notes 'resource-usage 'calls)
+                   (get (car (get r 'notes 'partial-results)) 'resource-usage 'calls)))"""
+    ) == [1, 1, 1]
+
+
+def test_long_outputs_are_truncated_in_the_history_but_not_in_the_trace() -> None:
+    interp = Interpreter()
+    events: list = []
+    interp.on_event(events.append)
+    r = interp.eval(
+        """(sequential (context (format full-output) (max-stored-chars 10))
+             (step long (make-string 25 #\\a))
+             (step short (string-length (car previous-outputs))))"""
+    )
+    long = r.notes["steps"][0].output
+    assert long == "a" * 10 + "…[truncated 15 chars]"
+    assert r.content == str(len(long))  # previous-outputs is what the history keeps
+    [step] = [e for e in events if e.kind == "step" and e.name.endswith("/long")]
+    assert step.info["output"] == "a" * 25
+
+
+def test_the_default_limit_is_100000_chars_and_must_be_positive() -> None:
+    interp = Interpreter()
+    r = interp.eval('(sequential (step a (make-string 100001 #\\b)))')
+    assert r.notes["steps"][0].output.endswith("…[truncated 1 chars]")
+    with pytest.raises(SchemeError, match="max_stored_chars"):
+        interp.eval("(sequential (context (max-stored-chars 0)) (step a 1))")

@@ -5,7 +5,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from interpreter import Interpreter
+
+pytestmark = pytest.mark.stdlib  # CI also runs these against the built wheel
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "summarize.scm"
 

@@ -37,6 +37,7 @@ CONTEXT_FIELDS = {
     "accumulate": "accumulate_data",
     "format": "accumulation_format",
     "fresh": "fresh_context",
+    "max-stored-chars": "max_stored_chars",
 }
 LOOP_CLAUSES = (
     "max-iterations",

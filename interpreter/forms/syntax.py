@@ -30,6 +30,7 @@ from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, strip
 from ..nodes.binding import Let
 from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
 from ..primitives.registry import installer, primitive
+from ..stdlib_files import read_stdlib
 from .binding import defines_of
 
 if TYPE_CHECKING:
@@ -385,7 +386,7 @@ def import_form(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
 
 
 # -- the test harness, loaded on first use ------------------------------------------------
-HARNESS = Path(__file__).resolve().parent.parent.parent / "stdlib" / "lazy" / "test.scm"
+HARNESS = "lazy/test.scm"
 HARNESS_NAMES = [
     "test",
     "test-begin",
@@ -404,17 +405,20 @@ HARNESS_NAMES = [
 
 
 class Autoload(Macro):
-    """Stands for a name of a Scheme file not loaded at start-up: the first use loads it."""
+    """Stands for a name of a standard library file not loaded at start-up: the first use loads it.
 
-    def __init__(self, path: Path, names: list[str]) -> None:
-        self.path = path
+    ``name`` is the file's path inside ``stdlib/`` (``lazy/test.scm``)."""
+
+    def __init__(self, name: str, names: list[str]) -> None:
+        self.name = name
         self.names = names
 
     def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
+        source = read_stdlib(self.name)  # a missing file is a clear error, and the names stay autoloads
         for name in self.names:
             if analyzer.macros.get(sym(name)) is self:
                 del analyzer.macros[sym(name)]
-        analyzer.interp.eval(self.path.read_text(encoding="utf-8"), filename=f"stdlib/lazy/{self.path.name}")
+        analyzer.interp.eval(source, filename=f"stdlib/{self.name}")
         return form
 
 

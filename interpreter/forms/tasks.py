@@ -17,6 +17,7 @@ from ..nodes.core import Lambda, Node
 from ..printer import write_string
 from ..tasks.nodes import DefineModel, DefineTask, TaskSpec
 from ..tasks.records import CONTEXT_DEFAULTS
+from .composition import CONTEXT_FIELDS
 
 CLAUSES = (
     "description",
@@ -34,12 +35,6 @@ CLAUSES = (
 TEXT_CLAUSES = {"description", "system", "prompt", "criteria"}
 NAME_CLAUSES = {"model", "subtype"}
 LIMIT_CLAUSES = {"max-turns": "max_turns", "max-context": "max_context", "timeout": "timeout"}
-CONTEXT_FIELDS = {
-    "inherit": "inherit_context",
-    "accumulate": "accumulate_data",
-    "format": "accumulation_format",
-    "fresh": "fresh_context",
-}
 SCRIPT_OPTIONS = ("timeout", "input", "shell", "cwd")
 
 

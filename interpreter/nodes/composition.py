@@ -90,13 +90,16 @@ class Sequential(Node):
         base_of = self.frame.compile()
         context, strict, interp, label = self.context, self.strict, self.interp, self.label
 
+        def usage() -> Any:
+            return interp.tasks.usage.total
+
         def sequential(env: Env) -> Any:
             base = base_of(env)
 
             def frame(previous: Any) -> Env:
                 return Env({PREVIOUS_OUTPUTS: previous}, base)
 
-            return run_sequence(steps, context, frame, strict, interp.events, label)
+            return run_sequence(steps, context, frame, strict, interp.events, label, usage)
 
         return sequential
 

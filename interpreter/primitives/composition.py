@@ -21,7 +21,7 @@ from .registry import installer, primitive
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
 
-QUALITY = Path(__file__).resolve().parent.parent.parent / "stdlib" / "lazy" / "quality.scm"
+QUALITY = "lazy/quality.scm"
 QUALITY_NAMES = ["quality-gate"]
 
 

@@ -130,6 +130,9 @@ class ContextManagement(SchemeRecord):
     accumulation_format: AccumulationFormat = "notes_only"
     fresh_context: Fresh = "disabled"
     subset: list[str] = Field(default_factory=list)
+    #: Longest output a history keeps; a longer one is cut with a ``…[truncated K chars]`` marker
+    #: (the full text stays in the trace).
+    max_stored_chars: int = Field(default=100_000, ge=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> ContextManagement:

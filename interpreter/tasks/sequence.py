@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..datatypes import Span, make_list
+from ..datatypes import MString, Span, make_list
 from ..errors import SchemeError
 from .errors import TaskError, task_failure
 from .records import ContextManagement, SchemeRecord, TaskResult
@@ -25,12 +25,15 @@ SUMMARY_WIDTH = 120
 
 
 class SequentialEntry(SchemeRecord):
-    """One step of a sequence: its name, its output, its notes and when it ended."""
+    """One step of a sequence (seed 002's TaskOutput): its name, its output (cut at the context's
+    ``max_stored_chars``), its notes, when it started and ended, and the model usage during it."""
 
     step: str
     output: Any = None
     notes: Any = None
     timestamp: float
+    start_time: float | None = None
+    resource_usage: dict[str, Any] | None = None
 
 
 class SequentialHistory(SchemeRecord):
@@ -118,6 +121,75 @@ def failure_info(value: Any) -> dict[str, Any]:
     return {"type": "TASK_FAILURE", "message": message}
 
 
+def truncated(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and a marker saying how many were cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[truncated {len(text) - limit} chars]"
+
+
+def stored(value: Any, limit: int) -> Any:
+    """A step's value as the history keeps it: text (a result's content) cut at ``limit``."""
+    if isinstance(value, TaskResult) and len(value.content) > limit:
+        return value.model_copy(update={"content": truncated(value.content, limit)})
+    if isinstance(value, (str, MString)):
+        text = str(value)
+        return truncated(text, limit) if len(text) > limit else value
+    return value
+
+
+class History:
+    """Seed 002's SequentialHistory: the entries, the start time, the current step and the
+    model usage so far (the difference of the run's usage totals since the start)."""
+
+    def __init__(self, usage: Callable[[], Any] | None, limit: int) -> None:
+        self.entries: list[SequentialEntry] = []
+        self.start_time = time.time()
+        self.current_step = 0
+        self.usage = usage
+        self.limit = limit
+        self.at_start = self.figures()
+
+    def figures(self) -> dict[str, Any]:
+        total = self.usage() if self.usage is not None else None
+        if total is None:
+            return {"calls": 0, "input_tokens": 0, "output_tokens": 0, "duration_s": 0.0}
+        return {
+            "calls": total.calls,
+            "input_tokens": total.input_tokens,
+            "output_tokens": total.output_tokens,
+            "duration_s": total.duration_s,
+        }
+
+    def since(self, before: dict[str, Any]) -> dict[str, Any]:
+        after = self.figures()
+        used = {key: after[key] - before[key] for key in before}
+        used["duration_s"] = round(used["duration_s"], 6)
+        return used
+
+    def add(self, name: str, value: Any, started: float, before: dict[str, Any]) -> None:
+        usage = self.since(before)
+        usage["seconds"] = round(time.time() - started, 6)
+        self.entries.append(
+            SequentialEntry(
+                step=name,
+                output=plain(stored(value, self.limit)),
+                notes=plain(notes_of(value)),
+                timestamp=time.time(),
+                start_time=started,
+                resource_usage=usage,
+            )
+        )
+
+    def notes(self) -> dict[str, Any]:
+        """The metadata of the history, for the result's notes."""
+        return {
+            "start_time": self.start_time,
+            "current_step": self.current_step,
+            "resource_usage": self.since(self.at_start),
+        }
+
+
 def run_sequence(
     steps: list[Step],
     context: ContextManagement,
@@ -125,13 +197,18 @@ def run_sequence(
     strict: bool,
     hub: EventHub,
     label: str,
+    usage: Callable[[], Any] | None = None,
 ) -> TaskResult:
-    """Run ``steps``; ``frame(previous_outputs)`` makes the frame a step runs in."""
-    entries: list[SequentialEntry] = []
+    """Run ``steps``; ``frame(previous_outputs)`` makes the frame a step runs in; ``usage()``
+    gives the run's model usage totals (for each step's ``resource_usage``)."""
+    history = History(usage, context.max_stored_chars)
+    entries = history.entries
     accumulated: list[Any] = []
     last: Any = None
     for index, step in enumerate(steps):
+        history.current_step = index
         start = now()
+        started, before = time.time(), history.figures()
         previous = make_list(accumulated) if context.accumulate_data else make_list([])
         try:
             value = step.run(frame(previous))
@@ -141,50 +218,61 @@ def run_sequence(
             if err.span is None:
                 err.span = step.span
             hub.finish("step", f"{label}/{step.name}", start, "error", info={"index": index})
-            return _failed(step, error_info(err), entries, strict, err)
+            return _failed(step, error_info(err), history, strict, err)
         if failed_status(value):
-            hub.finish("step", f"{label}/{step.name}", start, "FAILED", info={"index": index})
+            hub.finish("step", f"{label}/{step.name}", start, "FAILED", info=_step_info(hub, index, value))
             info = failure_info(value)
             if step.span is not None:
                 info["location"] = str(step.span)
-            entries.append(_entry(step.name, value))
-            return _failed(step, info, entries[:-1], strict, None, value)
-        entries.append(_entry(step.name, value))
+            history.add(step.name, value, started, before)
+            failed = entries.pop()
+            return _failed(step, info, history, strict, None, failed.output)
+        history.add(step.name, value, started, before)
         if context.accumulate_data:
-            accumulated.append(_accumulated(value, context.accumulation_format))
+            accumulated.append(_accumulated(value, context.accumulation_format, context.max_stored_chars))
         last = value
-        hub.finish("step", f"{label}/{step.name}", start, "ok", info={"index": index})
-    return TaskResult(content=content_of(last), status="COMPLETE", notes={"steps": entries})
+        hub.finish("step", f"{label}/{step.name}", start, "ok", info=_step_info(hub, index, value))
+    return TaskResult(content=content_of(last), status="COMPLETE", notes={"steps": entries, **history.notes()})
 
 
-def _entry(name: str, value: Any) -> SequentialEntry:
-    return SequentialEntry(step=name, output=plain(value), notes=plain(notes_of(value)), timestamp=time.time())
+def _step_info(hub: EventHub, index: int, value: Any) -> dict[str, Any]:
+    """A step event's info: its index and, when someone listens, the full output (the history
+    may keep it cut)."""
+    info: dict[str, Any] = {"index": index}
+    if hub.subscribers:
+        info["output"] = content_of(value)
+    return info
 
 
-def _accumulated(value: Any, fmt: str) -> Any:
+def _accumulated(value: Any, fmt: str, limit: int) -> Any:
     """What a later step sees of ``value`` in ``previous-outputs``."""
     from .values import to_scheme
 
     if fmt == "full_output":
-        return value.content if isinstance(value, TaskResult) else value
+        return stored(value.content if isinstance(value, TaskResult) else value, limit)
     return to_scheme(notes_of(value))
 
 
 def _failed(
     step: Step,
     error: dict[str, Any],
-    entries: list[SequentialEntry],
+    history: History,
     strict: bool,
     cause: SchemeError | None,
-    value: Any = None,
+    output: Any = None,
 ) -> TaskResult:
     """The FAILED result (or, for ``sequential/strict``, the TASK_FAILURE raised)."""
     message = f"step {step.name} failed: {error['type']}: {error['message']}"
     if strict:
-        err = task_failure("step_failed", message, list(entries))
+        err = task_failure("step_failed", message, list(history.entries))
         err.span = cause.span if cause is not None and cause.span is not None else step.span
         raise err from cause
-    notes: dict[str, Any] = {"error": error, "failed_step": step.name, "partial_results": entries}
-    if value is not None:
-        notes["failed_output"] = plain(value)
+    notes: dict[str, Any] = {
+        "error": error,
+        "failed_step": step.name,
+        "partial_results": history.entries,
+        **history.notes(),
+    }
+    if output is not None:
+        notes["failed_output"] = output
     return TaskResult(content=message, status="FAILED", notes=notes)

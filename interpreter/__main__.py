@@ -1,0 +1,5 @@
+"""``python -m interpreter``: the ``taskscheme`` command line."""
+
+from .cli import main
+
+main()

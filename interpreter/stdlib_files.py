@@ -1,0 +1,46 @@
+"""Where the Scheme standard library is: the resource package ``interpreter.stdlib``.
+
+The files live in the checkout's top-level ``stdlib/`` folder; pyproject maps that folder to
+``interpreter.stdlib``, so wheels, sdists and editable installs all carry it, and it is read
+with :mod:`importlib.resources` wherever the package is installed.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+from .errors import SchemeError
+
+PACKAGE = "interpreter.stdlib"
+
+
+def stdlib_root() -> Traversable:
+    """The folder holding the ``.scm`` files; a clear SchemeError when the install lacks it."""
+    try:
+        root = resources.files(PACKAGE)
+    except ModuleNotFoundError:
+        raise missing(f"no package {PACKAGE}") from None
+    if not root.joinpath("prelude.scm").is_file():
+        raise missing(f"no prelude.scm in {root}")
+    return root
+
+
+def startup_files() -> list[Traversable]:
+    """The files loaded when an interpreter starts: every ``.scm`` at the top, by name."""
+    return sorted((item for item in stdlib_root().iterdir() if item.name.endswith(".scm")), key=lambda f: f.name)
+
+
+def read_stdlib(name: str) -> str:
+    """The text of a standard library file, by its path inside ``stdlib/`` (``lazy/test.scm``)."""
+    target = stdlib_root().joinpath(*name.split("/"))
+    if not target.is_file():
+        raise missing(f"no {name} in {stdlib_root()}")
+    return target.read_text(encoding="utf-8")
+
+
+def missing(detail: str) -> SchemeError:
+    return SchemeError(
+        f"the Scheme standard library is missing ({detail}): reinstall taskscheme, or start with --no-stdlib",
+        kind="file-error",
+    )
