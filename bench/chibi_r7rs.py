@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from interpreter import Interpreter, SchemeError  # noqa: E402
-from interpreter.reader import read_all  # noqa: E402
+from interpreter import Interpreter, SchemeError
+from interpreter.reader import read_all
 
 SHIM = """
 (define-syntax test-values
