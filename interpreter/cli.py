@@ -14,14 +14,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
-from .datatypes import VOID, Values
+from .datatypes import VOID, Span, Values
 from .errors import SchemeError, SchemeExit
 from .evaluator import Interrupted
 from .interpreter import Interpreter
 from .interrupts import interruptible
 from .printer import write_string
 from .reader import read_with_spans
-from .terminal import format_error, is_terminal, supports_colour
+from .tasks.failures import dropped_failure_error, dropped_failure_warning, is_failed_result
+from .terminal import format_error, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
 examples:
@@ -34,8 +35,23 @@ examples:
   taskscheme --replay run.jsonl prog.scm  run again from a recording, without calling a model
 
 From the command line, programs may read and load files and run scripts
-(an embedding host has to allow that explicitly). Exit status: 0, 1 after an
-error (printed on standard error), 130 when interrupted, or n after (exit n).
+(an embedding host has to allow that explicitly). A script with no timeout of
+its own may run 300 s. A FAILED task or loop result that a top-level form drops
+is a warning on standard error (--strict: an error). Exit status: 0, 1 after an
+error (printed on standard error), 2 for a bad option, 130 when interrupted, or
+n after (exit n).
+
+environment:
+  TASKSCHEME_MODEL    the default model when --model is not given (else llm's default model)
+  LLM_USER_PATH       llm's folder: API keys (llm keys set ...), aliases, plugins' settings;
+                      provider keys such as OPENAI_API_KEY are read by llm and its plugins
+  TASKSCHEME_HISTORY  the REPL's history file ('' for none); by default
+                      $XDG_DATA_HOME/taskscheme/history (XDG_DATA_HOME: ~/.local/share;
+                      on Windows APPDATA)
+  NO_COLOR            set: no colour in errors, warnings and the REPL
+  TERM                dumb: no colour, no progress spinner, and a plain line-by-line REPL
+  CI                  set: no progress spinner for model calls
+  XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
 """
 
 INTERRUPTED_STATUS = 130
@@ -67,17 +83,40 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
     tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
     tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
+    running = parser.add_argument_group("running")
+    running.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="stop the whole run after SECONDS with a resource-exhaustion error (exit 1); in the REPL, each input",
+    )
+    running.add_argument(
+        "--strict",
+        action="store_true",
+        help="a FAILED task or loop result that a top-level form drops is an error (exit 1), not a warning",
+    )
     parser.add_argument("--no-stdlib", action="store_true", help="start with only the built-in procedures")
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
     return parser
 
 
+def positive_seconds(text: str) -> float:
+    """An option's value as a positive number of seconds (argparse reports anything else)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return seconds
+
+
 # -- making interpreters ---------------------------------------------------------------
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay"):
+    for key in ("model", "record", "replay", "timeout"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     if opts.exprs:
@@ -88,6 +127,7 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
     def make() -> Interpreter:
         interp = Interpreter(**kwargs)
         interp.command_line = list(command_line)
+        interp.on_top_level_value = dropped_failure_check(interp, strict=opts.strict)
         if trace_log is not None:
             on_event = getattr(interp, "on_event", None)  # not every interpreter reports events yet
             if on_event is None:
@@ -105,6 +145,21 @@ def _log_event(log: IO[str], event: Any) -> None:
     log.flush()
 
 
+def dropped_failure_check(interp: Interpreter, *, strict: bool) -> Callable[[Any, Span | None], None]:
+    """What runs on each top-level form's value: nothing fails in silence. A FAILED TaskResult or
+    LoopResult that the program drops is a one-line warning, or under ``--strict`` an error."""
+
+    def check(value: Any, span: Span | None) -> None:
+        if not is_failed_result(value):
+            return
+        if strict:
+            raise dropped_failure_error(value, span)
+        _end_terminal_line(interp)
+        print(format_warning(dropped_failure_warning(value, span), supports_colour(sys.stderr)), file=sys.stderr)
+
+    return check
+
+
 # -- running ---------------------------------------------------------------------------
 def print_values(interp: Interpreter, source: str, filename: str) -> None:
     """Evaluate each expression in ``source`` and print its value(s) with ``write``."""
@@ -120,14 +175,16 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
 
 
 def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
-    """The non-interactive modes: ``-e``, a file, or a program on standard input."""
-    if opts.exprs:
-        for expr in opts.exprs:
-            print_values(interp, expr, "<-e>")
-    elif opts.file and opts.file != "-":
-        interp.eval_file(opts.file)
-    else:
-        interp.eval(sys.stdin.read(), filename="<stdin>")
+    """The non-interactive modes: ``-e``, a file, or a program on standard input; one run (``--timeout``)."""
+    source = None if opts.exprs or (opts.file and opts.file != "-") else sys.stdin.read()
+    with interp.whole_run():
+        if opts.exprs:
+            for expr in opts.exprs:
+                print_values(interp, expr, "<-e>")
+        elif source is None:
+            interp.eval_file(opts.file)
+        else:
+            interp.eval(source, filename="<stdin>")
 
 
 def wants_repl(opts: argparse.Namespace) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar, overload
 
@@ -74,6 +74,9 @@ class Interpreter:
         # Values crossing the Python boundary (conversion.py); installers below may use it.
         self.converter = Converter(self, lambda fn: host_procedure(self.converter, fn))
         self.command_line: list[str] = ["taskscheme"]
+        #: Called with the value and place of each top-level form that ``eval``/``eval_file`` run
+        #: (the command line warns there about a FAILED result the program drops).
+        self.on_top_level_value: Callable[[Any, Span | None], None] | None = None
         self.loading: list[Path] = []
         self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
         self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_NAMES})
@@ -173,6 +176,8 @@ class Interpreter:
                 raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
             for datum, span in forms:
                 result = self.eval_datum(datum, span)
+                if self.on_top_level_value is not None:
+                    self.on_top_level_value(result, span)
         return result
 
     async def aeval(self, source: str, *, filename: str = "<string>") -> Any:
@@ -191,6 +196,10 @@ class Interpreter:
             return node.compile(False)(self.global_env)
 
         return self._run(run, span)
+
+    def whole_run(self) -> AbstractContextManager[None]:
+        """Everything evaluated inside is one run: limits such as ``timeout`` count from here."""
+        return self._top_level()
 
     @contextmanager
     def _top_level(self) -> Iterator[None]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import IO
+from typing import IO, Any
 
 from .errors import SchemeError
 from .evaluator import Interrupted
 
 RED_BOLD = "\x1b[1;31m"
+YELLOW_BOLD = "\x1b[1;33m"
 DIM = "\x1b[2m"
 RESET = "\x1b[0m"
 
@@ -45,3 +46,16 @@ def format_error(err: SchemeError, colour: bool = False) -> str:
     if rest:
         lines.append(f"{DIM}{rest}{RESET}")
     return "\n".join(lines)
+
+
+def format_warning(text: str, colour: bool = False) -> str:
+    """A one-line warning, in yellow when ``colour``."""
+    return f"{YELLOW_BOLD}{text}{RESET}" if colour else text
+
+
+def format_failure(result: Any, colour: bool = False) -> str:
+    """A FAILED TaskResult or LoopResult's error, worded and coloured as an error."""
+    from .tasks.failures import failure_summary
+
+    text = f"error: FAILED {type(result).__name__}: {failure_summary(result)}"
+    return f"{RED_BOLD}{text}{RESET}" if colour else text

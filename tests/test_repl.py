@@ -377,7 +377,7 @@ def test_task_names_complete_with_their_summary(task_repl: Repl) -> None:
 
 
 def test_model_shows_and_switches_the_default(task_repl: Repl) -> None:
-    task_repl.submit(",model", ",model other-model")
+    task_repl.submit(",model", '(define-model "other-model" (lambda (prompt system) "hi"))', ",model other-model")
     assert task_repl.out.getvalue() == "; default model: echo\n; default model: other-model\n"
 
 

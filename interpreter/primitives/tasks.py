@@ -14,7 +14,7 @@ from ..tasks.arguments import check_keywords, split_keywords
 from ..tasks.errors import TaskError, from_validation, make_task_error
 from ..tasks.library import TaskProcedure
 from ..tasks.records import EvaluationResult, SchemeRecord, ScriptResult, TaskResult
-from ..tasks.scripts import MAX_OUTPUT, run_script
+from ..tasks.scripts import MAX_OUTPUT, run_script, timeout_or_default
 from ..tasks.values import key_name, to_python
 from .registry import installer, primitive
 
@@ -179,7 +179,7 @@ def install(interp: Interpreter) -> None:
         return run_script(
             _command(command),
             input=_text("run-script", opts["input"]) if "input" in opts else None,
-            timeout=_seconds(opts.get("timeout")),
+            timeout=timeout_or_default(_seconds(opts.get("timeout"))),
             cwd=_text("run-script", opts["cwd"]) if "cwd" in opts else None,
             env=_environment(opts.get("env")),
             shell=opts.get("shell", False) is not False,

@@ -191,7 +191,9 @@ def usage(session: ReplSession, arg: str) -> None:
 def model(session: ReplSession, arg: str) -> None:
     models = session.interp.models
     if arg:
-        models.default = _unquote(arg)
+        wanted = _unquote(arg)
+        models.get(wanted)  # an unknown id is refused here (a TASK_FAILURE with a did-you-mean), not at the next call
+        models.default = wanted
     try:
         name = models.default_name()
     except Exception as exc:  # llm may have no default model configured

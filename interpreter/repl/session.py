@@ -18,7 +18,8 @@ from ..evaluator import Interrupted
 from ..interpreter import Interpreter
 from ..interrupts import SigintWatch, interruptible
 from ..reader import read_with_spans
-from ..terminal import format_error, is_terminal
+from ..tasks.failures import is_failed_result
+from ..terminal import format_error, format_failure, is_terminal
 from .commands import CommandError, is_command, run_command
 from .describe import summary
 
@@ -96,11 +97,13 @@ class ReplSession:
     def show_value(self, value: Any) -> None:
         """Print a result as ``$N = value`` and bind ``$N`` to it, as Guile does (a costly model
         call need not run again to reuse its answer); ``VOID`` prints nothing, several values
-        get a number each."""
+        get a number each. A FAILED task or loop result shows its error first, as an error."""
         if value is VOID:
             return
         items = value.items if isinstance(value, Values) else [value]
         for item in items:
+            if is_failed_result(item):
+                self.complain(format_failure(item, self.colour))
             self.results.append(item)
             name = result_name(len(self.results))
             self.interp.define(name, item)

@@ -20,7 +20,7 @@ from ..errors import SchemeError
 from .arguments import bind_arguments
 from .evaluation import parse_verdict
 from .records import EvaluationResult, TaskDefinition, TaskResult
-from .scripts import failure_message, run_script, split_command
+from .scripts import failure_message, run_script, split_command, timeout_or_default
 from .templates import render
 from .tracing import now, trace_task
 
@@ -89,7 +89,7 @@ class TaskRunner:
         else:
             parts = split_command(template)
             command = [render(part, bound) for part in parts]
-        timeout = spec.timeout if spec and spec.timeout is not None else definition.limits.timeout
+        timeout = timeout_or_default(spec.timeout if spec and spec.timeout is not None else definition.limits.timeout)
         stdin = render(spec.input, bound) if spec and spec.input is not None else None
         started = now()
         result = run_script(

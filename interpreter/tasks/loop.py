@@ -32,12 +32,10 @@ from .records import (
     ScriptResult,
     TaskResult,
 )
-from .scripts import failure_message, run_script
+from .scripts import failure_message, run_script, timeout_or_default
 from .sequence import content_of, is_runtime_limit
 from .tracing import EventHub, first_line, now
 
-#: Default seconds a loop's script stage may run.
-SCRIPT_TIMEOUT = 300.0
 #: Characters of script output kept in a latest-only history entry.
 KEPT_OUTPUT = 200
 
@@ -412,7 +410,7 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> S
     try:
         stage.check_allowed()
         command = stage.command(frame)
-        timeout = stage.timeout(frame) if stage.timeout is not None else SCRIPT_TIMEOUT
+        timeout = stage.timeout(frame) if stage.timeout is not None else timeout_or_default(None)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise SchemeError(
                 f"script-execution: (timeout …) must be a positive number of seconds, got {display_string(timeout)}",

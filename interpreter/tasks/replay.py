@@ -44,11 +44,21 @@ def call_key(model: str, system: str | None, prompt: str, options: dict[str, Any
 
 
 class Recorder:
-    """Writes each call to ``path``; the file is started afresh by the first call."""
+    """Writes each call to ``path``; the file is started afresh by the first call.
+
+    A path that cannot be written is an error at once, not at the first call."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.started = False
+        existed = self.path.exists()
+        try:
+            with self.path.open("a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            raise self._cannot_write(exc) from None
+        if not existed:
+            self.path.unlink()
 
     def write(self, record: CallRecord) -> None:
         mode = "a" if self.started else "w"
@@ -56,10 +66,11 @@ class Recorder:
             with self.path.open(mode, encoding="utf-8") as out:
                 out.write(record.model_dump_json() + "\n")
         except OSError as exc:
-            raise SchemeError(
-                f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error"
-            ) from None
+            raise self._cannot_write(exc) from None
         self.started = True
+
+    def _cannot_write(self, exc: OSError) -> SchemeError:
+        return SchemeError(f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error")
 
 
 class ReplayBook:

@@ -24,6 +24,8 @@ from .records import ScriptResult
 MAX_OUTPUT = 1 << 20
 #: Seconds between checks of the running program (cancellation, its time limit) while a command runs.
 POLL_EVERY = 0.05
+#: Seconds a script may run when its task, loop or call gives no timeout (the seeds' default).
+DEFAULT_TIMEOUT = 300.0
 CHUNK = 1 << 16
 
 
@@ -75,6 +77,11 @@ def failure_message(result: ScriptResult, timeout: float | None) -> str | None:
     if result.exit_code != 0:
         return f"script exited with code {result.exit_code}{stderr_tail(result)}"
     return None
+
+
+def timeout_or_default(timeout: float | None) -> float:
+    """``timeout``, or :data:`DEFAULT_TIMEOUT` when none was given: no script runs without a limit."""
+    return DEFAULT_TIMEOUT if timeout is None else timeout
 
 
 def split_command(command: str | Sequence[str], shell: bool = False) -> list[str] | str:
