@@ -116,7 +116,6 @@ class SchemeError(Exception):
         """``message`` followed by the irritants, written as Scheme data."""
         if not self.irritants:
             return self.message
-        from .printer import write_string
 
         return self.message + " " + " ".join(quoted(x) for x in self.irritants)
 
