@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers import assert_error
 
-from interpreter import Interpreter
+from interpreter import Interpreter, SchemeError
 
 ECHO_TASK = """
 (define-model (echo-model prompt) prompt)
@@ -47,3 +47,30 @@ def test_an_escaped_placeholder_is_not_a_parameter(interp: Interpreter) -> None:
     interp.eval(ECHO_TASK)
     interp.eval('(define-task (show) (model echo-model) (prompt "write \\\\{{name}} in a template"))')
     assert interp.eval("(get (show) 'content)") == "write {{name}} in a template"
+
+
+@pytest.mark.parametrize(
+    ("src", "where"),
+    [
+        ("(if (define x 1) 2 3)", "<string>:1:5"),
+        ("(list 1\n  (define y 2))", "<string>:2:3"),
+        ("(define z (define w 3))", "<string>:1:11"),
+        ("(display (define-values (a b) (values 1 2)))", "<string>:1:10"),
+        ("((define f car) '(1))", "<string>:1:2"),
+    ],
+)
+def test_define_in_an_expression_position_is_a_syntax_error_with_its_location(
+    interp: Interpreter, src: str, where: str
+) -> None:
+    with pytest.raises(SchemeError) as info:
+        interp.eval(src)
+    assert info.value.kind == "syntax-error"
+    assert "a definition cannot be used as an expression" in info.value.message
+    assert str(info.value.span) == where
+
+
+def test_definitions_where_they_belong_still_work(interp: Interpreter) -> None:
+    src = """(define (f) (define a 1) (begin (define b 2)) (+ a b))
+             (begin (define c 3))
+             (let () (define d 4) (list (f) c d))"""
+    assert interp.eval(src) == [3, 3, 4]
