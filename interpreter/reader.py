@@ -606,6 +606,10 @@ def _reader() -> _Reader:
 def _translate(exc: UnexpectedInput, text: str, file: str) -> ReadError:
     """A ReadError for a Lark error, pointing at the most useful place."""
     if isinstance(exc, UnexpectedToken):
+        if exc.token.type == "$END":
+            outermost = _outermost_open(exc)
+            if outermost is not None and outermost.type in _OPENERS:
+                return ReadError(_unclosed_form(outermost, text), Span(file, outermost.line, outermost.column), True)
         return _unexpected_token(exc, file)
     if isinstance(exc, UnexpectedCharacters):
         span = Span(file, exc.line, exc.column)
@@ -628,6 +632,36 @@ def _innermost_open(exc: UnexpectedToken) -> _Tok | None:
         if type(value) is _Tok and (value.type in _OPENERS or value.type in _PREFIXES):
             return value
     return None
+
+
+def _outermost_open(exc: UnexpectedToken) -> _Tok | None:
+    """The outermost opening bracket still waiting when the input ended."""
+    state = getattr(exc, "state", None)
+    for value in getattr(state, "value_stack", None) or []:
+        if type(value) is _Tok and value.type in _OPENERS:
+            return value
+    return None
+
+
+_HEAD_WORD = re.compile(r"\s*([^\s()\[\]\";'`,|]+)")
+_TOP_LEVEL_LINE = re.compile(r"^[^\s;]", re.MULTILINE)
+
+
+def _unclosed_form(opener: _Tok, text: str) -> str:
+    """The message for input that ends inside the form ``opener`` opens: the form by its
+    head word, and, when a later line starts at column 0 (a new top-level form, as people
+    write them), the likely place of the missing close bracket (as Racket reports it)."""
+    closer = ")" if opener.value.endswith("(") else "]"
+    head = _HEAD_WORD.match(text, opener.end_pos)
+    form = f"'{opener.value}{head.group(1)} …'" if head else f"'{opener.value}'"
+    kind = "vector" if opener.type == "VECTOR_OPEN" else "bytevector" if opener.type == "BYTEVECTOR_OPEN" else "form"
+    message = f"unclosed {form} ({kind} opened here): it needs a '{closer}'"
+    next_line = text.find("\n", opener.start_pos)
+    later = _TOP_LEVEL_LINE.search(text, next_line + 1) if next_line >= 0 else None
+    if later is not None:
+        line = text.count("\n", 0, later.start()) + 1
+        message += f"; a '{closer}' is probably missing before line {line}, which starts at column 0"
+    return message
 
 
 def _unexpected_token(exc: UnexpectedToken, file: str) -> ReadError:
