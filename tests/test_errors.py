@@ -90,7 +90,7 @@ def test_error_irritants_are_written(error) -> None:
         ("(guard 5)", "guard: expected", "1:1"),
         ("(let-values (((a) 1 2)) a)", "let-values: each binding must be (formals expr)", "1:14"),
         (",x", "unquote: not inside a quasiquote", "1:1"),
-        ("(f . x)", "improper list", "1:1"),
+        ("(car . 1)", "improper list", "1:1"),
         ("(if . 1)", "improper list", "1:1"),
     ],
 )

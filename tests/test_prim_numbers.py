@@ -255,9 +255,9 @@ def test_inexact_value(interp: Interpreter, src: str, expected: float) -> None:
 ERRORS = [
     ("(+ 1 #t)", "+: expected a number, got #t", "type-error"),
     ('(+ 1 "2")', "+: expected a number", "type-error"),
-    ("(- 'a)", "-: expected a number, got a", "type-error"),
+    ("(- 'a)", "-: expected a number, got 'a", "type-error"),
     ("(* 2 #f)", "*: expected a number", "type-error"),
-    ("(< 1 'x)", "<: expected a real number, got x", "type-error"),
+    ("(< 1 'x)", "<: expected a real number, got 'x", "type-error"),
     ("(= 1 #t)", "=: expected a number", "type-error"),
     ("(<)", "<", "arity-error"),
     ("(/ 1 0)", "/: division by zero", "division-by-zero"),

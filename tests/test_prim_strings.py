@@ -170,7 +170,7 @@ ERRORS = [
     ('(symbol->string "a")', "symbol->string: expected a symbol", "type-error"),
     ("(string->symbol 'a)", "string->symbol: expected a string", "type-error"),
     ('(symbol=? \'a "a")', "symbol=?: expected a symbol", "type-error"),
-    ("(string-length 'abc)", "string-length: expected a string, got abc", "type-error"),
+    ("(string-length 'abc)", "string-length: expected a string, got 'abc", "type-error"),
     ('(string-ref "abc" 3)', "string-ref: index 3 out of range for string of length 3", "index-error"),
     ('(string-ref "abc" -1)', "string-ref: index -1 out of range", "index-error"),
     ('(string-ref "abc" \'x)', "string-ref: expected an exact integer index", "type-error"),

@@ -418,7 +418,7 @@ class Autoload(Macro):
         for name in self.names:
             if analyzer.macros.get(sym(name)) is self:
                 del analyzer.macros[sym(name)]
-        analyzer.interp.eval(source, filename=f"stdlib/{self.name}")
+        analyzer.interp.eval_scheme(source, filename=f"stdlib/{self.name}", check=False)
         return form
 
 

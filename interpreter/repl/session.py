@@ -128,7 +128,11 @@ class ReplSession:
 
     def evaluate(self, text: str, filename: str) -> None:
         """Evaluate every expression in ``text``, printing each value; stop at the first error."""
-        for datum, span in read_with_spans(text, filename):
+        forms = read_with_spans(text, filename)
+        warning = self.interp.check_unbound(forms, whole=False)
+        if warning is not None:
+            self.complain(warning)
+        for datum, span in forms:
             self.show_value(self.interp.eval_datum(datum, span))
             if self.interrupted:
                 raise Interrupted("interrupted", kind="resource-exhaustion")
