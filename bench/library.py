@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from programs import LIBRARY, R7RS, Case  # noqa: E402
 
 from interpreter import Interpreter  # noqa: E402
+from interpreter.collector import tune_collector  # noqa: E402
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 100_000))  # for the plain-Python side only
 
@@ -107,6 +108,7 @@ def main() -> None:
     parser.add_argument("-k", default="", help="only programs whose title contains this text")
     opts = parser.parse_args()
     repeat = 1 if opts.quick else 3
+    tune_collector()  # as the command line does after start-up
     ratios = []
     for title, cases in (("Library programs", LIBRARY), ("r7rs-benchmarks programs", R7RS)):
         chosen = [c for c in cases if opts.k.lower() in c.title.lower()]

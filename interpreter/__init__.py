@@ -3,6 +3,7 @@
 from .datatypes import NIL, VOID, Char, Keyword, Pair, Symbol
 from .errors import ErrorRecord, SchemeError, SchemeExit
 from .interpreter import Interpreter
+from .tasks.models import TransientModelError
 
 __all__ = [
     "NIL",
@@ -15,5 +16,6 @@ __all__ = [
     "SchemeError",
     "SchemeExit",
     "Symbol",
+    "TransientModelError",
 ]
 __version__ = "0.1.0"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
+from .collector import tune_collector
 from .datatypes import VOID, Span, Values
 from .errors import SchemeError, SchemeExit
 from .evaluator import Interrupted
@@ -33,6 +34,8 @@ examples:
   taskscheme -i lib.scm                   load lib.scm, then start the REPL
   taskscheme --model NAME --record run.jsonl prog.scm
   taskscheme --replay run.jsonl prog.scm  run again from a recording, without calling a model
+  taskscheme --retries 3 --cache --trace run.jsonl prog.scm
+  taskscheme trace run.jsonl              print the runs in a trace as trees
 
 From the command line, programs may read and load files and run scripts
 (an embedding host has to allow that explicitly). A script with no timeout of
@@ -51,6 +54,8 @@ environment:
   NO_COLOR            set: no colour in errors, warnings and the REPL
   TERM                dumb: no colour, no progress spinner, and a plain line-by-line REPL
   CI                  set: no progress spinner for model calls
+  TASKSCHEME_PROGRESS 1: show the progress spinner and streamed model text even when not a
+                      terminal; 0: never show them
   XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
 """
 
@@ -95,10 +100,56 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a FAILED task or loop result that a top-level form drops is an error (exit 1), not a warning",
     )
+    add_model_call_options(parser)
     parser.add_argument("--no-stdlib", action="store_true", help="start with only the built-in procedures")
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
     return parser
+
+
+def add_model_call_options(parser: argparse.ArgumentParser) -> None:
+    """Retries, the response cache, streaming, trace detail, OpenTelemetry and llm's log (docs/models.md)."""
+    calls = parser.add_argument_group("model calls in production")
+    calls.add_argument("--retries", type=int, metavar="N", help="retry a model call up to N times on transient errors")
+    calls.add_argument(
+        "--cache",
+        nargs="?",
+        const=True,
+        metavar="PATH",
+        help="answer repeated model calls from a SQLite cache (default: in the user's cache folder)",
+    )
+    calls.add_argument("--no-cache", action="store_true", help="never use the response cache, not even for (cache #t)")
+    calls.add_argument("--no-stream", action="store_true", help="do not show model text as it arrives on a terminal")
+    calls.add_argument(
+        "--trace-redact", action="store_true", help="leave prompts, system texts and responses out of --trace"
+    )
+    calls.add_argument(
+        "--otel", action="store_true", help="send traces to OpenTelemetry (OTLP, from OTEL_EXPORTER_OTLP_*)"
+    )
+    calls.add_argument("--log", action="store_true", help="record model calls in llm's logs database (see: llm logs)")
+
+
+def model_call_settings(opts: argparse.Namespace) -> dict[str, Any]:
+    """Interpreter keyword arguments from the model-call options."""
+    kwargs: dict[str, Any] = {}
+    if opts.retries is not None:
+        kwargs["retries"] = opts.retries
+    if opts.cache is not None and not opts.no_cache:
+        kwargs["cache"] = opts.cache
+    if opts.log:
+        kwargs["log"] = True
+    return kwargs
+
+
+def configure_model_calls(interp: Interpreter, opts: argparse.Namespace) -> None:
+    """The model-call settings that are not Interpreter arguments."""
+    interp.tasks.gateway.cache_disabled = opts.no_cache
+    interp.events.progress.stream_models = not opts.no_stream
+    interp.events.redact = opts.trace_redact
+    if opts.otel:
+        from .tasks.otel import otlp_exporter
+
+        interp.events.watch(otlp_exporter())
 
 
 def positive_seconds(text: str) -> float:
@@ -119,6 +170,7 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
     for key in ("model", "record", "replay", "timeout"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
+    kwargs.update(model_call_settings(opts))
     if opts.exprs:
         command_line = ["-e", *([opts.file] if opts.file else []), *opts.args]
     else:
@@ -127,6 +179,7 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
     def make() -> Interpreter:
         interp = Interpreter(**kwargs)
         interp.command_line = list(command_line)
+        configure_model_calls(interp, opts)
         interp.on_top_level_value = dropped_failure_check(interp, strict=opts.strict)
         if trace_log is not None:
             on_event = getattr(interp, "on_event", None)  # not every interpreter reports events yet
@@ -179,7 +232,8 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
 def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
     """The non-interactive modes: ``-e``, a file, or a program on standard input; one run (``--timeout``)."""
     source = None if opts.exprs or (opts.file and opts.file != "-") else sys.stdin.read()
-    with interp.whole_run():
+    program = "<-e>" if opts.exprs else "<stdin>" if source is not None else opts.file
+    with interp.whole_run(program):
         if opts.exprs:
             for expr in opts.exprs:
                 print_values(interp, expr, "<-e>")
@@ -215,9 +269,33 @@ def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argpars
     return run_plain(session, sys.stdin, prompt_to=sys.stderr if is_terminal(sys.stdin) else None)
 
 
+#: ``taskscheme NAME …`` runs a subcommand instead of a program (when no file NAME exists).
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {}
+
+
+def subcommand(argv: Sequence[str]) -> Callable[[list[str]], int] | None:
+    if not argv or argv[0] not in SUBCOMMANDS or Path(argv[0]).exists():
+        return None
+    return SUBCOMMANDS[argv[0]]
+
+
+def trace_command(argv: list[str]) -> int:
+    """``taskscheme trace FILE.jsonl``: print the runs of a trace as trees."""
+    from .tasks.trace_tree import main as trace_main
+
+    return trace_main(argv)
+
+
+SUBCOMMANDS["trace"] = trace_command
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
-    opts = build_parser().parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = subcommand(args)
+    if command is not None:
+        return command(args[1:])
+    opts = build_parser().parse_args(args)
     try:
         trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
     except OSError as exc:
@@ -227,6 +305,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         make = interpreter_factory(opts, trace_log)
         interp = make()
+        tune_collector()
         if wants_repl(opts):
             return run_repl(make, interp, opts)
         with interruptible(interp, hint_to=sys.stderr if is_terminal(sys.stderr) else None):

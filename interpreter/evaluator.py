@@ -334,6 +334,70 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
         return result
 
 
+CLOSURE_CALLER = """
+def make(proc, rt, env):
+    def call({params}):
+        depth = rt.depth
+        if depth >= rt.hop_mark:
+            return rt.deep(proc, [{params}])
+        rt.steps += 1
+        if rt.steps >= rt.check_at:
+            rt.check()
+        rt.depth = depth + 1
+        result = proc.run(env, {params})
+        rt.depth = depth
+        if type(result) is TailCall:
+            return apply_procedure(result.proc, result.args)
+        return result
+    return call
+"""
+
+PRIMITIVE_CALLER = """
+def make(proc, fn):
+    def call({params}):
+        try:
+            result = fn({params})
+        except TypeError as exc:
+            raise primitive_type_error(proc, [{params}], exc) from None
+        if type(result) is TailCall:
+            return apply_procedure(result.proc, result.args)
+        return result
+    return call
+"""
+
+_caller_makers: dict[tuple[str, int], Callable[..., Callable[..., Any]]] = {}
+
+
+def caller(proc: Any, count: int) -> Callable[..., Any]:
+    """A Python function of ``count`` positional arguments that applies ``proc`` to them
+    exactly as :func:`apply_procedure` does (steps, depth, limits, tail calls, errors).
+
+    For the higher-order primitives (``map``, ``fold-left``, ``assoc`` with a predicate …),
+    which call one procedure many times: a closure's compiled body or a primitive's Python
+    function is called directly, with no argument list and no dispatch per call. Any other
+    procedure (a task, a continuation, a parameter) goes through :func:`apply_procedure`."""
+    if type(proc) is Closure and proc.nargs == count:
+        # proc.run is read at each call: a new closure's body is compiled on its first call.
+        return _caller_maker(CLOSURE_CALLER, count)(proc, proc.rt, proc.env)
+    if type(proc) is Primitive and proc.min_args <= count and (proc.max_args is None or count <= proc.max_args):
+        return _caller_maker(PRIMITIVE_CALLER, count)(proc, proc.fn)
+    return lambda *args: apply_procedure(proc, list(args))
+
+
+def _caller_maker(template: str, count: int) -> Callable[..., Callable[..., Any]]:
+    """The ``make`` function of ``template`` for ``count`` parameters (compiled once)."""
+    maker = _caller_makers.get((template, count))
+    if maker is None:
+        namespace: dict[str, Any] = {
+            "TailCall": TailCall,
+            "apply_procedure": apply_procedure,
+            "primitive_type_error": primitive_type_error,
+        }
+        exec(template.format(params=", ".join(f"a{i}" for i in range(count))), namespace)  # a fixed template
+        maker = _caller_makers[(template, count)] = namespace["make"]
+    return maker
+
+
 def apply_with_caller(proc: Any, args: list[Any], env: Any, tail: bool = False) -> Any:
     """Apply ``proc`` for a call made in frame ``env``.
 

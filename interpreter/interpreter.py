@@ -27,8 +27,9 @@ from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .stdlib_files import startup_files
+from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
-from .tasks.records import Limits
+from .tasks.records import Limits, RetryPolicy
 from .tasks.tracing import Event, EventHub
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,6 +55,11 @@ class Interpreter:
         task_limits: Limits | dict[str, Any] | None = None,
         allow_python: bool = False,
         max_output: int | None = None,
+        # model calls in production (docs/models.md)
+        retries: int | RetryPolicy | dict[str, Any] | None = None,
+        cache: str | Path | bool | None = None,
+        otel: bool = False,
+        log: bool | str | Path = False,
     ) -> None:
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
@@ -88,11 +94,19 @@ class Interpreter:
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events
+        configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
+        self.tasks.gateway.may_write_files = allow_files is True
         self.analyzer.unbound_fallback = self.tasks.resolve_unbound
         for install in INSTALLERS:
             install(self)
         if stdlib:
             self.load_stdlib()
+        # Watchers of spans (after the stdlib, whose loading is not worth showing).
+        self.events.use_progress(self.events.progress)
+        if otel:
+            from .tasks.otel import OtelExporter
+
+            self.events.watch(OtelExporter())
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
@@ -175,7 +189,7 @@ class Interpreter:
 
         result: Any = VOID
         nested = len(self.loading) > 1  # a file that a running program loads
-        with self._top_level():
+        with self._top_level(filename):
             try:
                 forms = read_with_spans(source, filename)
             except RecursionError:
@@ -215,13 +229,14 @@ class Interpreter:
 
         return self._run(run, span)
 
-    def whole_run(self) -> AbstractContextManager[None]:
-        """Everything evaluated inside is one run: limits such as ``timeout`` count from here."""
-        return self._top_level()
+    def whole_run(self, program: str = "<python>") -> AbstractContextManager[None]:
+        """Everything evaluated inside is one run: limits such as ``timeout`` count from here,
+        and one ``run`` trace event names ``program``."""
+        return self._top_level(program)
 
     @contextmanager
-    def _top_level(self) -> Iterator[None]:
-        """Begin a run (limits counted from here) unless one is already under way."""
+    def _top_level(self, program: str = "<python>") -> Iterator[None]:
+        """Begin a run (limits counted from here, a ``run`` trace event) unless one is already under way."""
         rt = self.runtime
         if rt.running:
             yield
@@ -229,9 +244,15 @@ class Interpreter:
         rt.begin()
         rt.running = True
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
+        run = self.events.begin_run(program, self.command_line)
         try:
             yield
+        except BaseException as err:
+            self.events.end_run(run, err)
+            run = None
+            raise
         finally:
+            self.events.end_run(run)
             rt.running = False
             rt.depth = 0
             if watchdog is not None:
@@ -239,7 +260,7 @@ class Interpreter:
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
-        with self._top_level():
+        with self._top_level(span.file if span is not None else "<python>"):
             try:
                 return thunk()
             except ContinuationInvoked as jump:

@@ -39,8 +39,10 @@ class OutputPort(Port):
     def write(self, text: str) -> None:
         if text:
             self.sink(text)
-            nl = text.rfind("\n")
-            self.column = len(text) - nl - 1 if nl >= 0 else self.column + len(text)
+            if "\n" in text:
+                self.column = len(text) - text.rfind("\n") - 1
+            else:
+                self.column += len(text)
 
     def flush(self) -> None:
         if self.flusher is not None:
@@ -65,13 +67,29 @@ class StringOutputPort(OutputPort):
 class InputPort(Port):
     """A textual input port over a text buffer (a string, a file read whole, or stdin lines)."""
 
-    __slots__ = ("text", "pos", "more")
+    __slots__ = ("text", "pos", "more", "counted")
 
     def __init__(self, text: str = "", name: str = "string", more: Callable[[], str] | None = None) -> None:
         super().__init__(name)
         self.text = text
         self.pos = 0
         self.more = more  # called for more text when the buffer runs out; "" means end of file
+        self.counted = (0, 1, 0)  # (offset, its line, where that line starts): see position()
+
+    def position(self) -> tuple[int, int]:
+        """The line of ``pos`` and the offset where that line starts, for ``read``'s spans.
+
+        Lines are counted on from where the last call left off, so reading a port datum
+        by datum counts each newline once (linear in the text, not quadratic)."""
+        offset, line, line_start = self.counted
+        if offset > self.pos:
+            offset, line, line_start = 0, 1, 0
+        newlines = self.text.count("\n", offset, self.pos)
+        if newlines:
+            line += newlines
+            line_start = self.text.rindex("\n", offset, self.pos) + 1
+        self.counted = (self.pos, line, line_start)
+        return line, line_start
 
     def _fill(self) -> bool:
         if self.more is None:
@@ -80,6 +98,8 @@ class InputPort(Port):
         if not chunk:
             self.more = None
             return False
+        line, line_start = self.position()
+        self.counted = (0, line, line_start - self.pos)
         self.text = self.text[self.pos :] + chunk
         self.pos = 0
         return True

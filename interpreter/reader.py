@@ -22,11 +22,11 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.lexer import Lexer, LexerState, TextSlice
+from lark.lexer import Lexer, LexerState
 
 from .datatypes import (
     EOF,
@@ -450,6 +450,26 @@ def _fold(kind: str, value: str) -> str:
     return value if len(value) <= 3 else "#\\" + value[2:].casefold()
 
 
+class Source(NamedTuple):
+    """``text[start:end]`` to read, where ``start`` is on line ``line`` and that line begins
+    at offset ``line_start``: the lexer starts there without counting the lines before it
+    (as Lark does for a ``TextSlice``), so reading a long port datum by datum stays linear."""
+
+    text: str
+    start: int
+    end: int
+    line: int
+    line_start: int
+
+    @classmethod
+    def of(cls, text: str, start: int, end: int, at: tuple[int, int] | None) -> Source:
+        """The source from ``start``; ``at`` is (line, line_start) there if known."""
+        if at is None:
+            line = text.count("\n", 0, start) + 1
+            at = (line, text.rindex("\n", 0, start) + 1 if line > 1 else 0)
+        return cls(text, start, end, *at)
+
+
 class _SchemeLexer(Lexer):
     """The grammar's terminals as one regular expression, in Lark's order of preference
     (priority, then longest pattern), plus nested ``#| ... |#`` comments."""
@@ -483,9 +503,13 @@ class _SchemeLexer(Lexer):
         return out
 
     def lex(self, state: LexerState, parser_state: Any) -> Any:
-        text, end = state.text.text, state.text.end
-        counter = state.line_ctr
-        pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
+        source = state.text
+        if type(source) is Source:
+            text, pos, end, line, line_start = source
+        else:
+            text, end = source.text, source.end
+            counter = state.line_ctr
+            pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
         match, ignore, literals = self.pattern.match, self.ignore, self.literals
         fold = self.fold_case
         while pos < end:
@@ -545,18 +569,25 @@ class _Reader:
         self.lock = threading.RLock()
 
     def parse(
-        self, text: str, file: str, start: int = 0, end: int | None = None, fold_case: bool = False
+        self,
+        text: str,
+        file: str,
+        start: int = 0,
+        end: int | None = None,
+        fold_case: bool = False,
+        at: tuple[int, int] | None = None,
     ) -> list[Datum]:
         """Every datum in ``text[start:end]`` with its span; ``fold_case`` as if the text
-        began with ``#!fold-case``. Afterwards ``self.lexer.fold_case`` is the state the
-        text's directives left (read it under ``self.lock``)."""
+        began with ``#!fold-case``; ``at`` is the (line, line start) of ``start`` if known.
+        Afterwards ``self.lexer.fold_case`` is the state the text's directives left (read
+        it under ``self.lock``)."""
         stop = len(text) if end is None else end
         with self.lock:
             self.builder.file = self.lexer.file = file
             self.builder.reset()
             self.lexer.fold_case = fold_case
             try:
-                return self.lark.parse(TextSlice(text, start, stop))
+                return self.lark.parse(Source.of(text, start, stop, at))  # type: ignore[arg-type]
             except SchemeError:
                 raise
             except UnexpectedInput as exc:
@@ -565,10 +596,10 @@ class _Reader:
                 span = Span(file, 1, 1)
                 raise ReadError(f"reader failure: {type(exc).__name__}: {exc}", span) from None
 
-    def tokens(self, text: str, start: int, file: str) -> Any:
-        """The raw tokens of ``text[start:]`` (atoms unchecked)."""
+    def tokens(self, text: str, start: int, file: str, at: tuple[int, int] | None = None) -> Any:
+        """The raw tokens of ``text[start:]`` (atoms unchecked); ``at`` as for :meth:`parse`."""
         self.lexer.file = file
-        return self.lexer.lex(LexerState(TextSlice(text, start, len(text))), None)
+        return self.lexer.lex(LexerState(Source.of(text, start, len(text), at)), None)  # type: ignore[arg-type]
 
 
 def cache_file() -> Path | None:
@@ -747,7 +778,8 @@ def read_from_port(port: InputPort, filename: str = "<port>") -> Any:
     """Read one datum from ``port`` and leave the port just past it; EOF at the end."""
     reader = _reader()
     while True:
-        end, complete = _first_datum_end(reader, port.text, port.pos, filename)
+        at = port.position()
+        end, complete = _first_datum_end(reader, port.text, port.pos, filename, at)
         if (complete and end < len(port.text)) or not _fill(port):
             break
     if end < 0:  # only whitespace and comments
@@ -757,7 +789,7 @@ def read_from_port(port: InputPort, filename: str = "<port>") -> Any:
     start, port.pos = port.pos, end  # on a read-error the bad text is consumed too
     folding = _FOLDING_PORTS.get(id(port)) is port
     with reader.lock:
-        data = reader.parse(port.text, filename, start, end, folding)
+        data = reader.parse(port.text, filename, start, end, folding, at)
         if reader.lexer.fold_case != folding:
             if folding:
                 del _FOLDING_PORTS[id(port)]
@@ -777,7 +809,7 @@ def _fill(port: InputPort) -> bool:
     return bool(fill()) if fill is not None and port.more is not None else False
 
 
-def _first_datum_end(reader: _Reader, text: str, start: int, file: str) -> tuple[int, bool]:
+def _first_datum_end(reader: _Reader, text: str, start: int, file: str, at: tuple[int, int]) -> tuple[int, bool]:
     """Where the first datum of ``text[start:]`` ends, and whether it certainly ended.
 
     Follows brackets and prefixes token by token. When the text runs out or is wrong
@@ -787,7 +819,7 @@ def _first_datum_end(reader: _Reader, text: str, start: int, file: str) -> tuple
     pending: list[str] = []
     try:
         with reader.lock:
-            for tok in reader.tokens(text, start, file):
+            for tok in reader.tokens(text, start, file, at):
                 kind = tok.type
                 if kind in _OPENERS or kind in _PREFIXES:
                     pending.append(kind)

@@ -75,3 +75,12 @@ def error() -> Callable[[str], SchemeError]:
         return info.value
 
     return run_source
+
+
+@pytest.fixture
+def llm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """llm's keys, logs and settings (LLM_USER_PATH) in a temporary folder."""
+    home = tmp_path / "llm-home"
+    home.mkdir()
+    monkeypatch.setenv("LLM_USER_PATH", str(home))
+    return home

@@ -185,3 +185,14 @@ def test_a_closed_pipe_ends_the_program_quietly(tmp_path: Path) -> None:
     done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert done.stdout == "0\n"
     assert (tmp_path / "err").read_text() == ""
+
+
+def test_the_command_line_tunes_the_garbage_collector_after_start_up() -> None:
+    """interpreter.collector: the start-up heap is frozen and the youngest generation is
+    collected less often (a separate process: the settings are process-wide)."""
+    code = (
+        "import gc; from interpreter.collector import tune_collector, YOUNG_THRESHOLD; tune_collector(); "
+        "print(gc.get_threshold()[0] == YOUNG_THRESHOLD, gc.get_freeze_count() > 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True"]

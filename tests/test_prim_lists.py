@@ -254,3 +254,109 @@ def test_sort_does_not_mutate_its_argument(interp: Interpreter) -> None:
 def test_map_calls_in_order(interp: Interpreter) -> None:
     src = "(let ((seen '())) (map (lambda (x) (set! seen (cons x seen)) x) '(1 2 3)) seen)"
     assert same(interp.eval_scheme(src), "(3 2 1)")
+
+
+# -- higher-order procedures call closures and primitives directly (evaluator.caller) ------
+DIRECT_CALLS = [
+    # a closure whose body ends in a call of another procedure (a pending tail call)
+    ("(define (twice x) (* 2 x)) (map (lambda (x) (twice x)) '(1 2 3))", "(2 4 6)"),
+    # a closure made and passed before its body was ever compiled, then redefined elsewhere
+    ("(let ((f (lambda (x) (+ x 1)))) (list (map f '(1 2)) (map f '(3))))", "((2 3) (4))"),
+    ("(map + '(1 2) '(10 20 30))", "(11 22)"),
+    ("(map (lambda (a b c) (list a b c)) '(1 2) '(3 4) '(5 6))", "((1 3 5) (2 4 6))"),
+    ("(fold-left (lambda (acc x) (cons x acc)) '() '(1 2 3))", "(3 2 1)"),
+    ("(fold-left list 0 '(1 2) '(3 4))", "((0 1 3) 2 4)"),
+    ("(fold-right cons '() '(1 2 3))", "(1 2 3)"),
+    ("(fold-right list 0 '(1 2) '(3 4))", "(1 3 (2 4 0))"),
+    ("(fold cons* '() '(a b c) '(1 2 3))", "(c 3 b 2 a 1)"),
+    ("(reduce max 0 '(3 9 2))", "9"),
+    ("(reduce-right append '() '((1) (2) (3)))", "(1 2 3)"),
+    ("(filter-map (lambda (x) (and (odd? x) (* x x))) '(1 2 3))", "(1 9)"),
+    ("(append-map (lambda (x) (list x x)) '(1 2))", "(1 1 2 2)"),
+    ("(count < '(1 5 2) '(2 3 4))", "2"),
+    ("(list-index even? '(1 3 4))", "2"),
+    ("(any (lambda (x y) (and (> x y) (list x y))) '(1 5) '(2 3))", "(5 3)"),
+    ("(every (lambda (x) (and (> x 0) x)) '(1 2 3))", "3"),
+    ("(find (lambda (x) (> x 1)) '(1 2 3))", "2"),
+    ("(call-with-values (lambda () (partition odd? '(1 2 3))) list)", "((1 3) (2))"),
+    ("(vector-map (lambda (x y) (+ x y)) #(1 2) #(10 20))", "#(11 22)"),
+    ('(let ((n 0)) (string-for-each (lambda (c) (set! n (+ n 1))) "abc") n)', "3"),
+    ('(string-map char-upcase "abc")', '"ABC"'),
+    # a procedure that is neither a closure of the right count nor a primitive
+    ("(map (lambda args args) '(1 2))", "((1) (2))"),
+    ("(map (case-lambda ((x) x) ((x y) y)) '(1 2) '(3 4))", "(3 4)"),
+    # continuations escape from inside a callback
+    ("(call/cc (lambda (k) (for-each (lambda (x) (if (> x 1) (k x))) '(1 2 3)) 'none))", "2"),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), DIRECT_CALLS)
+def test_higher_order_procedures_call_procedures_directly(interp: Interpreter, src: str, expected: str) -> None:
+    assert same(interp.eval_scheme(src), expected), src
+
+
+@pytest.mark.parametrize(
+    ("src", "message", "kind"),
+    [
+        ("(map (lambda (x y) x) '(1 2))", "expected 2 arguments, given 1", "arity-error"),
+        ("(map car '(1 2))", "car: expected a pair, got 1", "type-error"),
+        ("(fold-left cons)", "fold-left", "arity-error"),
+        ("(for-each (lambda (x) (vector-ref (vector) x)) '(0))", "vector-ref", "index-error"),
+        ("(assoc 1 '((2 . 3)) (lambda (a) #t))", "expected 1 argument, given 2", "arity-error"),
+    ],
+)
+def test_errors_inside_direct_calls(interp: Interpreter, src: str, message: str, kind: str) -> None:
+    assert_error(interp, src, message, kind)
+
+
+def test_direct_calls_count_steps_and_go_deep() -> None:
+    limited = Interpreter(max_steps=1000)
+    assert_error(limited, "(for-each (lambda (x) x) (iota 5000))", "step limit exceeded", "resource-exhaustion")
+    interp = Interpreter()
+    # a callback that recurses deeply (the runtime moves to a fresh stack as it goes)
+    src = "(define (down n) (if (= n 0) 0 (+ 1 (down (- n 1))))) (map down '(1 30000))"
+    assert same(interp.eval_scheme(src), "(1 30000)")
+    assert_error(Interpreter(max_depth=500), src, "recursion depth limit exceeded", "resource-exhaustion")
+
+
+# -- member, memv, assoc, assv, assq: eqv? and equal? without a call per element -------------
+SEARCHES = [
+    ("(assv 2 '((1 . a) (2 . b)))", "(2 . b)"),
+    ("(assv 2.0 '((2 . exact) (2.0 . inexact)))", "(2.0 . inexact)"),
+    ("(assv 0.0 '((-0.0 . negative) (0.0 . positive)))", "(0.0 . positive)"),
+    ("(assv 1/2 '((0.5 . inexact) (1/2 . exact)))", "(1/2 . exact)"),
+    ("(assv 100000000000000000000 '((100000000000000000000 . big)))", "(100000000000000000000 . big)"),
+    ("(assv #\\b '((#\\a . 1) (#\\b . 2)))", "(#\\b . 2)"),
+    ('(assv "" \'(("" . empty)))', "(\"\" . empty)"),
+    ("(assq 'b '((a . 1) (b . 2)))", "(b . 2)"),
+    ("(assq 'z '((a . 1)))", "#f"),
+    ('(assoc "b" \'(("a" . 1) ("b" . 2)))', '("b" . 2)'),
+    ('(assoc (string-copy "b") \'(("a" . 1) ("b" . 2)))', '("b" . 2)'),
+    ('(assoc "b" (list (cons (string-copy "b") 2)))', '("b" . 2)'),
+    ("(assoc '(1 2) '(((1 2) . pair) (x . y)))", "((1 2) . pair)"),
+    ("(assoc #(1) '((#(1) . vec)))", "(#(1) . vec)"),
+    ("(assoc 2.0 '((2 . exact) (2.0 . inexact)))", "(2.0 . inexact)"),
+    ("(assoc 2 '((1 . a) (3 . b)) (lambda (k x) (< k x)))", "(3 . b)"),
+    ("(member 2.0 '(2 2.0 3))", "(2.0 3)"),
+    ("(member '(a) '(b (a) c))", "((a) c)"),
+    ('(member "b" (list "a" (string-copy "b")))', '("b")'),
+    ("(member 2 '(1 3 4) <)", "(3 4)"),
+    ("(memv 3 '(1 2 3 4))", "(3 4)"),
+    ("(memv 3 '(1 2 3.0))", "#f"),
+    ("(memq 'c '(a b c d))", "(c d)"),
+    ("(memq 'x '())", "#f"),
+    ("(memv 1 '(1 . 2))", "(1 . 2)"),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), SEARCHES)
+def test_searches(interp: Interpreter, src: str, expected: str) -> None:
+    assert same(interp.eval_scheme(src), expected), src
+
+
+@pytest.mark.parametrize("who", ["memv", "member", "memq"])
+def test_searches_end_on_improper_and_circular_lists(interp: Interpreter, who: str) -> None:
+    assert_error(interp, f"({who} 9 '(1 2 . 3))", f"{who}: expected a proper list", "type-error")
+    circular = "(let ((x (list 1 2 3))) (set-cdr! (cddr x) x) x)"
+    assert_error(interp, f"({who} 9 {circular})", "circular list", "type-error")
+    assert_error(interp, "(assv 9 (list (cons 1 2) (cons 3 4) 5))", "association list", "type-error")

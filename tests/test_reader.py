@@ -635,6 +635,23 @@ def test_read_from_port_pulls_more_text() -> None:
     assert read_from_port(port) is EOF
 
 
+def test_read_from_port_spans_count_lines_across_reads_and_refills() -> None:
+    """Each datum's span has its line and column in the whole text, though lines are
+    counted on from the previous read (linear) and refills drop the text already read."""
+    port = InputPort("a\n(b)\n\n  (c d) (e)\n")
+    assert read_from_port(port) is s("a")
+    assert port.read_char() == "\n"  # other reads in between move the position too
+    spans = [read_from_port(port).span for _ in range(3)]
+    assert [(sp.line, sp.col) for sp in spans] == [(2, 1), (4, 3), (4, 9)]
+    chunks = iter(["x\n(f\n", " g)\n  (h)", "\n(i)", ""])
+    port = InputPort("", "stdin", more=lambda: next(chunks))
+    assert read_from_port(port) is s("x")
+    assert [(d.span.line, d.span.col) for d in (read_from_port(port) for _ in range(3))] == [(2, 1), (4, 3), (5, 1)]
+    with pytest.raises(SchemeError) as info:
+        read_from_port(InputPort("\n\n  (a"))
+    assert (info.value.span.line, info.value.span.col) == (3, 3)
+
+
 def test_read_from_port_unclosed_is_an_error() -> None:
     port = InputPort("(a b")
     with pytest.raises(SchemeError) as info:

@@ -147,12 +147,12 @@ def test_subset_passes_the_value_when_the_form_starts() -> None:
 
 # -- 2. tasks are values -------------------------------------------------------------------
 def test_a_task_name_evaluates_to_the_task(interp: Interpreter) -> None:
-    results = interp.eval("(map draft '(\"a\" \"b\"))")
+    results = interp.eval('(map draft \'("a" "b"))')
     assert [r.content for r in results] == ["draft: about a", "draft: about b"]
     assert interp.eval("(procedure? draft)") is True
     assert interp.eval_scheme("(call-with-output-string (lambda (p) (write draft p)))") == "#<task draft>"
     assert interp.eval("(eq? draft (task-ref 'draft))") is True
-    assert interp.eval("(eq? draft (task-ref \"draft\"))") is True
+    assert interp.eval('(eq? draft (task-ref "draft"))') is True
 
 
 def test_task_values_inside_task_bodies_and_phases(interp: Interpreter) -> None:
@@ -161,8 +161,8 @@ def test_task_values_inside_task_bodies_and_phases(interp: Interpreter) -> None:
            (define-task (apply-each topics) (map draft topics))
            (define (looped) (director-evaluator-loop (director (car (map draft '("x")))) (evaluator #t)))"""
     )
-    assert interp.eval("(draft-all '(\"p\"))") == ["draft: about p"]
-    assert [r.content for r in interp.eval("(apply-each '(\"q\"))")] == ["draft: about q"]
+    assert interp.eval('(draft-all \'("p"))') == ["draft: about p"]
+    assert [r.content for r in interp.eval('(apply-each \'("q"))')] == ["draft: about q"]
     assert interp.eval("(looped)").final_output.content == "draft: about x"
 
 

@@ -37,7 +37,7 @@ def test_latest_only_binds_the_last_evaluation_and_drops_the_history() -> None:
                              (if evaluation (get evaluation 'notes 'feedback) "none")))
              (evaluator (make-evaluation (= current-iteration 1) (string-append "fb" (number->string current-iteration)))))"""
     )
-    assert r.final_output.content == '(fb0 #f 0 fb0)'
+    assert r.final_output.content == "(fb0 #f 0 fb0)"
     assert r.iteration_history[0].output.content == ""  # notes only in latest-only history
 
 
@@ -52,7 +52,7 @@ def test_success_status_and_stop_reason() -> None:
     assert (passed.success, passed.status, passed.stop_reason) == (True, "COMPLETE", "evaluator-success")
     ran_out = interp.eval('(director-evaluator-loop (max-iterations 2) (director "x") (evaluator #f))')
     assert (ran_out.success, ran_out.status, ran_out.stop_reason) == (False, "MAX_ITERATIONS", "max-iterations")
-    failed = interp.eval('(director-evaluator-loop (director (car 1)) (evaluator #t))')
+    failed = interp.eval("(director-evaluator-loop (director (car 1)) (evaluator #t))")
     assert (failed.success, failed.status, failed.stop_reason) == (False, "FAILED", "error")
     assert interp.eval(
         """(let ((r (director-evaluator-loop (director "x") (evaluator #f) (termination-condition #t))))
@@ -68,7 +68,7 @@ def test_error_irritants_stay_in_loop_and_step_messages() -> None:
     )
     assert r.error.message == "score out of range 42"
     assert (r.error.phase, r.error.location) == ("evaluator", "e.scm:1:52")
-    s = interp.eval("(sequential (step a 1) (step b (error \"bad thing\" 'x \"y\")))")
+    s = interp.eval('(sequential (step a 1) (step b (error "bad thing" \'x "y")))')
     assert s.notes["error"]["message"] == 'bad thing \'x "y"'  # symbols are quoted in messages (issue 15)
     assert s.notes["partial_results"][0].step == "a"
 
@@ -175,9 +175,9 @@ NESTED_JSON = '{"content": "checked", "status": "COMPLETE", "notes": {"success":
 @pytest.mark.parametrize(
     "answer",
     [
-        "'((content . \"checked\") (status . \"COMPLETE\") (notes (success . #f) (feedback . \"too long\") (details (metrics (score . 0.4)))))",
+        '\'((content . "checked") (status . "COMPLETE") (notes (success . #f) (feedback . "too long") (details (metrics (score . 0.4)))))',
         "json-text",
-        "(make-task-result \"checked\" \"COMPLETE\" '((notes (success . #f) (feedback . \"too long\") (details (metrics (score . 0.4))))))",
+        '(make-task-result "checked" "COMPLETE" \'((notes (success . #f) (feedback . "too long") (details (metrics (score . 0.4))))))',
     ],
 )
 def test_nested_evaluator_answers_are_accepted(answer: str) -> None:
@@ -235,7 +235,7 @@ def test_long_outputs_are_truncated_in_the_history_but_not_in_the_trace() -> Non
 
 def test_the_default_limit_is_100000_chars_and_must_be_positive() -> None:
     interp = Interpreter()
-    r = interp.eval('(sequential (step a (make-string 100001 #\\b)))')
+    r = interp.eval("(sequential (step a (make-string 100001 #\\b)))")
     assert r.notes["steps"][0].output.endswith("…[truncated 1 chars]")
     with pytest.raises(SchemeError, match="max_stored_chars"):
         interp.eval("(sequential (context (max-stored-chars 0)) (step a 1))")

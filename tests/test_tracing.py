@@ -21,6 +21,11 @@ PROGRAM = """
 
 
 def traced(source: str, **kwargs: object) -> list[Event]:
+    """The events of running ``source``, without the run's own events and single attempts."""
+    return [e for e in all_events(source, **kwargs) if e.kind not in ("run", "attempt")]
+
+
+def all_events(source: str, **kwargs: object) -> list[Event]:
     interp = Interpreter(**kwargs)  # type: ignore[arg-type]
     interp.eval(PROGRAM)
     events: list[Event] = []
@@ -35,7 +40,16 @@ def test_task_and_model_calls_emit_events_with_usage() -> None:
     assert kinds == [("model", "m"), ("task", "speak"), ("model", "m"), ("task", "speak"), ("task", "twice")]
     model, speak = events[0], events[1]
     assert model.usage == {"input_tokens": 3, "output_tokens": 4}
-    assert model.info == {"task": "speak"}
+    assert model.info == {
+        "task": "speak",
+        "model": "m",
+        "system": None,
+        "prompt": "hello you",
+        "options": {},
+        "response": "said hello you",
+        "attempts": 1,
+        "cached": False,
+    }
     assert speak.status == "COMPLETE"
     assert speak.usage == {"calls": 1, "input_tokens": 3, "output_tokens": 4}
     assert events[-1].usage == {"calls": 2, "input_tokens": 6, "output_tokens": 8}
@@ -53,6 +67,8 @@ def test_failing_tasks_report_an_error() -> None:
     events = traced("(define-task (bad) (car 1)) (guard (e (#t #f)) (bad))")
     assert (events[-1].kind, events[-1].status) == ("task", "error")
     assert "car" in events[-1].info["error"]
+    assert events[-1].error is not None and events[-1].error["type"] == "type-error"
+    assert "car" in events[-1].error["message"]
 
 
 def test_loop_iterations_and_the_loop() -> None:
@@ -99,7 +115,7 @@ def test_unsubscribe_and_no_cost_without_subscribers() -> None:
     interp.eval('(speak "a")')
     stop()
     interp.eval('(speak "b")')
-    assert len(events) == 2
+    assert [e.kind for e in events] == ["run", "attempt", "model", "task", "run"]
 
 
 def test_a_failing_subscriber_is_dropped_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,8 +151,30 @@ def test_cli_trace_writes_json_lines(tmp_path: Path) -> None:
     trace = tmp_path / "run.jsonl"
     assert cli_run(["--trace", str(trace), str(program)]) == 0
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert [x["kind"] for x in lines] == ["model", "task", "model", "task", "task"]
-    assert set(lines[0]) == {"kind", "name", "start", "end", "duration", "status", "usage", "info"}
+    assert [x["kind"] for x in lines if x["kind"] != "attempt"] == [
+        "run",
+        "model",
+        "task",
+        "model",
+        "task",
+        "task",
+        "run",
+    ]
+    fields = {
+        "kind",
+        "name",
+        "id",
+        "parent_id",
+        "run_id",
+        "start",
+        "end",
+        "duration",
+        "status",
+        "error",
+        "usage",
+        "info",
+    }
+    assert all(set(line) == fields for line in lines)
 
 
 # -- terminal progress -----------------------------------------------------------------

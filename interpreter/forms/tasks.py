@@ -2,7 +2,8 @@
 
 ``(define-task (name param … (param default) …) clause … body …)`` where clauses
 are ``description``, ``system``, ``model``, ``prompt``, ``script``, ``subtype``,
-``criteria``, ``context``, ``max-turns``, ``max-context`` and ``timeout``. A
+``criteria``, ``context``, ``max-turns``, ``max-context``, ``timeout``, and for model
+calls ``options``, ``schema``, ``retries``, ``cache`` and ``attachments`` (docs/models.md). A
 ``prompt`` makes an atomic task, a ``script`` a script task, other body forms a
 procedure task whose value is its last form.
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..analyzer import Analyzer, Scope, elements, list_items, special_form, syntax_error
 from ..datatypes import NIL, S_QUOTE, Pair, Span, Symbol, list_end
+from ..errors import SchemeError
 from ..nodes.core import Lambda, Node
 from ..printer import write_string
 from ..tasks.nodes import DefineModel, DefineTask, TaskSpec
@@ -31,6 +33,11 @@ CLAUSES = (
     "max-turns",
     "max-context",
     "timeout",
+    "options",
+    "schema",
+    "retries",
+    "cache",
+    "attachments",
 )
 TEXT_CLAUSES = {"description", "system", "prompt", "criteria"}
 NAME_CLAUSES = {"model", "subtype"}
@@ -103,6 +110,8 @@ def _parse_clause(spec: TaskSpec, clause: str, item: Pair, span: Span | None, wh
         spec.limits[LIMIT_CLAUSES[clause]] = _one(item, span, who)
     elif clause == "script":
         _parse_script(spec, item, span, who)
+    elif clause in MODEL_CLAUSES:
+        MODEL_CLAUSES[clause](spec, item, span, who)
     else:
         _parse_context(spec, item, span, who)
 
@@ -117,6 +126,67 @@ def _parse_script(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> No
             known = ", ".join(f"({o} …)" for o in SCRIPT_OPTIONS)
             raise syntax_error(f"{who}: unknown script option {write_string(option)} (options: {known})", option_span)
         spec.script[option.car.name] = _one(option, option_span, who)
+
+
+# -- model-call clauses: (options …) (schema …) (retries N (backoff S)) (cache #t) --------------
+def _parse_options(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
+    for option, option_span in list_items(item)[1:]:
+        parts = list_items(option) if type(option) is Pair else []
+        if len(parts) != 2 or type(parts[0][0]) is not Symbol:
+            raise syntax_error(f"{who}: expected (options (name value) ...), got {write_string(option)}", option_span)
+        value = parts[1][0]
+        if not isinstance(value, bool | int | float | str):
+            raise syntax_error(f"{who}: option {parts[0][0].name} takes a number, string or boolean", option_span)
+        spec.model["options"][parts[0][0].name.replace("-", "_")] = value
+
+
+def _parse_schema(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
+    from ..tasks.schemas import schema_from
+
+    try:
+        spec.model["output_schema"] = schema_from(_one(item, span, who), who)
+    except SchemeError as err:
+        raise syntax_error(err.message.removeprefix("VALIDATION_ERROR: "), span) from None
+
+
+def _parse_retries(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
+    parts = list_items(item)
+    usage = f"{who}: expected (retries N) or (retries N (backoff SECONDS))"
+    if len(parts) not in (2, 3) or type(parts[1][0]) is not int or parts[1][0] < 0:
+        raise syntax_error(usage, span)
+    policy: dict[str, Any] = {"retries": parts[1][0]}
+    if len(parts) == 3:
+        backoff = parts[2][0]
+        if type(backoff) is not Pair or backoff.car is not Symbol.intern("backoff"):
+            raise syntax_error(usage, parts[2][1])
+        seconds = _one(backoff, parts[2][1], who)
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
+            raise syntax_error(f"{who}: (backoff …) takes a number of seconds, got {write_string(seconds)}", span)
+        policy["backoff"] = float(seconds)
+    spec.model["retry"] = policy
+
+
+def _parse_cache(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
+    value = _one(item, span, who)
+    if not isinstance(value, bool):
+        raise syntax_error(f"{who}: (cache …) takes #t or #f, got {write_string(value)}", span)
+    spec.model["cache"] = value
+
+
+def _parse_attachments(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
+    items = [x for x, _ in list_items(item)[1:]]
+    if not items or not all(isinstance(x, str) for x in items):
+        raise syntax_error(f'{who}: expected (attachments "path-or-url" ...), templates like "{{{{image}}}}"', span)
+    spec.model["attachments"] = items
+
+
+MODEL_CLAUSES = {
+    "attachments": _parse_attachments,
+    "options": _parse_options,
+    "schema": _parse_schema,
+    "retries": _parse_retries,
+    "cache": _parse_cache,
+}
 
 
 def _parse_context(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:

@@ -13,7 +13,6 @@ from ..errors import SchemeError, type_error
 from ..tasks.errors import from_validation
 from ..tasks.evaluation import find_json
 from ..tasks.records import SchemeRecord, TaskResult
-from ..tasks.tracing import now
 from ..tasks.values import key_name, to_python, to_scheme
 from . import tasks as _tasks  # noqa: F401 - its installer (run-script) must run before this module's
 from .registry import installer, primitive
@@ -102,13 +101,13 @@ def _trace_run_script(interp: Interpreter) -> None:
     hub = interp.events
 
     def run_script(command: Any, *options: Any) -> Any:
-        if not hub.subscribers:
+        if not hub.active:
             return run(command, *options)
-        start = now()
+        start = hub.open("script", display_string(command))
         try:
             result = run(command, *options)
-        except SchemeError:
-            hub.finish("script", display_string(command), start, "error")
+        except SchemeError as err:
+            hub.finish("script", display_string(command), start, "error", error=err)
             raise
         hub.finish("script", display_string(command), start, f"exit {result.exit_code}")
         return result

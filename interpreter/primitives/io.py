@@ -322,7 +322,10 @@ def install_io(interp: Interpreter) -> None:
     err_param: Parameter | None = getattr(interp, "error_output", None)
 
     def out(who: str, port: Any) -> OutputPort:
-        return check_output_port(who, out_param.value if port is None else port)
+        p = out_param.value if port is None else port
+        if type(p) is StringOutputPort and not p.closed:  # the common case, checked inline
+            return p
+        return check_output_port(who, p)
 
     def inp(who: str, port: Any) -> InputPort:
         return check_input_port(who, in_param.value if port is None else port)
@@ -369,7 +372,7 @@ def install_io(interp: Interpreter) -> None:
 
     def write_string(s: Any, port: Any = None, start: Any = None, end: Any = None) -> Any:
         """Write (part of) a string's characters."""
-        text = check_string("write-string", s)
+        text = s if type(s) is str else check_string("write-string", s)
         if start is not None or end is not None:
             lo, hi = check_range("write-string", start, end, len(text), "string")
             text = text[lo:hi]
@@ -378,7 +381,7 @@ def install_io(interp: Interpreter) -> None:
 
     def write_char(c: Any, port: Any = None) -> Any:
         """Write one character."""
-        ch = check_char("write-char", c).ch
+        ch = c.ch if type(c) is Char else check_char("write-char", c).ch
         out("write-char", port).write(ch)
         return VOID
 

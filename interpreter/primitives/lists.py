@@ -7,11 +7,13 @@ import functools
 import gc
 import itertools
 from collections.abc import Callable
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
-from ..datatypes import NIL, VOID, Pair, Procedure, Values, spine
+from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, spine
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
+from ..evaluator import caller
 from ..limits import check_elements
 from .numbers import check_number, check_size
 from .registry import primitive
@@ -385,81 +387,114 @@ def last(lst: Any) -> Any:
 # ----------------------------------------------------------------------------------
 # searching
 # ----------------------------------------------------------------------------------
-def _mem(who: str, x: Any, lst: Any, same: Callable[[Any, Any], bool]) -> Any:
-    tail = lst
-    for p in spine(lst, who):
-        if same(x, p.car):
-            return p
-        tail = p.cdr
-    if tail is not NIL:
+class Matcher(NamedTuple):
+    """How to find values ``eqv?`` (or ``equal?``) to ``x`` in a list without a call per
+    element: ``y`` matches if ``y is x``, or ``y == x`` and its type is in ``types``, or
+    ``test(y)`` (for floats, and structures under ``equal?``)."""
+
+    x: Any
+    types: tuple[type, ...]
+    test: Callable[[Any], bool] | None
+
+
+def _matcher(x: Any, equal: bool) -> Matcher:
+    """The :class:`Matcher` for ``eqv?`` to ``x``, or ``equal?`` to it when ``equal``.
+    Symbols, booleans, ``'()`` and other objects without structure match by identity."""
+    t = type(x)
+    if t is int or t is Fraction or t is Char:
+        return Matcher(x, (t,), None)
+    if equal and (t is str or t is MString):
+        return Matcher(x, (str, MString), None)
+    if t is float or t is str:
+        return Matcher(x, (), lambda y: is_eqv(x, y))
+    if equal and (t is Pair or t is list or t is bytearray or t is Record or hasattr(x, "scheme_equal")):
+        return Matcher(x, (), lambda y: is_equal(x, y))
+    return Matcher(x, (), None)
+
+
+def _custom_matcher(who: str, x: Any, compare: Any) -> Matcher:
+    """A :class:`Matcher` calling the Scheme procedure ``(compare x y)``."""
+    call = caller(check_proc(who, compare), 2)
+    return Matcher(_NO_VALUE, (), lambda y: call(x, y) is not False)
+
+
+_NO_VALUE = object()
+
+
+def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
+    """The first pair of ``lst`` whose car matches (``entries``: whose car's car matches,
+    for association lists), or #f. One plain loop, with a second pointer at half speed
+    for circular lists."""
+    x, types, test = match
+    slow = p = lst
+    behind = False
+    while type(p) is Pair:
+        y = p.car
+        if entries:
+            if type(y) is not Pair:
+                raise type_error(who, "an association list of pairs, found element", y)
+            y = y.car
+        if y is x or (types and y == x and type(y) in types) or (test is not None and test(y)):
+            return p.car if entries else p
+        p = p.cdr
+        if behind:
+            slow = slow.cdr
+            if p is slow:
+                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+        behind = not behind
+    if p is not NIL:
         raise type_error(who, "a proper list", lst)
     return False
 
 
 def _custom(compare: Any) -> Callable[[Any, Any], bool]:
-    ap = apply_fn()
-    return lambda a, b: ap(compare, [a, b]) is not False
+    call = caller(compare, 2)
+    return lambda a, b: call(a, b) is not False
 
 
 @primitive("memq")
 def memq(x: Any, lst: Any) -> Any:
     """The first sublist whose car is ``eq?`` to ``x``, or #f."""
-    return _mem("memq", x, lst, is_eqv)
+    return _search("memq", lst, _matcher(x, False), False)
 
 
 @primitive("memv")
 def memv(x: Any, lst: Any) -> Any:
     """The first sublist whose car is ``eqv?`` to ``x``, or #f."""
-    return _mem("memv", x, lst, is_eqv)
+    return _search("memv", lst, _matcher(x, False), False)
 
 
 @primitive("member")
 def member(x: Any, lst: Any, compare: Any = None) -> Any:
     """The first sublist whose car is ``equal?`` (or ``compare``) to ``x``, or #f."""
-    same = is_equal if compare is None else _custom(check_proc("member", compare))
-    return _mem("member", x, lst, same)
-
-
-def _ass(who: str, key: Any, alist: Any, same: Callable[[Any, Any], bool]) -> Any:
-    tail = alist
-    for p in spine(alist, who):
-        entry = p.car
-        if type(entry) is not Pair:
-            raise type_error(who, "an association list of pairs, found element", entry)
-        if same(key, entry.car):
-            return entry
-        tail = p.cdr
-    if tail is not NIL:
-        raise type_error(who, "a proper list", alist)
-    return False
+    match = _matcher(x, True) if compare is None else _custom_matcher("member", x, compare)
+    return _search("member", lst, match, False)
 
 
 @primitive("assq")
 def assq(key: Any, alist: Any) -> Any:
     """The first pair in ``alist`` whose car is ``eq?`` to ``key``, or #f."""
-    return _ass("assq", key, alist, is_eqv)
+    return _search("assq", alist, _matcher(key, False), True)
 
 
 @primitive("assv")
 def assv(key: Any, alist: Any) -> Any:
     """The first pair in ``alist`` whose car is ``eqv?`` to ``key``, or #f."""
-    return _ass("assv", key, alist, is_eqv)
+    return _search("assv", alist, _matcher(key, False), True)
 
 
 @primitive("assoc")
 def assoc(key: Any, alist: Any, compare: Any = None) -> Any:
     """The first pair in ``alist`` whose car is ``equal?`` (or ``compare``) to ``key``, or #f."""
-    same = is_equal if compare is None else _custom(check_proc("assoc", compare))
-    return _ass("assoc", key, alist, same)
+    match = _matcher(key, True) if compare is None else _custom_matcher("assoc", key, compare)
+    return _search("assoc", alist, match, True)
 
 
 # ----------------------------------------------------------------------------------
 # higher-order procedures
 # ----------------------------------------------------------------------------------
-def _rows(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
-    """Argument rows for an n-list traversal, stopping at the shortest list."""
-    if len(lists) == 1:
-        return [[x] for x in to_pylist(who, lists[0])]
+def _columns(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
+    """The elements of each list, for an n-list traversal (which stops at the shortest)."""
     columns = []
     for lst in lists:
         col: list[Any] = []
@@ -472,54 +507,57 @@ def _rows(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
         if p is not NIL and type(p) is not Pair:
             raise type_error(who, "a proper list", lst)
         columns.append(col)
-    n = min(len(c) for c in columns)
-    return [[c[i] for c in columns] for i in range(n)]
+    return columns
 
 
 _MAX_ROWS = 50_000_000
 
 
+def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[Any], Any], list[Any]]:
+    """``(call, items)`` for applying ``f`` across one list or several.
+
+    For one list the items are its elements and ``call(x)`` is ``(f x)``; for several they
+    are the rows of corresponding elements (up to the shortest list) and ``call(row)``
+    applies ``f`` to the row. ``f`` is called directly (:func:`~interpreter.evaluator.caller`)."""
+    check_proc(who, f)
+    if not more:
+        return caller(f, 1), to_pylist(who, lst)
+    lists = (lst, *more)
+    call = caller(f, len(lists))
+    return (lambda row: call(*row)), list(zip(*_columns(who, lists)))
+
+
 @primitive("map")
 def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     """The list of ``(f x ...)`` for corresponding elements (stops at the shortest list)."""
-    check_proc("map", f)
-    ap = apply_fn()
-    if not more:
-        return build_list([ap(f, [x]) for x in to_pylist("map", lst)])
-    return build_list([ap(f, row) for row in _rows("map", (lst, *more))])
+    call, items = _over("map", f, lst, more)
+    return build_list([call(x) for x in items])
 
 
 @primitive("for-each")
 def for_each(f: Any, lst: Any, *more: Any) -> Any:
     """Call ``f`` on corresponding elements for effect."""
-    check_proc("for-each", f)
-    ap = apply_fn()
-    if not more:
-        for x in to_pylist("for-each", lst):
-            ap(f, [x])
-    else:
-        for row in _rows("for-each", (lst, *more)):
-            ap(f, row)
+    call, items = _over("for-each", f, lst, more)
+    for x in items:
+        call(x)
     return VOID
 
 
 @primitive("append-map")
 def append_map(f: Any, lst: Any, *more: Any) -> Any:
     """``map`` then ``append`` the results."""
-    check_proc("append-map", f)
-    ap = apply_fn()
-    results = [ap(f, row) for row in _rows("append-map", (lst, *more))]
+    call, items = _over("append-map", f, lst, more)
+    results = [call(x) for x in items]
     return append(*results, NIL) if results else NIL
 
 
 @primitive("filter-map")
 def filter_map(f: Any, lst: Any, *more: Any) -> Any:
     """The true results of ``(f x ...)``."""
-    check_proc("filter-map", f)
-    ap = apply_fn()
+    call, items = _over("filter-map", f, lst, more)
     out = []
-    for row in _rows("filter-map", (lst, *more)):
-        v = ap(f, row)
+    for x in items:
+        v = call(x)
         if v is not False:
             out.append(v)
     return build_list(out)
@@ -528,36 +566,32 @@ def filter_map(f: Any, lst: Any, *more: Any) -> Any:
 @primitive("filter")
 def scheme_filter(pred: Any, lst: Any) -> Any:
     """The elements satisfying ``pred``."""
-    check_proc("filter", pred)
-    ap = apply_fn()
-    return build_list([x for x in to_pylist("filter", lst) if ap(pred, [x]) is not False])
+    call, items = _over("filter", pred, lst, ())
+    return build_list([x for x in items if call(x) is not False])
 
 
 @primitive("remove")
 def remove(pred: Any, lst: Any) -> Any:
     """The elements not satisfying ``pred``."""
-    check_proc("remove", pred)
-    ap = apply_fn()
-    return build_list([x for x in to_pylist("remove", lst) if ap(pred, [x]) is False])
+    call, items = _over("remove", pred, lst, ())
+    return build_list([x for x in items if call(x) is False])
 
 
 @primitive("partition")
 def partition(pred: Any, lst: Any) -> Values:
     """Two values: the elements satisfying ``pred`` and the rest."""
-    check_proc("partition", pred)
-    ap = apply_fn()
+    call, items = _over("partition", pred, lst, ())
     yes, no = [], []
-    for x in to_pylist("partition", lst):
-        (yes if ap(pred, [x]) is not False else no).append(x)
+    for x in items:
+        (yes if call(x) is not False else no).append(x)
     return Values([build_list(yes), build_list(no)])
 
 
 @primitive("count")
 def count(pred: Any, lst: Any, *more: Any) -> int:
     """How many rows satisfy ``pred``."""
-    check_proc("count", pred)
-    ap = apply_fn()
-    return sum(1 for row in _rows("count", (lst, *more)) if ap(pred, row) is not False)
+    call, items = _over("count", pred, lst, more)
+    return sum(1 for x in items if call(x) is not False)
 
 
 @primitive("reduce")
@@ -567,10 +601,10 @@ def reduce(f: Any, ridentity: Any, lst: Any) -> Any:
     items = to_pylist("reduce", lst)
     if not items:
         return ridentity
-    ap = apply_fn()
+    call = caller(f, 2)
     acc = items[0]
     for x in items[1:]:
-        acc = ap(f, [x, acc])
+        acc = call(x, acc)
     return acc
 
 
@@ -581,10 +615,10 @@ def reduce_right(f: Any, ridentity: Any, lst: Any) -> Any:
     items = to_pylist("reduce-right", lst)
     if not items:
         return ridentity
-    ap = apply_fn()
+    call = caller(f, 2)
     acc = items[-1]
     for x in reversed(items[:-1]):
-        acc = ap(f, [x, acc])
+        acc = call(x, acc)
     return acc
 
 
@@ -592,10 +626,14 @@ def reduce_right(f: Any, ridentity: Any, lst: Any) -> Any:
 def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     """SRFI-1 fold: ``(kons elem ... acc)`` from the left."""
     check_proc("fold", kons)
-    ap = apply_fn()
+    call = caller(kons, 2 + len(more))
     acc = knil
-    for row in _rows("fold", (lst, *more)):
-        acc = ap(kons, [*row, acc])
+    if not more:
+        for x in to_pylist("fold", lst):
+            acc = call(x, acc)
+        return acc
+    for row in zip(*_columns("fold", (lst, *more))):
+        acc = call(*row, acc)
     return acc
 
 
@@ -603,10 +641,14 @@ def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
 def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     """``(f acc elem ...)`` from the left."""
     check_proc("fold-left", f)
-    ap = apply_fn()
+    call = caller(f, 2 + len(more))
     acc = init
-    for row in _rows("fold-left", (lst, *more)):
-        acc = ap(f, [acc, *row])
+    if not more:
+        for x in to_pylist("fold-left", lst):
+            acc = call(acc, x)
+        return acc
+    for row in zip(*_columns("fold-left", (lst, *more))):
+        acc = call(acc, *row)
     return acc
 
 
@@ -614,10 +656,14 @@ def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
 def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     """``(f elem ... acc)`` from the right."""
     check_proc("fold-right", f)
-    ap = apply_fn()
+    call = caller(f, 2 + len(more))
     acc = init
-    for row in reversed(_rows("fold-right", (lst, *more))):
-        acc = ap(f, [*row, acc])
+    if not more:
+        for x in reversed(to_pylist("fold-right", lst)):
+            acc = call(x, acc)
+        return acc
+    for row in reversed(list(zip(*_columns("fold-right", (lst, *more))))):
+        acc = call(*row, acc)
     return acc
 
 
@@ -674,10 +720,9 @@ def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
 @primitive("list-index")
 def list_index(pred: Any, lst: Any, *more: Any) -> Any:
     """Index of the first row satisfying ``pred``, or #f."""
-    check_proc("list-index", pred)
-    ap = apply_fn()
-    for i, row in enumerate(_rows("list-index", (lst, *more))):
-        if ap(pred, row) is not False:
+    call, items = _over("list-index", pred, lst, more)
+    for i, x in enumerate(items):
+        if call(x) is not False:
             return i
     return False
 
@@ -685,10 +730,9 @@ def list_index(pred: Any, lst: Any, *more: Any) -> Any:
 @primitive("any")
 def scheme_any(pred: Any, lst: Any, *more: Any) -> Any:
     """The first true value of ``(pred x ...)``, or #f."""
-    check_proc("any", pred)
-    ap = apply_fn()
-    for row in _rows("any", (lst, *more)):
-        v = ap(pred, row)
+    call, items = _over("any", pred, lst, more)
+    for x in items:
+        v = call(x)
         if v is not False:
             return v
     return False
@@ -697,11 +741,10 @@ def scheme_any(pred: Any, lst: Any, *more: Any) -> Any:
 @primitive("every")
 def scheme_every(pred: Any, lst: Any, *more: Any) -> Any:
     """#f if some row fails ``pred``, else the last value (#t for empty lists)."""
-    check_proc("every", pred)
-    ap = apply_fn()
+    call, items = _over("every", pred, lst, more)
     v: Any = True
-    for row in _rows("every", (lst, *more)):
-        v = ap(pred, row)
+    for x in items:
+        v = call(x)
         if v is False:
             return False
     return v
@@ -717,11 +760,10 @@ def find(pred: Any, lst: Any) -> Any:
 @primitive("find-tail")
 def find_tail(pred: Any, lst: Any) -> Any:
     """The first sublist whose car satisfies ``pred``, or #f."""
-    check_proc("find-tail", pred)
-    ap = apply_fn()
+    call = caller(check_proc("find-tail", pred), 1)
     p = lst
     while type(p) is Pair:
-        if ap(pred, [p.car]) is not False:
+        if call(p.car) is not False:
             return p
         p = p.cdr
     if p is not NIL:
@@ -743,10 +785,10 @@ def _sort_args(who: str, a: Any, b: Any) -> tuple[Any, Any]:
 
 def sorted_items(who: str, items: list[Any], less: Any) -> list[Any]:
     """``items`` stably sorted by the Scheme predicate ``less``."""
-    ap = apply_fn()
+    call = caller(less, 2)
 
     def cmp(x: Any, y: Any) -> int:
-        return -1 if ap(less, [x, y]) is not False else 0
+        return -1 if call(x, y) is not False else 0
 
     return sorted(items, key=functools.cmp_to_key(cmp))
 

@@ -13,9 +13,10 @@ from typing import Any
 
 from ..datatypes import VOID, Char, MString, is_string
 from ..errors import SchemeError, type_error
+from ..evaluator import caller
 from ..limits import check_string_length
 from .chars import check_char
-from .lists import apply_fn, build_list, check_proc, to_pylist
+from .lists import build_list, check_proc, to_pylist
 from .numbers import check_index, check_range, check_size
 from .registry import primitive
 
@@ -63,9 +64,8 @@ def char_matcher(who: str, x: Any) -> Callable[[str], bool]:
     if type(x) is Char:
         ch = x.ch
         return lambda c: c == ch
-    check_proc(who, x)
-    ap = apply_fn()
-    return lambda c: ap(x, [Char(c)]) is not False
+    call = caller(check_proc(who, x), 1)
+    return lambda c: call(Char(c)) is not False
 
 
 # ----------------------------------------------------------------------------------
@@ -446,19 +446,17 @@ def _char_rows(who: str, strings: tuple[Any, ...]) -> list[list[Char]]:
 @primitive("string-map")
 def string_map(f: Any, s: Any, *more: Any) -> MString:
     """The string of ``(f c ...)`` over corresponding characters."""
-    check_proc("string-map", f)
-    ap = apply_fn()
+    call = caller(check_proc("string-map", f), 1 + len(more))
     out = []
     for row in _char_rows("string-map", (s, *more)):
-        out.append(check_char("string-map", ap(f, row)).ch)
+        out.append(check_char("string-map", call(*row)).ch)
     return MString("".join(out))
 
 
 @primitive("string-for-each")
 def string_for_each(f: Any, s: Any, *more: Any) -> Any:
     """Call ``f`` on corresponding characters for effect."""
-    check_proc("string-for-each", f)
-    ap = apply_fn()
+    call = caller(check_proc("string-for-each", f), 1 + len(more))
     for row in _char_rows("string-for-each", (s, *more)):
-        ap(f, row)
+        call(*row)
     return VOID

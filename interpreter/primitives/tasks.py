@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from ..interpreter import Interpreter
 
 
+# -- model errors ------------------------------------------------------------------
+@primitive("transient-error")
+def transient_error(message: Any) -> Any:
+    """Raise a model error worth retrying: a DSL model's rate limit or overload (see ``(retries N)``)."""
+    from ..printer import display_string
+    from ..tasks.models import TransientModelError
+
+    raise TransientModelError(display_string(message))
+
+
 # -- records -----------------------------------------------------------------------
 @primitive("make-task-result")
 def make_task_result(content: Any, status: Any = "COMPLETE", notes: Any = None) -> TaskResult:

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..datatypes import VOID, MString, is_string
 from ..errors import SchemeError, type_error
+from ..evaluator import caller
 from ..limits import check_elements
 from .lists import apply_fn, build_list, check_proc, to_pylist
 from .numbers import check_index, check_range, check_size
@@ -159,18 +160,16 @@ def _vector_rows(who: str, vs: tuple[Any, ...]) -> list[list[Any]]:
 @primitive("vector-map")
 def vector_map(f: Any, v: Any, *more: Any) -> list[Any]:
     """The vector of ``(f x ...)`` over corresponding elements."""
-    check_proc("vector-map", f)
-    ap = apply_fn()
-    return [ap(f, row) for row in _vector_rows("vector-map", (v, *more))]
+    call = caller(check_proc("vector-map", f), 1 + len(more))
+    return [call(*row) for row in _vector_rows("vector-map", (v, *more))]
 
 
 @primitive("vector-for-each")
 def vector_for_each(f: Any, v: Any, *more: Any) -> Any:
     """Call ``f`` on corresponding elements for effect."""
-    check_proc("vector-for-each", f)
-    ap = apply_fn()
+    call = caller(check_proc("vector-for-each", f), 1 + len(more))
     for row in _vector_rows("vector-for-each", (v, *more)):
-        ap(f, row)
+        call(*row)
     return VOID
 
 

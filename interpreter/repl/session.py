@@ -193,7 +193,8 @@ class ReplSession:
         self._traced = self.interp
 
     def _print_event(self, event: Any) -> None:
-        if self.tracing:
+        quiet = event.kind == "run" or (event.kind == "attempt" and event.status == "ok")  # each input is a run
+        if self.tracing and not quiet:
             self.complain(f"· {event}")
 
 

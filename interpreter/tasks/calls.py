@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import shlex
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..capabilities import require_scripts
+from ..capabilities import check_file_access, require_scripts
 from ..datatypes import TailCall
 from ..env import Env
 from ..errors import SchemeError
@@ -22,7 +23,7 @@ from .evaluation import parse_verdict
 from .records import EvaluationResult, TaskDefinition, TaskResult
 from .scripts import failure_message, run_script, split_command, timeout_or_default
 from .templates import render
-from .tracing import now, trace_task
+from .tracing import trace_task
 
 if TYPE_CHECKING:
     from .library import Task, TaskLibrary
@@ -42,7 +43,7 @@ class TaskRunner:
     def call(self, task: Task, args: list[Any], caller: Env | None = None) -> Any:
         """Run ``task`` on ``args``; ``caller`` is the frame of the call (None: the global frame)."""
         events = getattr(self.library.interp, "events", None)
-        if events is not None and events.subscribers:  # traced: a ``task`` event with the usage of the call
+        if events is not None and events.active:  # traced: a ``task`` event with the usage of the call
             return trace_task(events, self.library.usage, task.definition.name, lambda: self.run(task, args, caller))
         return self.run(task, args, caller)
 
@@ -65,18 +66,46 @@ class TaskRunner:
         gateway = self.library.gateway
         start = time.monotonic()
         with gateway.activation(definition.name, definition.limits):
-            model, response = gateway.complete(definition.model, prompt, system, dict(definition.options))
+            model, response = gateway.complete(
+                definition.model,
+                prompt,
+                system,
+                dict(definition.options),
+                schema=definition.output_schema,
+                retry=definition.retry,
+                cache=definition.cache,
+                attachments=self.attachments(definition, bound),
+            )
         notes: dict[str, Any] = {
             "model": model,
             "usage": {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens},
             "duration_s": round(time.monotonic() - start, 6),
+            "attempts": response.attempts,
+            "cached": response.cached,
         }
         if definition.subtype == "evaluator":
             verdict = parse_verdict(definition.name, response.text)
             for key, value in notes.items():
                 setattr(verdict, key, value)
             return EvaluationResult(content=response.text, notes=verdict)
+        if definition.output_schema is not None:
+            notes["text"] = response.text
+            return TaskResult(content=response.data, status="COMPLETE", notes=notes)
         return TaskResult(content=response.text, status="COMPLETE", notes=notes)
+
+    def attachments(self, definition: TaskDefinition, bound: dict[str, Any]) -> tuple[str, ...]:
+        """The rendered ``(attachments …)``: URLs as they are, files checked against ``allow_files``."""
+        out = []
+        for template in definition.attachments:
+            target = render(template, bound).strip()
+            if not target.startswith(("http://", "https://")):
+                who = f"task {definition.name}: attachment"
+                path = check_file_access(self.library.interp.allow_files, Path(target), who)
+                if not path.is_file():
+                    raise SchemeError(f"{who} {target}: no such file", kind="file-error")
+                target = str(path)
+            out.append(target)
+        return tuple(out)
 
     # -- script ----------------------------------------------------------------------
     def script(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
@@ -91,7 +120,7 @@ class TaskRunner:
             command = [render(part, bound) for part in parts]
         timeout = timeout_or_default(spec.timeout if spec and spec.timeout is not None else definition.limits.timeout)
         stdin = render(spec.input, bound) if spec and spec.input is not None else None
-        started = now()
+        started = self.library.interp.events.open("script", definition.name)
         result = run_script(
             command,
             input=stdin,

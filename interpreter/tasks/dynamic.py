@@ -21,7 +21,6 @@ from .records import ScriptOutput, TaskDefinition, TaskResult
 from .scripts import run_script
 from .selection import select_evaluator
 from .templates import normal_name
-from .tracing import now
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
@@ -64,7 +63,7 @@ def evaluation_rounds(run: Callable[[Env], Any], env: Env, max_rounds: Any, inte
         if request is None:
             break
         interp.runtime.check()
-        start = now()
+        start = hub.open("evaluation", "with-evaluation")
         evaluator = select_evaluator(
             (interp.tasks.describe(name) for name in interp.tasks.names()), request["criteria"]
         )
@@ -99,7 +98,7 @@ def _run_target(interp: Interpreter, request: dict[str, Any], solution: str) -> 
     from ..capabilities import require_scripts
 
     require_scripts(interp, "with-evaluation")
-    start = now()
+    start = interp.events.open("script", str(request["target"]))
     result = run_script(
         request["target"], input=solution, timeout=float(request.get("timeout", 300)), poll=interp.runtime.check
     )

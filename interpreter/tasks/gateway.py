@@ -1,4 +1,11 @@
-"""The one door every model call goes through: limits, replay, recording and usage.
+"""The one door every model call goes through: limits, replay, the response cache,
+retries, streaming, recording, llm's log, usage and the ``model`` trace event.
+
+Every backend (llm, DSL, Python, replay) is reached through :meth:`ModelGateway.complete`,
+so retries and the cache wrap them all alike:
+
+    limits → replay? → cache hit? → attempts (retried when transient) → schema check
+           → cache store → usage, recording, llm's log, trace event
 
 Limits come from a stack of activations: the interpreter's own at the bottom, then
 one per running task that sets any. A call counts one turn in every activation;
@@ -8,6 +15,7 @@ each activation's ``max_turns``, ``max_context`` and ``timeout`` must hold.
 from __future__ import annotations
 
 import math
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,14 +23,26 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pydantic
+
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, Runtime
 from ..limits import Watchdog
+from .cache import ModelRequest, ResponseCache
 from .errors import TaskError, resource_exhausted, task_failure
-from .models import ModelRegistry, ModelResponse
-from .records import Limits
+from .models import ModelRegistry, ModelResponse, TransientModelError, accepts, is_transient
+from .records import Limits, RetryPolicy
 from .replay import CallRecord, CallUsage, Recorder, ReplayBook
+from .schemas import structured
 from .usage import Usage
+
+
+def model_error(message: str, transient: bool) -> TaskError:
+    """A TASK_FAILURE (reason ``model_error``) of one attempt; ``notes.transient`` says it is worth retrying."""
+    err = task_failure("model_error", message)
+    err.record.notes["transient"] = transient  # type: ignore[attr-defined]
+    return err
+
 
 PROGRAM = "<program>"
 
@@ -56,6 +76,21 @@ class ModelGateway:
         self.runtime = runtime
         self.recorder = recorder
         self.replay = replay
+        self.events: Any = None  # the interpreter's EventHub
+        #: Retries for calls whose task says nothing (``Interpreter(retries=…)``, ``--retries``).
+        self.retry = RetryPolicy.model_construct(retries=0, backoff=1.0, max_backoff=60.0)
+        #: The response cache, when enabled for every call (``--cache``) or None.
+        self.cache: ResponseCache | None = None
+        #: Where a ``(cache #t)`` task's cache lives when no cache is enabled for every call.
+        self.cache_path: Any = None
+        #: A ``(cache #t)`` task may open the default cache file (the host granted files).
+        self.may_write_files = False
+        #: ``--no-cache``: no call uses the cache, whatever its task says.
+        self.cache_disabled = False
+        self._task_cache: ResponseCache | None = None
+        #: ``--log``: calls to llm models go into llm's logs database.
+        self.llm_log: Any = None
+        self.random = random.Random()
         # Defaults need no validation; model_construct keeps pydantic's validators (and its
         # plugin scan) out of start-up.
         self.usage = Usage.model_construct()
@@ -78,56 +113,194 @@ class ModelGateway:
 
     # -- the call --------------------------------------------------------------------
     def complete(
-        self, model: str | None, prompt: str, system: str | None = None, options: dict[str, Any] | None = None
+        self,
+        model: str | None,
+        prompt: str,
+        system: str | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        schema: dict[str, Any] | None = None,
+        retry: RetryPolicy | None = None,
+        cache: bool | None = None,
+        attachments: tuple[str, ...] = (),
     ) -> tuple[str, ModelResponse]:
-        """(model name, response) for one call, after checking every limit."""
+        """(model name, response) for one call, after checking every limit.
+
+        ``retry`` and ``cache`` are the task's own settings (None: the interpreter's).
+        With a ``schema`` the response's ``data`` is the parsed, validated answer."""
         name = model or self.registry.default_name()
-        options = options or {}
+        request = ModelRequest(name, prompt, system, dict(options or {}), schema, tuple(attachments))
         estimate = estimate_tokens(prompt) + estimate_tokens(system or "")
         self._take_turn()
         self._check_context(estimate)
         timeout = min((a.limits.timeout for a in self.stack if a.limits.timeout is not None), default=None)
+        task = self.stack[-1].task
+        hub = self.events
+        span = hub.open("model", name, self._call_info(request, task)) if hub is not None else None
         start = time.monotonic()
-        if self.replay is not None:
-            recorded = self.replay.answer(name, system, prompt, options)
-            response = ModelResponse(
-                text=recorded.response,
-                input_tokens=recorded.usage.input_tokens,
-                output_tokens=recorded.usage.output_tokens,
-            )
-        else:
-            response = self._call(name, prompt, system, options, timeout)
-        duration = time.monotonic() - start
-        reported_input = response.input_tokens
-        response = ModelResponse(
-            text=response.text,
-            input_tokens=reported_input if reported_input is not None else estimate,
-            output_tokens=(
-                response.output_tokens if response.output_tokens is not None else estimate_tokens(response.text)
-            ),
-        )
-        assert response.input_tokens is not None and response.output_tokens is not None
-        self.usage.add(self.stack[-1].task, name, response.input_tokens, response.output_tokens, duration)
-        self._trace(name, duration, response.input_tokens, response.output_tokens)
-        if self.recorder is not None:
-            usage = CallUsage(input_tokens=response.input_tokens, output_tokens=response.output_tokens)
-            record = CallRecord(
-                model=name, system=system, prompt=prompt, options=options, response=response.text, usage=usage
-            )
-            self.recorder.write(record)
-        if timeout is not None and duration > timeout:
+        attempts, cached, counted = 0, False, False
+        try:
+            store = self._cache_for(cache)
+            if self.replay is not None:
+                response = self._replayed(request)
+            elif store is not None and (hit := store.get(request)) is not None:
+                response, cached = (
+                    ModelResponse(text=hit.text, input_tokens=hit.input_tokens, output_tokens=hit.output_tokens),
+                    True,
+                )
+            else:
+                response, attempts = self._attempts(request, retry or self.retry, timeout, span)
+            duration = time.monotonic() - start
+            response = self._counted(response, estimate)
+            assert response.input_tokens is not None and response.output_tokens is not None
+            if cached:
+                self.usage.add_cached(task, name)
+            else:
+                self.usage.add(task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1))
+            counted = True
+            if self.recorder is not None:
+                self._record(request, response)
+            if schema is not None:
+                response.data = structured(response.text, schema, f"model {name}")
+            if store is not None and not cached and self.replay is None:
+                store.put(request, response.text, response.input_tokens, response.output_tokens)
+            if self.llm_log is not None and response.raw is not None:
+                self.llm_log.write(response.raw)
+        except BaseException as err:
+            if attempts == 0 and isinstance(err, TaskError):
+                attempts = int(err.record.notes.get("attempts", 0)) if hasattr(err.record, "notes") else 0
+            if attempts and not counted:
+                self.usage.add_failed(task, name, attempts)
+            if hub is not None:
+                status = "error" if isinstance(err, SchemeError) else "interrupted"
+                hub.finish("model", name, span, status, info={"attempts": attempts, "cached": False}, error=err)
+            raise
+        response.attempts, response.cached = attempts, cached
+        if hub is not None:
+            tokens = {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens}
+            info = {"response": response.text, "attempts": attempts, "cached": cached}
+            if cached:  # nothing was spent: the stored call's tokens are shown apart
+                info["cached_usage"] = tokens
+            hub.finish("model", name, span, "ok", usage=None if cached else tokens, info=info)
+        if timeout is not None and duration > timeout and not cached:
             raise self._timed_out(name, duration, timeout)
-        if reported_input is not None:
-            self._check_context(reported_input)
+        if response.input_tokens is not None and not cached:
+            self._check_context(response.input_tokens)
         return name, response
 
-    def _trace(self, name: str, duration: float, input_tokens: int, output_tokens: int) -> None:
-        """A ``model`` event for the subscribers of the interpreter's event hub, if any."""
-        events = getattr(self, "events", None)
-        if events is not None and events.subscribers:
-            usage = {"input_tokens": input_tokens, "output_tokens": output_tokens}
-            start = time.time() - duration
-            events.finish("model", name, start, "ok", usage=usage, info={"task": self.stack[-1].task})
+    @staticmethod
+    def _call_info(request: ModelRequest, task: str) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "task": task,
+            "model": request.model,
+            "system": request.system,
+            "prompt": request.prompt,
+            "options": request.options,
+        }
+        if request.schema is not None:
+            info["schema"] = request.schema
+        if request.attachments:
+            info["attachments"] = list(request.attachments)
+        return info
+
+    @staticmethod
+    def _counted(response: ModelResponse, estimate: int) -> ModelResponse:
+        """``response`` with token counts filled in by estimate where the backend gave none."""
+        if response.input_tokens is None:
+            response.input_tokens = estimate
+        if response.output_tokens is None:
+            response.output_tokens = estimate_tokens(response.text)
+        return response
+
+    def _replayed(self, request: ModelRequest) -> ModelResponse:
+        assert self.replay is not None
+        recorded = self.replay.answer(request.model, request.system, request.prompt, request.options)
+        return ModelResponse(
+            text=recorded.response,
+            input_tokens=recorded.usage.input_tokens,
+            output_tokens=recorded.usage.output_tokens,
+        )
+
+    def _record(self, request: ModelRequest, response: ModelResponse) -> None:
+        assert self.recorder is not None
+        usage = CallUsage(input_tokens=response.input_tokens, output_tokens=response.output_tokens)
+        self.recorder.write(
+            CallRecord(
+                model=request.model,
+                system=request.system,
+                prompt=request.prompt,
+                options=request.options,
+                response=response.text,
+                usage=usage,
+            )
+        )
+
+    # -- the cache -------------------------------------------------------------------
+    def _cache_for(self, wanted: bool | None) -> ResponseCache | None:
+        """The cache this call uses: none under ``--no-cache`` or ``(cache #f)``; the
+        interpreter's; or, for a ``(cache #t)`` task, one opened on first use."""
+        if self.cache_disabled or wanted is False:
+            return None
+        if self.cache is not None or not wanted:
+            return self.cache
+        if self._task_cache is None:
+            if self.cache_path is None and not self.may_write_files:
+                from ..capabilities import permission_denied
+
+                raise permission_denied("(cache #t)", "allow_files", "writing the response cache")
+            self._task_cache = ResponseCache(self.cache_path)
+        return self._task_cache
+
+    # -- attempts and retries --------------------------------------------------------
+    def _attempts(
+        self, request: ModelRequest, policy: RetryPolicy, timeout: float | None, span: Any
+    ) -> tuple[ModelResponse, int]:
+        """Call the backend, retrying transient failures as ``policy`` says; (response, attempts)."""
+        hub = self.events
+        failures: list[str] = []
+        for attempt in range(1, policy.retries + 2):
+            attempt_span = hub.open("attempt", f"{request.model}#{attempt}") if hub is not None else None
+            try:
+                response = self._call(request, timeout, span)
+            except TaskError as err:
+                if hub is not None:
+                    hub.finish(
+                        "attempt",
+                        f"{request.model}#{attempt}",
+                        attempt_span,
+                        "error",
+                        info={"attempt": attempt},
+                        error=err,
+                    )
+                failures.append(err.record.message)  # type: ignore[attr-defined]
+                transient = bool(getattr(err.record, "notes", {}).get("transient"))
+                if not transient or attempt > policy.retries:
+                    raise self._final(err, attempt, failures) from None
+                self._wait(policy.delay(attempt, self.random.random()))
+                continue
+            if hub is not None:
+                hub.finish("attempt", f"{request.model}#{attempt}", attempt_span, "ok", info={"attempt": attempt})
+            return response, attempt
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _final(err: TaskError, attempts: int, failures: list[str]) -> TaskError:
+        """The error that ends a call: ``err``, with the attempts in its notes when it is a TASK_FAILURE."""
+        record = err.record
+        if not hasattr(record, "notes"):
+            return err
+        record.notes = {**record.notes, "attempts": attempts, "errors": failures}  # type: ignore[attr-defined]
+        if attempts > 1:
+            record.message = f"{record.message} (after {attempts} attempts)"  # type: ignore[attr-defined]
+            err.message = f"{record.type}: {record.message}"  # type: ignore[attr-defined]
+        return err
+
+    def _wait(self, seconds: float) -> None:
+        """Sleep before a retry, in short slices so limits and Ctrl-C still end the program."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(left, 0.05))
+            self.runtime.check()
 
     def _take_turn(self) -> None:
         for activation in self.stack:
@@ -157,30 +330,52 @@ class ModelGateway:
             "time", f"model {name} did not answer within the timeout of {timeout:g} s", round(duration, 3), timeout
         )
 
-    def _call(
-        self, name: str, prompt: str, system: str | None, options: dict[str, Any], timeout: float | None
-    ) -> ModelResponse:
+    def _call(self, request: ModelRequest, timeout: float | None, span: Any) -> ModelResponse:
+        """One attempt: the backend's answer, or a TASK_FAILURE (see :func:`model_error`)."""
+        name = request.model
         model = self.registry.get(name)
+        extra: dict[str, Any] = {}
+        if request.schema is not None and accepts(model.complete, "schema"):
+            extra["schema"] = request.schema
+        if request.attachments:
+            if not accepts(model.complete, "attachments"):
+                raise task_failure("model_error", f"model {name} takes no attachments")
+            extra["attachments"] = request.attachments
+        on_text = self._streamer(span)
+        if on_text is not None and accepts(model.complete, "on_text"):
+            extra["on_text"] = on_text
 
         def run() -> ModelResponse:
             try:
-                return model.complete(prompt, system, options)
+                return model.complete(request.prompt, request.system, request.options, **extra)
+            except TransientModelError as exc:
+                raise model_error(f"model {name} failed: {exc.message}", True) from None
             except SchemeError as err:
                 if err.kind == "resource-exhaustion" or isinstance(err, TaskError):
                     raise  # the program's own limits, and task errors a model raises on purpose
-                failure = task_failure("model_error", f"model {name} failed: {err.full_message()}")
+                failure = model_error(f"model {name} failed: {err.full_message()}", False)
                 failure.span, failure.frames = err.span, list(err.frames)
                 raise failure from err
             except PASS_THROUGH:
                 raise
             except Exception as exc:
-                raise task_failure("model_error", f"model {name} failed: {type(exc).__name__}: {exc}") from None
+                raise model_error(f"model {name} failed: {type(exc).__name__}: {exc}", is_transient(exc)) from None
 
         if timeout is None:
             return run()
         if getattr(model, "runs_in_interpreter", False):
             return self._with_deadline(run, name, timeout)
         return self._in_thread(run, name, timeout)
+
+    def _streamer(self, span: Any) -> Callable[[str], None] | None:
+        """Where the text of a call goes as it arrives: the terminal's progress display, if it streams."""
+        hub = self.events
+        if span is None or hub is None:
+            return None
+        progress = hub.progress
+        if progress not in hub.watchers or not progress.stream_models:
+            return None
+        return lambda chunk: progress.stream_text(span, chunk)
 
     def _with_deadline(self, run: Callable[[], ModelResponse], name: str, timeout: float) -> ModelResponse:
         """Run DSL code with an extra deadline checked by the runtime."""
@@ -223,3 +418,32 @@ class ModelGateway:
         if ok:
             return value
         raise value
+
+
+def configure_gateway(
+    gateway: ModelGateway,
+    *,
+    retries: int | RetryPolicy | dict[str, Any] | None = None,
+    cache: Any = None,
+    log: Any = False,
+) -> None:
+    """Apply the interpreter's model-call settings: ``retries`` (a count, a
+    :class:`RetryPolicy` or its fields), ``cache`` (True: the default file; a path;
+    False/None: off) and ``log`` (True: llm's logs database; a path: that database)."""
+    from .errors import from_validation
+
+    if isinstance(retries, int) and not isinstance(retries, bool):
+        retries = {"retries": retries}
+    if isinstance(retries, dict):
+        try:
+            retries = RetryPolicy(**retries)
+        except pydantic.ValidationError as exc:
+            raise from_validation(exc, "retries") from None
+    if retries is not None:
+        gateway.retry = retries
+    if cache is not None and cache is not False:
+        gateway.cache = ResponseCache(None if cache is True else cache)
+    if log:
+        from .llm_log import LlmLog
+
+        gateway.llm_log = LlmLog(None if log is True else log)

@@ -268,11 +268,11 @@ def run_loop(
     reason: StopReason = "max-iterations"
     error: LoopError | None = None
     hub.progress.begin()
-    loop_start = now()
+    loop_start = hub.open("loop", label)
     try:
         for k in range(max_iterations):
             check()
-            start = now()
+            start = hub.open("iteration", f"{label}#{k}")
             entry = Draft(k)
             try:
                 output, evaluation, stop = _iteration(phases, base, k, accumulate, seen, last_eval, entry)
@@ -293,7 +293,14 @@ def run_loop(
                     last_output = entry.output
                     history.append(entry.record() if accumulate else stripped(entry.record()))
                 result_status, reason = "FAILED", "error"
-                hub.finish("iteration", f"{label}#{k}", start, "error", info={"iteration": k, "phase": failure.phase})
+                hub.finish(
+                    "iteration",
+                    f"{label}#{k}",
+                    start,
+                    "error",
+                    info={"iteration": k, "phase": failure.phase},
+                    error=err,
+                )
                 break
             completed += 1
             last_output, last_eval = output, evaluation
@@ -425,7 +432,7 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> S
                 f"script-execution: the command must be a string or a list, got {display_string(command)}",
                 kind="type-error",
             )
-        start = now()
+        start = stage.events.open("script", "script-execution") if stage.events is not None else now()
         result = run_script(argv, input=solution, timeout=float(timeout), poll=stage.poll)
         if stage.events is not None:
             shown = argv if isinstance(argv, str) else " ".join(argv)

@@ -1,10 +1,18 @@
 """The model interface and its backends.
 
-Every backend answers ``complete(prompt, system, options) -> ModelResponse``:
+Every backend answers ``complete(prompt, system, options) -> ModelResponse``; those
+that can also take ``schema=`` (a JSON schema for structured output) and
+``on_text=`` (called with each piece of text as it arrives) say so in the signature
+of ``complete``, and the gateway passes them only then:
 
 - :class:`LlmModel` wraps any model of the ``llm`` library (by id or alias);
-- :class:`FunctionModel` wraps a Python callable ``fn(prompt, system) -> str``;
-- :class:`ProcedureModel` wraps a DSL procedure ``(lambda (prompt system) …)``.
+- :class:`FunctionModel` wraps a Python callable ``fn(prompt, system[, options[, schema]])``
+  returning text (or an iterable of text pieces, which streams);
+- :class:`ProcedureModel` wraps a DSL procedure ``(lambda (prompt system [options [schema]]) …)``.
+
+A backend signals an error worth retrying (a rate limit, an overloaded server) by
+raising :class:`TransientModelError`; :func:`is_transient` also knows the HTTP status
+codes and connection errors of the provider libraries.
 
 :class:`ModelRegistry` finds a model by name: registered names first, then ``llm``.
 """
@@ -18,23 +26,89 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..datatypes import MString, Procedure
-from .errors import invalid_output, task_failure
+from ..errors import SchemeError
+from .errors import invalid_output, task_failure, validation_error
+
+#: Called with each piece of a model's text as it arrives.
+OnText = Callable[[str], None]
 
 #: Environment variable naming the default model.
 MODEL_ENV = "TASKSCHEME_MODEL"
 
 
 class ModelResponse(BaseModel):
-    """A model's answer; token counts are None when the backend does not report them."""
+    """A model's answer; token counts are None when the backend does not report them.
 
-    model_config = ConfigDict(defer_build=True)  # validators built on first use: fast start-up
+    ``raw`` is the backend's own response object (an ``llm`` Response), kept for
+    ``--log``; it is never stored or compared."""
+
+    model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)  # validators built on first use
 
     text: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    raw: Any = Field(default=None, exclude=True, repr=False)
+    #: The parsed answer of a call with a schema.
+    data: Any = None
+    #: How many tries the call took (0 when answered by the cache or a replay file).
+    attempts: int = 0
+    #: Answered from the response cache.
+    cached: bool = False
+
+
+class TransientModelError(SchemeError):
+    """A model failure worth retrying: rate limited, overloaded, timed out, connection lost.
+
+    Python models raise it; DSL models call ``(transient-error "message")``."""
+
+    def __init__(self, message: str, kind: str = "transient-model-error", **kwargs: Any) -> None:
+        super().__init__(message, kind=kind, **kwargs)
+
+
+#: HTTP statuses worth retrying: request timeout, conflict, too many requests, server errors.
+TRANSIENT_STATUS = frozenset({408, 409, 429})
+#: Exception class names (anywhere in the class's ancestry) that mean a connection failed or timed out.
+TRANSIENT_NAMES = ("ConnectionError", "ConnectError", "Timeout", "TimeoutError", "RemoteProtocolError")
+
+
+def http_status(exc: BaseException) -> int | None:
+    """The HTTP status an exception of a provider library carries (openai, anthropic, httpx …), if any."""
+    for holder in (exc, getattr(exc, "response", None)):
+        status = getattr(holder, "status_code", None) or getattr(holder, "status", None)
+        if isinstance(status, int):
+            return status
+    return None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for errors worth retrying: :class:`TransientModelError`, HTTP 408/409/429/5xx,
+    connection errors and timeouts (checked through the error and its causes)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, TransientModelError | ConnectionError | TimeoutError):
+            return True
+        status = http_status(seen)
+        if status is not None:
+            return status in TRANSIENT_STATUS or 500 <= status <= 599
+        names = [cls.__name__ for cls in type(seen).__mro__]
+        if any(marker in name for name in names for marker in TRANSIENT_NAMES):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def accepts(fn: Callable[..., Any], name: str) -> bool:
+    """True when ``fn`` takes a keyword argument ``name`` (or any keyword arguments)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 @runtime_checkable
@@ -47,7 +121,8 @@ class Model(Protocol):
 
 
 class LlmModel:
-    """A model of the ``llm`` library."""
+    """A model of the ``llm`` library: options checked against its ``Options`` class,
+    schemas through llm's schema support, text streamed when asked."""
 
     runs_in_interpreter = False
 
@@ -55,35 +130,116 @@ class LlmModel:
         self.name = name
         self.model = model
 
-    def complete(self, prompt: str, system: str | None, options: dict[str, Any]) -> ModelResponse:
-        response = self.model.prompt(prompt, system=system or None, **options)
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` (kebab or snake case) validated by the model's own ``Options`` class;
+        a bad one is a VALIDATION_ERROR naming it."""
+        import pydantic
+
+        cls = self.model.Options
+        known = list(cls.model_fields)
+        given = {key.replace("-", "_"): value for key, value in options.items()}
+        for key in given:
+            if key not in known:
+                similar = difflib.get_close_matches(key, known, n=3, cutoff=0.6)
+                hint = f"; did you mean {', '.join(similar)}?" if similar else ""
+                listed = ", ".join(k.replace("_", "-") for k in known) or "none"
+                raise validation_error(
+                    f"model {self.name} has no option {key.replace('_', '-')}{hint} (its options: {listed})",
+                    f"options.{key}",
+                )
+        try:
+            cls(**given)
+        except pydantic.ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            raise validation_error(
+                f"model {self.name}: option {where.replace('_', '-')}: {problem['msg']}", f"options.{where}"
+            ) from None
+        return given
+
+    def complete(
+        self,
+        prompt: str,
+        system: str | None,
+        options: dict[str, Any],
+        schema: dict[str, Any] | None = None,
+        on_text: OnText | None = None,
+        attachments: tuple[str, ...] = (),
+    ) -> ModelResponse:
+        import llm
+
+        extra: dict[str, Any] = {}
+        if schema is not None and getattr(self.model, "supports_schema", False):
+            extra["schema"] = schema
+        if attachments:
+            extra["attachments"] = [
+                llm.Attachment(url=a) if a.startswith(("http://", "https://")) else llm.Attachment(path=a)
+                for a in attachments
+            ]
+        stream = on_text is not None and getattr(self.model, "can_stream", False)
+        response = self.model.prompt(
+            prompt, system=system or None, stream=stream, **extra, **self.check_options(options)
+        )
+        if stream:
+            assert on_text is not None
+            for chunk in response:
+                on_text(chunk)
         text = response.text()
         usage = response.usage() if hasattr(response, "usage") else None
         return ModelResponse(
             text=text,
             input_tokens=getattr(usage, "input", None),
             output_tokens=getattr(usage, "output", None),
+            raw=response,
         )
 
 
+#: What a Python model may take besides the prompt and the system text.
+EXTRAS = ("options", "schema", "attachments")
+
+
 class FunctionModel:
-    """A Python callable ``fn(prompt, system)`` (or ``fn(prompt, system, options)``) as a model."""
+    """A Python callable ``fn(prompt, system)``, ``fn(prompt, system, options)`` or
+    ``fn(prompt, system, options, schema)`` as a model; a function with parameters named
+    ``options``, ``schema`` or ``attachments`` (or ``**kwargs``) gets those by keyword.
+    It may return text, a :class:`ModelResponse`, or an iterable of text pieces (which streams)."""
 
     runs_in_interpreter = False
 
     def __init__(self, name: str, fn: Callable[..., Any]) -> None:
         self.name = name
         self.fn = fn
-        self.wants_options = _positional_count(fn) >= 3
+        #: Extras passed by keyword, when the function names them (or takes ``**kwargs``) …
+        self.keywords = [name for name in EXTRAS if accepts(fn, name)]
+        #: … else options and schema passed by position, third and fourth.
+        self.positional = [] if self.keywords else list(EXTRAS[: max(0, _positional_count(fn) - 2)])
 
-    def complete(self, prompt: str, system: str | None, options: dict[str, Any]) -> ModelResponse:
-        args = (prompt, system, options) if self.wants_options else (prompt, system)
-        return as_response(self.name, self.fn(*args))
+    def complete(
+        self,
+        prompt: str,
+        system: str | None,
+        options: dict[str, Any],
+        schema: dict[str, Any] | None = None,
+        on_text: OnText | None = None,
+        attachments: tuple[str, ...] = (),
+    ) -> ModelResponse:
+        extras = {"options": options, "schema": schema, "attachments": list(attachments)}
+        args = [prompt, system, *(extras[name] for name in self.positional)]
+        value = self.fn(*args, **{name: extras[name] for name in self.keywords})
+        if not isinstance(value, str | MString | ModelResponse) and hasattr(value, "__iter__"):
+            pieces = []
+            for piece in value:
+                pieces.append(str(piece))
+                if on_text is not None:
+                    on_text(str(piece))
+            value = "".join(pieces)
+        return as_response(self.name, value)
 
 
 class ProcedureModel:
-    """A DSL procedure as a model: called with the prompt and the system text ("" when none),
-    or with the prompt alone if it takes one argument."""
+    """A DSL procedure as a model: called with the prompt alone if it takes one argument,
+    else with the prompt and the system text ("" when none), then the options (an
+    association list) and the schema (JSON-like data, #f when none) if it takes them."""
 
     runs_in_interpreter = True
 
@@ -91,12 +247,22 @@ class ProcedureModel:
         self.name = name
         self.proc = proc
 
-    def complete(self, prompt: str, system: str | None, options: dict[str, Any]) -> ModelResponse:
+    def complete(
+        self, prompt: str, system: str | None, options: dict[str, Any], schema: dict[str, Any] | None = None
+    ) -> ModelResponse:
         from ..evaluator import apply_procedure
+        from .values import to_scheme
 
         params = getattr(self.proc, "params", None)
         rest = getattr(self.proc, "rest", None)
-        args = [prompt] if params is not None and len(params) == 1 and rest is None else [prompt, system or ""]
+        count = len(params) if params is not None else 2
+        if rest is not None:
+            count = 4
+        args: list[Any] = [prompt] if count == 1 else [prompt, system or ""]
+        if count >= 3:
+            args.append(to_scheme(options))
+        if count >= 4:
+            args.append(to_scheme(schema) if schema is not None else False)
         return as_response(self.name, apply_procedure(self.proc, args))
 
 

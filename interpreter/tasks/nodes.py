@@ -35,6 +35,8 @@ class TaskSpec:
     limits: dict[str, Any] = field(default_factory=dict)
     script: dict[str, Any] = field(default_factory=dict)
     context: dict[str, Any] = field(default_factory=dict)
+    #: Model-call settings: ``options``, ``output_schema``, ``retry``, ``cache``.
+    model: dict[str, Any] = field(default_factory=lambda: {"options": {}})
     subset: tuple[Symbol, ...] = ()
     type: str = "procedure"
     source: str = ""
@@ -82,6 +84,7 @@ def build_definition(spec: TaskSpec, params: list[TaskParam]) -> TaskDefinition:
             body=body,
             limits=limits,
             script=script,
+            **spec.model,
         ),
     )
 

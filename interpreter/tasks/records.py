@@ -61,9 +61,11 @@ def record_kind(cls: type) -> str:
 
 # -- results -----------------------------------------------------------------------
 class TaskResult(SchemeRecord):
-    """What a task returns: its content, a status, and notes (model, usage, script output …)."""
+    """What a task returns: its content, a status, and notes (model, usage, script output …).
 
-    content: str
+    ``content`` is text, or the parsed data of a task with a ``(schema …)``."""
+
+    content: Any
     status: Status = "COMPLETE"
     notes: dict[str, Any] = Field(default_factory=dict)
 
@@ -173,6 +175,21 @@ class Limits(SchemeRecord):
     timeout: float | None = Field(default=None, gt=0)
 
 
+class RetryPolicy(SchemeRecord):
+    """How a model call that fails transiently is retried: up to ``retries`` more times,
+    waiting ``backoff`` seconds before the first retry and twice as long before each
+    next one (at most ``max_backoff``), each wait shortened at random by up to half (jitter)."""
+
+    retries: int = Field(default=0, ge=0, le=100)
+    backoff: float = Field(default=1.0, ge=0)
+    max_backoff: float = Field(default=60.0, ge=0)
+
+    def delay(self, retry: int, draw: float) -> float:
+        """Seconds to wait before retry number ``retry`` (1, 2 …); ``draw`` is uniform in [0, 1)."""
+        full = min(self.max_backoff, self.backoff * 2 ** (retry - 1))
+        return full * (0.5 + draw / 2)
+
+
 class TaskParam(SchemeRecord):
     """A parameter: its name and, when optional, its default value."""
 
@@ -214,6 +231,11 @@ class TaskDefinition(SchemeRecord):
     limits: Limits = Field(default_factory=Limits)
     script: ScriptSpec | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    retry: RetryPolicy | None = None
+    cache: bool | None = None
+    #: Templates of files (paths) or URLs sent with an atomic task's prompt.
+    attachments: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -246,6 +268,8 @@ class TaskDefinition(SchemeRecord):
             templates["prompt" if self.type == "atomic" else "script"] = self.body
         if self.script is not None:
             templates["script input"] = self.script.input
+        for index, attachment in enumerate(self.attachments):
+            templates[f"attachment {index + 1}"] = attachment
         for where, text in templates.items():
             for name in placeholders(text or ""):
                 if normal_name(name) not in known:
@@ -308,6 +332,7 @@ class TaskFailure(SchemeRecord):
     reason: str
     message: str
     partial_results: list[Any] = Field(default_factory=list)
+    notes: dict[str, Any] = Field(default_factory=dict)
 
 
 ErrorRecord = ResourceExhaustion | InvalidOutput | ValidationFailure | XmlParseFailure | TaskFailure

@@ -139,6 +139,9 @@ def run_script(
     except PermissionError:
         name = argv if isinstance(argv, str) else argv[0]
         raise task_failure("command_not_executable", f"run-script: permission denied: {name}") from None
+    except OSError as exc:  # not a directory, exec format error …
+        name = argv if isinstance(argv, str) else argv[0]
+        raise task_failure("command_failed", f"run-script: cannot run {name}: {exc.strerror or exc}") from None
     readers = [_Capture(proc.stdout, max_output), _Capture(proc.stderr, max_output)]
     for reader in readers:
         reader.start()

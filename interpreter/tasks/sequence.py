@@ -18,7 +18,7 @@ from ..datatypes import MString, Span, make_list
 from ..errors import SchemeError
 from .errors import TaskError, task_failure
 from .records import ContextManagement, SchemeRecord, TaskResult
-from .tracing import EventHub, now
+from .tracing import EventHub
 
 #: Longest summary kept for a step value that is not a record.
 SUMMARY_WIDTH = 120
@@ -207,7 +207,7 @@ def run_sequence(
     last: Any = None
     for index, step in enumerate(steps):
         history.current_step = index
-        start = now()
+        start = hub.open("step", f"{label}/{step.name}")
         started, before = time.time(), history.figures()
         previous = make_list(accumulated) if context.accumulate_data else make_list([])
         try:
@@ -217,7 +217,7 @@ def run_sequence(
                 raise
             if err.span is None:
                 err.span = step.span
-            hub.finish("step", f"{label}/{step.name}", start, "error", info={"index": index})
+            hub.finish("step", f"{label}/{step.name}", start, "error", info={"index": index}, error=err)
             return _failed(step, error_info(err), history, strict, err)
         if failed_status(value):
             hub.finish("step", f"{label}/{step.name}", start, "FAILED", info=_step_info(hub, index, value))

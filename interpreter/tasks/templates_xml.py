@@ -27,13 +27,17 @@ from ..datatypes import NIL, Keyword, Pair, Span, Symbol, TailCall
 from ..errors import SchemeError
 from ..nodes.core import Lambda
 from .errors import TaskError, from_validation, validation_error
+from .loop import DIRECTOR_NAMES, EVALUATION_NAMES, SOLUTION_NAMES
 from .records import TaskDefinition, TaskParam, XmlParseFailure, context_for
+from .templates import PLACEHOLDER, normal_name, placeholders
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
 
 S = Symbol.intern
-TASK_TYPES = ("atomic", "sequential", "director_evaluator_loop")
+TASK_TYPES = ("atomic", "script", "sequential", "director_evaluator_loop", "director", "evaluator")
+#: Types the seeds use that are atomic tasks of that subtype.
+SUBTYPES = ("director", "evaluator")
 COMMON = (
     "description",
     "instructions",
@@ -44,15 +48,26 @@ COMMON = (
     "context_management",
     "manual_xml",
     "disable_reparsing",
+    "output_slot",
+    "input_source",
 )
 BY_TYPE = {
     "atomic": (),
+    "director": (),
+    "evaluator": (),
+    "script": ("command", "timeout"),
     "sequential": ("steps",),
     "director_evaluator_loop": ("max_iterations", "director", "evaluator", "script_execution", "termination_condition"),
 }
-COMPONENT = (*COMMON, "cond")
+COMPONENT = (*COMMON, "cond", "command", "timeout")
+#: The variable holding the previous step's output (its text) in a sequential template.
+PREVIOUS_OUTPUT = "previous-output"
 CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context")
 REPEATED = ("task", "input", "case")
+#: Names a loop binds for its parts, in the seeds' spelling (``from="evaluation_feedback"``).
+LOOP_SOURCES = {normal_name(s.name) for s in (*DIRECTOR_NAMES, *SOLUTION_NAMES, *EVALUATION_NAMES)}
+#: ``from=`` names that mean another binding: the seeds pass the director's result as text.
+SOURCE_NAMES = {"director_result": "solution"}
 
 
 # -- parsing -------------------------------------------------------------------------------
@@ -67,6 +82,15 @@ class Element:
     path: str
     children: list[Element] = field(default_factory=list)
     text: str = ""
+    text_line: int = 0  # where the text starts
+    text_col: int = 0
+
+    def text_start(self) -> tuple[int, int]:
+        """Line and column of the first non-blank character of the text."""
+        from .conditions import _position
+
+        offset = len(self.text) - len(self.text.lstrip())
+        return _position(self.text, offset, self.text_line or self.line, self.text_col or self.col)
 
     def child(self, tag: str) -> Element | None:
         found = [c for c in self.children if c.tag == tag]
@@ -105,7 +129,10 @@ def parse_xml(text: str | bytes, filename: str) -> Element:
 
     def chars(data: str) -> None:
         if stack:
-            stack[-1].text += data
+            element = stack[-1]
+            if not element.text:
+                element.text_line, element.text_col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+            element.text += data
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -182,6 +209,8 @@ class TemplateLoader:
         self.interp = interp
         self.file = filename
         self.pending: list[tuple[TaskDefinition, Any]] = []
+        self.slots: dict[str, None] = {}  # output slots of the template being read
+        self.previous = False  # whether a step of it reads the previous step's output
 
     # -- errors and small readers ----------------------------------------------------------
     def invalid(self, element: Element, message: str, path: str | None = None) -> TaskError:
@@ -241,6 +270,20 @@ class TemplateLoader:
             raise self.invalid(element.child(tag) or element, f"<{tag}> must be {what}, got {value!r}")
         return number
 
+    def condition(self, element: Element, text: str, line: int, col: int) -> Any:
+        """A condition: DSL code (starting with ``(`` or ``#``) or the seeds' JavaScript-like
+        syntax (:mod:`.conditions`), whose errors give the line and column in the XML file."""
+        from .conditions import ConditionError, translate
+
+        if text[:1] in ("(", "#"):
+            return self.expression(element, text)
+        try:
+            return translate(text, self.file, line, col)
+        except ConditionError as exc:
+            err = validation_error(f"{self.file}:{exc.line}:{exc.col}: condition {text!r}: {exc.message}", element.path)
+            err.span = Span(self.file, exc.line, exc.col)
+            raise err from None
+
     def expression(self, element: Element, text: str) -> Any:
         """One DSL expression read from XML text, its positions pointing into the XML file."""
         from ..reader import read_with_spans
@@ -262,28 +305,42 @@ class TemplateLoader:
             tasks = [root]
         else:
             raise self.invalid(root, f"the root element must be <task> or <tasks>, not <{root.tag}>")
-        for element in tasks:
-            self.template(element)
+        stem = kebab(Path(self.file).stem)
+        for index, element in enumerate(tasks, 1):
+            self.template(element, stem if len(tasks) == 1 else f"{stem}-{index}")
 
-    def template(self, element: Element) -> None:
+    def template(self, element: Element, default_name: str) -> None:
+        """One ``<task>``; the seeds' templates have no name, so one without a name is named
+        after its file (``refine.xml`` → ``refine``; ``refine-2`` for the second of several)."""
         kind = element.attrs.get("type", "atomic")
         if kind not in TASK_TYPES:
             raise self.invalid(
                 element, f"unknown task type {kind!r} (types: {', '.join(TASK_TYPES)})", f"{element.path}@type"
             )
         self.check(element, COMMON + BY_TYPE[kind], ("name", "type", "subtype"))
-        name = element.attrs.get("name", "").strip()
-        if not name:
-            raise self.invalid(element, "a task template needs a name attribute", f"{element.path}@name")
-        params = self.params(element)
-        fields = self.fields(element, kind, element.attrs.get("subtype"))
+        name = element.attrs.get("name", "").strip() or default_name
+        params = self.params(element) + self.sources(element, self.params(element))
+        subtype = element.attrs.get("subtype") or (kind if kind in SUBTYPES else None)
+        kind = "atomic" if kind in SUBTYPES else kind
+        self.slots, self.previous = {}, False
+        if kind == "script":
+            self.script_task(element, name, params)
+            return
+        fields = self.fields(element, kind, subtype)
         if kind == "atomic":
-            fields["body"] = self.text(element, "instructions", required=True)
+            fields["body"] = self.text(element, "instructions") or described_prompt(
+                self.text(element, "description") or "", params
+            )
+            if not fields["body"]:
+                raise self.invalid(element, "<task> needs a <instructions>", f"{element.path}/instructions")
             self.add(element, name, kind, params, fields, None)
             return
         if self.text(element, "instructions"):
             raise self.invalid(element.child("instructions") or element, f"a {kind} template has no <instructions>")
+        if kind == "director_evaluator_loop" and element.child("inputs") is None:
+            params = self.loop_inputs(element)
         datum = self.sequence(element, name) if kind == "sequential" else self.loop(element, name, params)
+        datum = self.with_slots(datum, Span(self.file, element.line, element.col))
         fields["body"] = _written(datum)
         self.add(element, name, kind, params, fields, self.compile(element, name, params, datum))
 
@@ -295,7 +352,9 @@ class TemplateLoader:
         self.check(inputs, ("input",))
         names = []
         for item in inputs.children:
-            self.check(item, (), ("name", "from"))
+            self.check(item, ("task",), ("name", "from"))
+            if item.child("task") is not None:
+                self.check(item.children[0], ("description",))
             name = item.attrs.get("name", "").strip()
             if not name:
                 raise self.invalid(item, "an <input> needs a name attribute", f"{item.path}@name")
@@ -304,12 +363,93 @@ class TemplateLoader:
             raise self.invalid(inputs, "an input is named twice")
         return names
 
+    def sources(self, element: Element, params: list[str]) -> list[str]:
+        """``<input_source>name</input_source>``: a parameter the task gets from that slot
+        (added unless an input already has the name)."""
+        source = self.text(element, "input_source")
+        if not source:
+            return []
+        return [] if kebab(source) in params else [kebab(source)]
+
+    def source_of(self, item: Element, param: str) -> str:
+        """The variable an ``<input>`` reads: its ``from`` (the seeds' names translated), the
+        previous step's output for the seeds' nested ``<task>`` description, else its own name."""
+        if "from" in item.attrs:
+            source = normal_name(item.attrs["from"].strip())
+        elif item.child("task") is not None:
+            source = normal_name(PREVIOUS_OUTPUT)
+        else:
+            source = normal_name(param)
+        if source == normal_name(PREVIOUS_OUTPUT):
+            self.previous = True
+        return kebab(SOURCE_NAMES.get(source, source))
+
+    def kept(self, element: Element, call: Any) -> Any:
+        """``call``, its value also stored in the component's ``<output_slot>`` and, in a
+        sequential template, as ``previous-output`` (the text of the last step)."""
+        slot = self.text(element, "output_slot")
+        span = span_of(element, self.file)
+        value = S("value")
+        sets: list[Any] = []
+        if slot and normal_name(slot) not in LOOP_SOURCES:  # the loop binds its own names
+            self.slots[kebab(slot)] = None
+            sets.append(at(span, S("set!"), S(kebab(slot)), value))
+        if not sets:
+            return call
+        return at(span, S("let"), at(span, at(span, value, call)), *sets, value)
+
+    def with_slots(self, datum: Any, span: Span) -> Any:
+        """The body inside ``(let ((slot #f) …) …)`` for the output slots its components fill."""
+        if not self.slots:
+            return datum
+        return at(span, S("let"), at(span, *[at(span, S(slot), False) for slot in self.slots]), datum)
+
+    def script_task(self, element: Element, name: str, params: list[str]) -> None:
+        """A script template: ``<command>`` with ``{{input}}`` placeholders, an optional
+        ``<timeout>``; inputs the command does not name go to its standard input (the seeds
+        pass the director's output to the script). A non-zero exit is a FAILED result whose
+        notes hold the script's output; a failing step says the exit code and stderr."""
+        command = self.text(element, "command")
+        if not command:
+            raise self.invalid(element, "a script task needs a <command>", f"{element.path}/command")
+        used = {normal_name(p) for p in placeholders(command)}
+        rest = [p for p in params if normal_name(p) not in used]
+        script: dict[str, Any] = {"input": "\n".join(f"{{{{{p}}}}}" for p in rest) if rest else None}
+        timeout = self.number(element, "timeout", float)
+        if timeout is not None:
+            script["timeout"] = timeout
+        fields = self.fields(element, "script", element.attrs.get("subtype"))
+        fields["body"] = command
+        fields["script"] = validated_script(self, element, script)
+        self.add(element, name, "script", params, fields, None)
+
+    def loop_inputs(self, element: Element) -> list[str]:
+        """A loop template without ``<inputs>`` (as in the seeds) takes the names its parts
+        read ``from=`` that the loop does not bind itself (``user_query``), and the
+        ``{{placeholders}}`` of its script command (``script_path``), in order of use."""
+        found: dict[str, None] = {}
+        for role in ("director", "evaluator", "script_execution"):
+            part = element.child(role)
+            inputs = part.child("inputs") if part is not None else None
+            for item in inputs.children if inputs is not None else []:
+                source = item.attrs.get("from", "").strip()
+                if source and normal_name(source) not in LOOP_SOURCES:
+                    found.setdefault(kebab(source), None)
+        script = element.child("script_execution")
+        command = script.child("command") if script is not None else None
+        if command is not None:
+            for name in placeholders(command.text):
+                found.setdefault(kebab(name), None)
+        return list(found)
+
     def fields(self, element: Element, kind: str, subtype: str | None) -> dict[str, Any]:
         fields: dict[str, Any] = {"subtype": subtype}
         for tag in ("description", "criteria"):
             fields[tag] = self.text(element, tag) or ""
         for tag in ("system", "model"):
             fields[tag] = self.text(element, tag)
+        if fields["model"]:
+            self.known_model(element.child("model") or element, fields["model"])
         fields["context_management"] = self.context(element, kind, subtype)
         metadata: dict[str, Any] = {"source": f"{self.file}:{element.line}:{element.col}"}
         for tag in ("manual_xml", "disable_reparsing"):
@@ -344,6 +484,13 @@ class TemplateLoader:
         if accumulate is not None:
             settings["accumulate_data"] = accumulate
         return settings
+
+    def known_model(self, element: Element, model: str) -> None:
+        """An unknown ``<model>`` fails when the template loads, suggesting similar names."""
+        try:
+            self.interp.tasks.models.get(model)
+        except TaskError as err:
+            raise self.invalid(element, err.record.message, f"{element.path}") from None  # type: ignore[attr-defined]
 
     def add(self, element: Element, name: str, kind: str, params: list[str], fields: dict[str, Any], body: Any) -> None:
         if any(d.name == name for d, _ in self.pending):
@@ -391,11 +538,28 @@ class TemplateLoader:
         context = context_clause(self.context_settings(element), span)
         if context is not None:
             clauses.append(context)
+        calls = []
         for index, step in enumerate(steps.children, 1):
             step_name = step.attrs.get("name") or step.attrs.get("ref") or str(index)
-            call = self.component(step, f"{name}/{step_name}", None)
-            clauses.append(at(span_of(step, self.file), S("step"), S(kebab(step_name)), call))
-        return at(span, *clauses)
+            calls.append((step, step_name, self.component(step, f"{name}/{step_name}", None)))
+        previous = S(PREVIOUS_OUTPUT)
+        for step, step_name, call in calls:
+            where = span_of(step, self.file)
+            if self.previous:  # some step reads the previous step's output: keep its text
+                value = S("value")
+                text = at(
+                    where,
+                    S("if"),
+                    at(where, S("task-result?"), value),
+                    at(where, S("get"), value, at(where, S("quote"), S("content"))),
+                    value,
+                )
+                call = at(
+                    where, S("let"), at(where, at(where, value, call)), at(where, S("set!"), previous, text), value
+                )
+            clauses.append(at(where, S("step"), S(kebab(step_name)), call))
+        body = at(span, *clauses)
+        return at(span, S("let"), at(span, at(span, previous, "")), body) if self.previous else body
 
     def loop(self, element: Element, name: str, params: list[str]) -> Any:
         span = Span(self.file, element.line, element.col)
@@ -422,10 +586,14 @@ class TemplateLoader:
                     clauses.append(script)
         condition = element.child("termination_condition")
         if condition is not None:
-            self.check(condition, ())
-            if not condition.text.strip():
-                raise self.invalid(condition, "<termination_condition> needs an expression")
-            test = self.expression(condition, condition.text.strip())
+            inner = condition.child("condition")
+            self.check(condition, ("condition",) if inner is not None else ())
+            if inner is not None:
+                self.check(inner, ())
+            source = inner if inner is not None else condition
+            if not source.text.strip():
+                raise self.invalid(source, f"<{source.tag}> needs an expression")
+            test = self.condition(source, source.text.strip(), *source.text_start())
             clauses.append(at(span_of(condition, self.file), S("termination-condition"), test))
         return at(span, *clauses)
 
@@ -433,15 +601,61 @@ class TemplateLoader:
         part = element.child("script_execution")
         if part is None:
             return None
-        self.check(part, ("command", "timeout"))
+        self.check(part, ("command", "timeout", "inputs"))
+        inputs = part.child("inputs")
+        if inputs is not None:  # the seeds pass the director's result, which goes to standard input
+            self.check(inputs, ("input",))
+            for item in inputs.children:
+                self.check(item, (), ("name", "from"))
+                source = normal_name(item.attrs.get("from", "director_result"))
+                if source not in ("director_result", "solution"):
+                    raise self.invalid(
+                        item, f"a script's input comes from director_result (its standard input), not {source}"
+                    )
         command = self.text(part, "command", required=True)
         if not command:
             raise self.invalid(part, "<command> is empty", f"{part.path}/command")
-        items: list[Any] = [S("script-execution"), command]
+        items: list[Any] = [S("script-execution"), self.command(part.child("command") or part, command)]
         timeout = self.number(part, "timeout", float)
         if timeout is not None:
             items.append(at(span_of(part, self.file), S("timeout"), timeout))
         return at(span_of(part, self.file), *items)
+
+    def command(self, element: Element, text: str) -> Any:
+        """A command with ``{{placeholders}}``: a plain string, or a list of its words with the
+        placeholders' values displayed into them (so a value with spaces stays one word)."""
+        if not placeholders(text):
+            return text
+        whole = PLACEHOLDER.fullmatch(text.strip())
+        if whole is not None:  # <command>{{script_path}}</command>: the value itself, a string or a list
+            return S(kebab(whole.group(1)))
+        import shlex
+
+        try:
+            words = shlex.split(text)
+        except ValueError as exc:
+            raise self.invalid(element, f"cannot split the command {text!r}: {exc}") from None
+        span = span_of(element, self.file)
+        parts: list[Any] = [S("list")]
+        for word in words:
+            pieces: list[Any] = []
+            last = 0
+            for match in PLACEHOLDER.finditer(word):
+                if match.start() > last:
+                    pieces.append(word[last : match.start()])
+                variable = S(kebab(match.group(1)))
+                pieces.append(
+                    at(
+                        span,
+                        S("call-with-output-string"),
+                        at(span, S("lambda"), at(span, S("port")), at(span, S("display"), variable, S("port"))),
+                    )
+                )
+                last = match.end()
+            if last < len(word):
+                pieces.append(word[last:])
+            parts.append(pieces[0] if len(pieces) == 1 else at(span, S("string-append"), *pieces))
+        return at(span, *parts)
 
     def component(self, element: Element, name: str, role: str | None) -> Any:
         """The call expression of a director, evaluator, step or cond case."""
@@ -452,28 +666,48 @@ class TemplateLoader:
             if cond is not element:
                 self.check(element, ("cond",), ("name",))
             return self.cond(cond, name, role)
-        self.check(element, COMPONENT, ("ref", "name", "subtype") if element.tag == "task" else ("ref",))
+        attrs = ("ref", "name", "subtype", "type") if element.tag == "task" else ("ref",)
+        self.check(element, COMPONENT, attrs)
         args: list[Any] = []
         inputs = element.child("inputs")
         params = self.params(element)
         for item, param in zip(inputs.children if inputs is not None else [], params):
-            source = item.attrs.get("from", param).strip()
-            args += [Keyword.intern(param), S(kebab(source))]
+            args += [Keyword.intern(param), S(self.source_of(item, param))]
+        for source in self.sources(element, params):
+            params.append(source)
+            args += [Keyword.intern(source), S(source)]
         ref = element.attrs.get("ref", "").strip()
         if ref:
-            extra = [c.tag for c in element.children if c.tag != "inputs"]
+            extra = [c.tag for c in element.children if c.tag not in ("inputs", "output_slot", "input_source")]
             if extra:
-                raise self.invalid(element, f"a <{element.tag}> with ref={ref!r} takes only <inputs>, not <{extra[0]}>")
-            return at(span, S(ref), *args)
-        if not self.text(element, "instructions"):
+                raise self.invalid(
+                    element, f"a <{element.tag}> with ref={ref!r} takes only <inputs> and slots, not <{extra[0]}>"
+                )
+            return self.kept(element, at(span, S(ref), *args))
+        kind = element.attrs.get("type", "atomic")
+        if kind == "script":
+            self.script_task(element, name, params)
+            return self.kept(element, at(span, S(name), *args))
+        if kind not in ("atomic", *SUBTYPES):
             raise self.invalid(
-                element, f"<{element.tag}> needs a ref attribute or <instructions>", f"{element.path}/instructions"
+                element, f"a step or part is an atomic or script task, not {kind!r}", f"{element.path}@type"
+            )
+        if kind in SUBTYPES:
+            role = kind
+        prompt = self.text(element, "instructions")
+        if not prompt and self.text(element, "description"):
+            prompt = described_prompt(self.text(element, "description") or "", params)
+        if not prompt:
+            raise self.invalid(
+                element,
+                f"<{element.tag}> needs a ref attribute, <instructions> or a <description>",
+                f"{element.path}/instructions",
             )
         subtype = element.attrs.get("subtype", role)
         fields = self.fields(element, "atomic", subtype)
-        fields["body"] = self.text(element, "instructions")
+        fields["body"] = prompt  # the seeds' components give their prompt as the <description>
         self.add(element, name, "atomic", params, fields, None)
-        return at(span, S(name), *args)
+        return self.kept(element, at(span, S(name), *args))
 
     def cond(self, element: Element, name: str, role: str | None) -> Any:
         self.check(element, ("case",))
@@ -487,7 +721,7 @@ class TemplateLoader:
                 raise self.invalid(case, "a <case> needs a test attribute", f"{case.path}@test")
             if len(case.children) != 1:
                 raise self.invalid(case, "a <case> holds exactly one <task> or <cond>")
-            test = S("else") if test_text == "else" else self.expression(case, test_text)
+            test = S("else") if test_text == "else" else self.condition(case, test_text, case.line, case.col)
             call = self.component(case.children[0], f"{name}/case-{index}", role)
             clauses.append(at(span_of(case, self.file), test, call))
         return at(span_of(element, self.file), *clauses)
@@ -535,6 +769,24 @@ def context_clause(settings: dict[str, Any], span: Span) -> Any:
         shown = value if isinstance(value, bool) else S(kebab(str(value)))
         items.append(at(span, S(names[key]), shown))
     return at(span, S("context"), *items) if items else None
+
+
+def validated_script(loader: TemplateLoader, element: Element, settings: dict[str, Any]) -> Any:
+    from .records import ScriptSpec
+
+    try:
+        return ScriptSpec(**settings)
+    except pydantic.ValidationError as exc:
+        raise loader.invalid(element, f"script: {exc.errors()[0]['msg']}") from None
+
+
+def described_prompt(description: str, params: list[str]) -> str:
+    """The prompt of a seed-style component, which has a ``<description>`` and ``<inputs>`` but no
+    ``<instructions>``: the description, then each input it does not mention, labelled, so that
+    the model sees the solution it evaluates and the feedback it revises by."""
+    used = {normal_name(name) for name in placeholders(description)}
+    rest = [p for p in params if normal_name(p) not in used]
+    return description + "".join(f"\n\n{normal_name(p)}:\n{{{{{p}}}}}" for p in rest)
 
 
 def _written(datum: Any) -> str:

@@ -1,29 +1,51 @@
-"""Model usage: calls, input and output tokens and time, summed per task, per model and in total."""
+"""Model usage: calls, attempts, cache hits, input and output tokens and time, summed
+per task, per model and in total.
+
+``calls`` counts calls a model answered, ``attempts`` every try including the ones
+retried or failed, ``cached`` the calls answered from the response cache (their
+tokens are not counted: nothing was spent). One lock guards the sums, so calls
+overlapping on threads (``parallel-map``) add up exactly.
+"""
 
 from __future__ import annotations
+
+import threading
 
 from pydantic import Field
 
 from .records import SchemeRecord
+
+_LOCK = threading.Lock()
 
 
 class UsageFigures(SchemeRecord):
     """Totals for some set of model calls."""
 
     calls: int = 0
+    attempts: int = 0
+    cached: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     duration_s: float = 0.0
 
-    def add(self, input_tokens: int, output_tokens: int, duration_s: float) -> None:
+    def add(self, input_tokens: int, output_tokens: int, duration_s: float, attempts: int = 1) -> None:
         self.calls += 1
+        self.attempts += attempts
         self.input_tokens += input_tokens
         self.output_tokens += output_tokens
         self.duration_s = round(self.duration_s + duration_s, 6)
 
     def line(self) -> str:
         calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"
-        return f"{calls}, {self.input_tokens} input tokens, {self.output_tokens} output tokens, {self.duration_s:.2f} s"
+        extra = ""
+        if self.attempts != self.calls:
+            extra += f" ({self.attempts} attempts)"
+        if self.cached:
+            extra += f", {self.cached} cached"
+        return (
+            f"{calls}{extra}, {self.input_tokens} input tokens, {self.output_tokens} output tokens, "
+            f"{self.duration_s:.2f} s"
+        )
 
 
 class Usage(SchemeRecord):
@@ -33,11 +55,32 @@ class Usage(SchemeRecord):
     by_task: dict[str, UsageFigures] = Field(default_factory=dict)
     by_model: dict[str, UsageFigures] = Field(default_factory=dict)
 
-    def add(self, task: str, model: str, input_tokens: int, output_tokens: int, duration_s: float) -> None:
-        """Count one model call."""
-        for figures in (self.total, self.by_task.setdefault(task, UsageFigures())):
-            figures.add(input_tokens, output_tokens, duration_s)
-        self.by_model.setdefault(model, UsageFigures()).add(input_tokens, output_tokens, duration_s)
+    def _figures(self, task: str, model: str) -> tuple[UsageFigures, ...]:
+        return (
+            self.total,
+            self.by_task.setdefault(task, UsageFigures()),
+            self.by_model.setdefault(model, UsageFigures()),
+        )
+
+    def add(
+        self, task: str, model: str, input_tokens: int, output_tokens: int, duration_s: float, attempts: int = 1
+    ) -> None:
+        """Count one model call that was answered after ``attempts`` tries."""
+        with _LOCK:
+            for figures in self._figures(task, model):
+                figures.add(input_tokens, output_tokens, duration_s, attempts)
+
+    def add_cached(self, task: str, model: str) -> None:
+        """Count one call answered from the response cache."""
+        with _LOCK:
+            for figures in self._figures(task, model):
+                figures.cached += 1
+
+    def add_failed(self, task: str, model: str, attempts: int) -> None:
+        """Count the attempts of a call that failed in the end."""
+        with _LOCK:
+            for figures in self._figures(task, model):
+                figures.attempts += attempts
 
     def __str__(self) -> str:
         lines = [f"usage: {self.total.line()}"]

@@ -1,0 +1,150 @@
+"""OpenTelemetry: the trace's spans as nested OpenTelemetry spans (``taskscheme[otel]``).
+
+:class:`OtelExporter` watches an interpreter's event hub: a span starts when a run,
+task, model call, attempt, step, iteration or script begins, under its parent's span
+(a run under the host's current span), and ends with the event's status, error and
+attributes. Model calls use the GenAI semantic-convention names
+(``gen_ai.operation.name``, ``gen_ai.request.model``, ``gen_ai.usage.input_tokens`` …);
+everything else is under ``taskscheme.*``.
+
+``Interpreter(otel=True)`` reports to the globally configured tracer provider, as a
+library should; ``--otel`` (:func:`otlp_exporter`) sets up a provider with an OTLP
+exporter configured by the standard ``OTEL_EXPORTER_OTLP_*`` variables.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import threading
+from typing import Any
+
+from ..errors import SchemeError
+from .tracing import Event, Span
+
+#: llm option names and the GenAI request attributes they map to.
+REQUEST_OPTIONS = {
+    "temperature": "gen_ai.request.temperature",
+    "max_tokens": "gen_ai.request.max_tokens",
+    "top_p": "gen_ai.request.top_p",
+    "top_k": "gen_ai.request.top_k",
+    "frequency_penalty": "gen_ai.request.frequency_penalty",
+    "presence_penalty": "gen_ai.request.presence_penalty",
+    "seed": "gen_ai.request.seed",
+}
+
+
+def _require() -> Any:
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        raise SchemeError(
+            "OpenTelemetry is not installed: pip install 'taskscheme[otel]'", kind="value-error"
+        ) from None
+    return trace
+
+
+def span_name(span: Span) -> str:
+    """GenAI convention for model calls (``chat MODEL``); ``KIND NAME`` otherwise."""
+    if span.kind == "model":
+        return f"chat {span.name}"
+    return f"{span.kind} {span.name}"
+
+
+def start_attributes(span: Span) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"taskscheme.kind": span.kind, "taskscheme.name": span.name}
+    attributes["taskscheme.run_id"] = span.run_id
+    if span.kind == "model":
+        attributes["gen_ai.operation.name"] = "chat"
+        attributes["gen_ai.request.model"] = span.name
+        for option, value in (span.info.get("options") or {}).items():
+            if option in REQUEST_OPTIONS and isinstance(value, int | float):
+                attributes[REQUEST_OPTIONS[option]] = value
+    if span.kind == "run":
+        attributes["taskscheme.program"] = span.info.get("program", "")
+        attributes["taskscheme.argv"] = list(span.info.get("argv", []))
+        attributes["taskscheme.version"] = span.info.get("version", "")
+    return attributes
+
+
+def end_attributes(event: Event) -> dict[str, Any]:
+    """Attributes known once the action ended: status, usage, texts (unless redacted), error."""
+    attributes: dict[str, Any] = {"taskscheme.status": event.status}
+    usage = event.usage or {}
+    info = event.info
+    if event.kind == "model":
+        attributes["gen_ai.response.model"] = event.name
+        if "input_tokens" in usage:
+            attributes["gen_ai.usage.input_tokens"] = usage["input_tokens"]
+            attributes["gen_ai.usage.output_tokens"] = usage.get("output_tokens", 0)
+        attributes["taskscheme.attempts"] = int(info.get("attempts", 0))
+        attributes["taskscheme.cached"] = bool(info.get("cached", False))
+        if info.get("system"):
+            attributes["gen_ai.system_instructions"] = json.dumps([{"type": "text", "content": info["system"]}])
+        if "prompt" in info:
+            message = {"role": "user", "parts": [{"type": "text", "content": info["prompt"]}]}
+            attributes["gen_ai.input.messages"] = json.dumps([message])
+        if "response" in info:
+            message = {"role": "assistant", "parts": [{"type": "text", "content": info["response"]}]}
+            attributes["gen_ai.output.messages"] = json.dumps([message])
+    elif usage:
+        for key, value in usage.items():
+            attributes[f"taskscheme.usage.{key}"] = value
+    if event.error:
+        attributes["error.type"] = event.error.get("type", "error")
+    return attributes
+
+
+class OtelExporter:
+    """A watcher of the event hub that mirrors spans into OpenTelemetry."""
+
+    def __init__(self, tracer_provider: Any = None) -> None:
+        trace = _require()
+        from .. import __version__
+
+        self._trace = trace
+        self.tracer = trace.get_tracer("taskscheme", __version__, tracer_provider=tracer_provider)
+        self._open: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def opened(self, span: Span) -> None:
+        with self._lock:
+            parent = self._open.get(span.parent_id or "")
+        context = self._trace.set_span_in_context(parent) if parent is not None else None
+        started = self.tracer.start_span(
+            span_name(span), context=context, start_time=int(span.start * 1e9), attributes=start_attributes(span)
+        )
+        with self._lock:
+            self._open[span.id] = started
+
+    def closed(self, span: Span, event: Event) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        with self._lock:
+            started = self._open.pop(span.id, None)
+        if started is None:
+            return
+        started.set_attributes(end_attributes(event))
+        if event.error:
+            started.set_status(Status(StatusCode.ERROR, event.error.get("message", "")))
+        end = event.end if event.end is not None else event.start
+        started.end(end_time=int(end * 1e9))
+
+
+def otlp_exporter() -> OtelExporter:
+    """``--otel``: a tracer provider exporting over OTLP/HTTP as ``OTEL_EXPORTER_OTLP_*`` say,
+    flushed when the process exits."""
+    _require()
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    except ImportError:
+        raise SchemeError(
+            "--otel needs the OpenTelemetry SDK and OTLP exporter: pip install 'taskscheme[otel]'", kind="value-error"
+        ) from None
+    provider = TracerProvider(resource=Resource.create({"service.name": "taskscheme"}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    atexit.register(provider.shutdown)
+    return OtelExporter(provider)
