@@ -40,7 +40,7 @@ DYNAMIC = frozenset(
 )
 #: Definitions whose first name (or header's head) is what they define.
 TOP_DEFINITIONS = frozenset(
-    ("define", "define-values", "define-syntax", "define-record-type", "define-task", "define-model")
+    ("define", "define-values", "define-syntax", "define-macro", "define-record-type", "define-task", "define-model")
 )
 
 
@@ -50,12 +50,15 @@ def check_unbound(interp: Interpreter, forms: list[tuple[Any, Span | None]], who
     With ``whole`` false (incremental input), names used only inside procedure bodies are
     not errors: the warning about them is returned instead (None if there is none)."""
     walk = Walk(interp)
-    for datum, _span in forms:
-        walk.collect_top(datum)
-    if walk.dynamic:
-        return None
-    for datum, span in forms:
-        walk.expr(datum, frozenset(), span)
+    try:
+        for datum, _span in forms:
+            walk.collect_top(datum)
+        if walk.dynamic:
+            return None
+        for datum, span in forms:
+            walk.expr(datum, frozenset(), span)
+    except CircularCode:
+        return None  # the analyzer reports circular code as the error it is
     if walk.dynamic:
         return None
     missing: dict[Symbol, Span | None] = {}
@@ -90,6 +93,10 @@ def unbound_names_error(missing: dict[Symbol, Span | None], candidates: dict[str
     return SchemeError(head + "\n  ".join(lines), kind="unbound-variable", span=first_span)
 
 
+class CircularCode(Exception):
+    """The program's data loops back on itself (``#0=(if #t 1 . #0#)``)."""
+
+
 class Walk:
     """The references and top-level definitions of one program."""
 
@@ -97,6 +104,7 @@ class Walk:
         self.interp = interp
         self.refs: list[tuple[Symbol, Span | None, bool]] = []  # name, where, inside a procedure body
         self.depth = 0  # how many procedure bodies the walk is inside
+        self.path: set[int] = set()  # the pairs being walked, to notice a datum inside itself
         self.defined: set[Symbol] = set()
         self.macros: set[Symbol] = set()
         self.dynamic = False
@@ -136,8 +144,8 @@ class Walk:
             self.dynamic = True
         elif head in TOP_DEFINITIONS:
             self.defined.update(defined_names(x))
-            if head == "define-syntax" and type(x.cdr) is Pair and type(x.cdr.car) is Symbol:
-                self.macros.add(x.cdr.car)
+            if head in ("define-syntax", "define-macro"):
+                self.macros.update(defined_names(x))
         elif x.car in self.macros or _user_macro(self.interp, x.car):
             self.dynamic = True  # a macro use at top level may define names
 
@@ -149,6 +157,15 @@ class Walk:
             return
         if type(x) is not Pair:
             return
+        if id(x) in self.path:
+            raise CircularCode
+        self.path.add(id(x))
+        try:
+            self.form(x, bound, span)
+        finally:
+            self.path.discard(id(x))
+
+    def form(self, x: Pair, bound: Bound, span: Span | None) -> None:
         head = x.car
         if type(head) is Symbol and head not in bound:
             if head.name in DYNAMIC:
@@ -159,16 +176,12 @@ class Walk:
                 return
             if self.is_syntax(head, bound):
                 return  # syntax the walk does not know: nothing inside is checked
-        cell: Any = x
-        while type(cell) is Pair:
+        for cell in cells(x):
             self.expr(cell.car, bound, cell.span or span)
-            cell = cell.cdr
 
     def exprs(self, xs: Any, bound: Bound) -> None:
-        cell = xs
-        while type(cell) is Pair:
+        for cell in cells(xs):
             self.expr(cell.car, bound, cell.span)
-            cell = cell.cdr
 
     def procedure_body(self, forms: Any, bound: Bound) -> None:
         """A procedure's body: what it uses is only needed when it is called."""
@@ -208,11 +221,22 @@ class Walk:
 
 
 # -- the forms the walk follows ----------------------------------------------------------
-def items(xs: Any) -> Iterable[Any]:
-    cell = xs
+def cells(xs: Any) -> Iterable[Pair]:
+    """The pairs of a list's spine; CircularCode if the spine loops."""
+    cell, slow, step = xs, xs, 0
     while type(cell) is Pair:
-        yield cell.car
+        yield cell
         cell = cell.cdr
+        step += 1
+        if step % 2 == 0:
+            slow = slow.cdr
+            if slow is cell and type(cell) is Pair:
+                raise CircularCode
+
+
+def items(xs: Any) -> Iterable[Any]:
+    for cell in cells(xs):
+        yield cell.car
 
 
 def spliced(forms: Any) -> Iterable[Any]:
@@ -300,10 +324,14 @@ def _quasi(walk: Walk, x: Any, bound: Bound, depth: int) -> None:
     if is_form(x, "quasiquote") and type(x.cdr) is Pair:
         _quasi(walk, x.cdr.car, bound, depth + 1)
         return
-    cell: Any = x
-    while type(cell) is Pair:
-        _quasi(walk, cell.car, bound, depth)
-        cell = cell.cdr
+    if id(x) in walk.path:
+        raise CircularCode
+    walk.path.add(id(x))
+    try:
+        for cell in cells(x):
+            _quasi(walk, cell.car, bound, depth)
+    finally:
+        walk.path.discard(id(x))
 
 
 def _lambda(walk: Walk, x: Pair, bound: Bound) -> None:

@@ -452,3 +452,32 @@ def test_error_colour() -> None:
 def _no_user_history(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("TASKSCHEME_HISTORY", "")
     yield
+
+
+# -- highlighting -------------------------------------------------------------------------
+def test_highlight_colours_are_readable_on_dark_and_light_terminals() -> None:
+    from interpreter.repl.highlight import TOKEN_COLOURS, contrast_ratio
+
+    for token, style in TOKEN_COLOURS.items():
+        colour = style.split()[0]
+        for background in ("#000000", "#ffffff"):
+            assert contrast_ratio(colour, background) >= 4.5, (token, colour, background)
+
+
+def test_identifiers_keep_the_terminal_colour_and_default_pygments_colours_are_off(repl: Repl) -> None:
+    from interpreter.repl.prompt import STYLE, make_prompt
+
+    for cls in ("pygments.name.variable", "pygments.name.function", "pygments.name"):
+        assert STYLE.get_attrs_for_style_str(f"class:{cls}").color == ""
+    assert make_prompt(repl.session, None).include_default_pygments_style is False
+
+
+@pytest.mark.parametrize("form", ["define-task", "sequential", "director-evaluator-loop", "with-evaluation", "define-model", "lambda"])
+def test_task_and_composition_forms_are_keywords(form: str) -> None:
+    from pygments.token import Keyword
+
+    from interpreter.repl.highlight import TaskSchemeLexer
+
+    tokens = [(token, value) for _, token, value in TaskSchemeLexer().get_tokens_unprocessed(f"({form} x)")]
+    assert (Keyword, form) in tokens
+    assert (Keyword, "x") not in tokens
