@@ -481,3 +481,29 @@ def test_task_and_composition_forms_are_keywords(form: str) -> None:
     tokens = [(token, value) for _, token, value in TaskSchemeLexer().get_tokens_unprocessed(f"({form} x)")]
     assert (Keyword, form) in tokens
     assert (Keyword, "x") not in tokens
+
+
+# -- ,describe for every special form -------------------------------------------------------
+def test_every_special_form_has_help_with_an_example() -> None:
+    from interpreter.analyzer import SPECIAL_FORMS
+    from interpreter.repl.forms_help import FORMS
+
+    Interpreter()  # every form is registered
+    assert sorted(s.name for s in SPECIAL_FORMS if s.name not in FORMS) == []
+
+
+@pytest.mark.parametrize("name", sorted(__import__("interpreter.repl.forms_help", fromlist=["FORMS"]).FORMS))
+def test_each_form_example_runs_and_prints_what_its_help_says(name: str) -> None:
+    from interpreter.repl.forms_help import FORMS
+
+    out = io.StringIO()
+    Interpreter(stdout=out).eval_scheme(FORMS[name].example, whole=True)
+    assert out.getvalue() == FORMS[name].prints
+
+
+def test_describe_shows_the_paragraph_and_the_example(repl: Repl) -> None:
+    repl.submit(",describe director-evaluator-loop", ",describe let")
+    out = repl.out.getvalue()
+    assert out.startswith("director-evaluator-loop: a special form\n(director-evaluator-loop (director expr)")
+    assert "Example:\n  (define r (director-evaluator-loop" in out and "; prints: (#t draft v2)" in out
+    assert "let: a special form\n(let ((name value) ...) body ...)" in out
