@@ -472,6 +472,10 @@ def _nothing(walk: Walk, x: Pair, bound: Bound) -> None:
     return
 
 
+def _defines_a_task(walk: Walk, x: Pair, bound: Bound) -> None:
+    walk.defined.update(defined_names(x))  # a task defined anywhere is a value everywhere
+
+
 def _all(walk: Walk, x: Pair, bound: Bound) -> None:
     walk.exprs(rest(x), bound)
 
@@ -490,6 +494,8 @@ FORMS: dict[str, Handler] = {
     "define-values": _define_values,
     "define-record-type": _nothing,
     "define-syntax": _nothing,
+    "define-task": _defines_a_task,
+    "define-model": _defines_a_task,
     "let-syntax": _let_syntax,
     "letrec-syntax": _let_syntax,
     "syntax-rules": _nothing,
