@@ -22,8 +22,8 @@ from .interpreter import Interpreter
 from .interrupts import interruptible
 from .printer import write_string
 from .reader import read_with_spans
-from .tasks.failures import dropped_failure_error, dropped_failure_warning, is_failed_result
-from .terminal import format_error, format_warning, is_terminal, supports_colour
+from .tasks.failures import dropped_failure_error, dropped_failure_warning, dropped_failures, is_failed_result
+from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
 examples:
@@ -56,7 +56,9 @@ environment:
   CI                  set: no progress spinner for model calls
   TASKSCHEME_PROGRESS 1: show the progress spinner and streamed model text even when not a
                       terminal; 0: never show them
-  XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
+  XDG_CACHE_HOME      where the reader caches its grammar tables and --cache keeps model
+                      answers (default ~/.cache/taskscheme)
+  OTEL_EXPORTER_OTLP_* where --otel sends traces (OpenTelemetry's standard variables)
 """
 
 INTERRUPTED_STATUS = 130
@@ -88,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
     tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
     tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
+    tasks.add_argument(
+        "--memory", metavar="FILE", help="keep the memory (remember, recall, fresh context) in this SQLite file"
+    )
     running = parser.add_argument_group("running")
     running.add_argument(
         "--timeout",
@@ -167,7 +172,7 @@ def positive_seconds(text: str) -> float:
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay", "timeout"):
+    for key in ("model", "record", "replay", "timeout", "memory"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     kwargs.update(model_call_settings(opts))
@@ -200,22 +205,26 @@ def _log_event(log: IO[str], event: Any) -> None:
 
 def dropped_failure_check(interp: Interpreter, *, strict: bool) -> Callable[[Any, Span | None], None]:
     """What runs on each top-level form's value: nothing fails in silence. A FAILED TaskResult or
-    LoopResult that the program drops is a one-line warning, or under ``--strict`` an error."""
+    LoopResult (or a list of results holding some) that the program drops is a one-line warning,
+    or under ``--strict`` an error."""
 
     def check(value: Any, span: Span | None) -> None:
-        if not is_failed_result(value):
+        failed = dropped_failures(value)
+        if not failed:
             return
         if strict:
-            raise dropped_failure_error(value, span)
+            raise dropped_failure_error(value, failed, span)
         _end_terminal_line(interp)
-        print(format_warning(dropped_failure_warning(value, span), supports_colour(sys.stderr)), file=sys.stderr)
+        warning = dropped_failure_warning(value, failed, span)
+        print(format_warning(warning, supports_colour(sys.stderr)), file=sys.stderr)
 
     return check
 
 
 # -- running ---------------------------------------------------------------------------
 def print_values(interp: Interpreter, source: str, filename: str) -> None:
-    """Evaluate each expression in ``source`` and print its value(s) with ``write``."""
+    """Evaluate each expression in ``source`` and print its value(s) with ``write``; a FAILED
+    task or loop result shows its error on standard error first, as the REPL does."""
     port = interp.output.value
     forms = read_with_spans(source, filename)
     interp.check_unbound(forms)
@@ -226,6 +235,9 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
         for item in value.items if isinstance(value, Values) else [value]:
             if port.column:
                 port.write("\n")
+            if is_failed_result(item):
+                port.flush()
+                print(format_failure(item, supports_colour(sys.stderr)), file=sys.stderr, flush=True)
             port.write(write_string(item) + "\n")
 
 

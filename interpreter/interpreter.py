@@ -29,6 +29,7 @@ from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .stdlib_files import startup_files
 from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
+from .tasks.memory import Memory, Ranking
 from .tasks.records import Limits, RetryPolicy
 from .tasks.tracing import Event, EventHub
 
@@ -60,6 +61,9 @@ class Interpreter:
         cache: str | Path | bool | None = None,
         otel: bool = False,
         log: bool | str | Path = False,
+        # memory for fresh context (docs/memory.md)
+        memory: str | Path | Memory | None = None,
+        memory_ranking: Ranking | None = None,
     ) -> None:
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
@@ -91,6 +95,8 @@ class Interpreter:
         self.models = self.tasks.models
         self.usage = self.tasks.usage
         self.global_env.vars[sym(LIBRARY_NAME)] = self.tasks
+        # Memory for fresh context (remember, recall, index-files): in memory unless a path is given.
+        self.memory = memory if isinstance(memory, Memory) else Memory(memory, memory_ranking)
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events
