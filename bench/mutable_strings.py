@@ -11,11 +11,12 @@ so the time per access should not depend on the string's length.
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from library import best
 
 from interpreter import Interpreter
 
@@ -39,15 +40,6 @@ def py_churn(n: int) -> int:
     return acc
 
 
-def best(fn: Callable[[], object], runs: int = 3) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     interp = Interpreter()
     interp.eval_scheme(SCHEME)
@@ -55,8 +47,8 @@ def main() -> None:
     print("|---:|---:|---:|---:|")
     for n in (4_000, 40_000):
         assert interp.eval_scheme(f"(churn {n})") == py_churn(n)
-        ts = best(lambda n=n: interp.eval_scheme(f"(churn {n})"))
-        py = best(lambda n=n: py_churn(n))
+        ts = best(lambda n=n: interp.eval_scheme(f"(churn {n})"), 3)
+        py = best(lambda n=n: py_churn(n), 3)
         print(f"| {n:,} | {ts:.4f} | {py:.4f} | {ts / py:.1f}x |")
 
 
