@@ -179,7 +179,7 @@ def test_a_dropped_list_of_results_with_failures_is_reported(tmp_path: Path, cap
     assert status == 0
     assert err.splitlines() == [
         "warning: prog.scm:2:1: dropped a list holding 2 FAILED results; the first is a FAILED TaskResult: "
-        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+        "type-error in step only: car: expected a pair, got '() (at prog.scm:1:54)",
         "warning: prog.scm:3:1: dropped a vector holding a FAILED result; the first is a FAILED TaskResult: "
-        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+        "type-error in step only: car: expected a pair, got '() (at prog.scm:1:54)",
     ]
