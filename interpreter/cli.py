@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     running = parser.add_argument_group("running")
     running.add_argument(
+        "--max-concurrency",
+        type=positive_int,
+        metavar="N",
+        help="branches a parallel form runs at once unless it says (default 8)",
+    )
+    running.add_argument(
         "--timeout",
         type=positive_seconds,
         metavar="SECONDS",
@@ -110,6 +116,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
     return parser
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
 
 
 def add_model_call_options(parser: argparse.ArgumentParser) -> None:
@@ -172,7 +189,7 @@ def positive_seconds(text: str) -> float:
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay", "timeout", "memory"):
+    for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     kwargs.update(model_call_settings(opts))

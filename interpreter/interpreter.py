@@ -23,6 +23,7 @@ from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
 from .nodes.fastpath import INLINE_NAMES
+from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
@@ -64,6 +65,7 @@ class Interpreter:
         # memory for fresh context (docs/memory.md)
         memory: str | Path | Memory | None = None,
         memory_ranking: Ranking | None = None,
+        max_concurrency: int = 8,
     ) -> None:
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
@@ -77,6 +79,7 @@ class Interpreter:
         self.error_output = Parameter(OutputPort.to_stream(sys.stderr, "stderr"), name="current-error-port")
         self.input = Parameter(_stdin_port(stdin), name="current-input-port")
         self.max_output = max_output
+        self.max_concurrency = max_concurrency_setting("Interpreter", max_concurrency)
         if max_output is not None:
             budget = OutputBudget(self.runtime, max_output)
             for port in (self.output.value, self.error_output.value):

@@ -149,7 +149,7 @@ class DirectorEvaluatorLoop(Node):
                 timeout=c.script_timeout.compile(False) if c.script_timeout is not None else None,
                 check_allowed=lambda: require_scripts(interp, "director-evaluator-loop script-execution"),
                 events=interp.events,
-                poll=interp.runtime.check,
+                poll=interp.runtime.poll,
             )
         phases = LoopPhases(
             director=c.director.compile(False),
@@ -181,7 +181,7 @@ class DirectorEvaluatorLoop(Node):
             except SchemeError as err:
                 raise _located(err, span) from None
             with fresh_context(fresh):
-                return run_loop(phases, base, n, context, interp.events, label, rt.check)
+                return run_loop(phases, base, n, context, interp.events, label, rt.poll)
 
         return director_evaluator_loop
 

@@ -140,7 +140,7 @@ class TaskRunner:
             timeout=timeout,
             cwd=spec.cwd if spec else None,
             shell=shell,
-            poll=self.library.interp.runtime.check,
+            poll=self.library.interp.runtime.poll,
         )
         self.library.interp.events.finish("script", definition.name, started, f"exit {result.exit_code}")
         failure = failure_message(result, timeout)
