@@ -283,6 +283,12 @@ FORMS: dict[str, FormHelp] = {
         "(display (list (get r 'success) (get r 'final-output 'content)))",
         "(#t draft v2)",
     ),
+    "parallel": FormHelp(
+        "(parallel expr ...): the values of the expressions, run concurrently (model calls overlap), as a "
+        "list in order; #:max-concurrency n caps how many run at once. parallel-map does the same over a list.",
+        "(display (parallel (+ 1 2) (* 2 3)))",
+        "(3 6)",
+    ),
     "with-evaluation": FormHelp(
         "(with-evaluation expr): run expr (a task call) and, when it asks for an evaluation "
         "(status CONTINUATION with an evaluation_request), evaluate and call it again with the verdict in "
