@@ -23,8 +23,9 @@ DIGITS: contextvars.ContextVar[int] = contextvars.ContextVar("taskscheme_max_dig
 BITS_PER_DIGIT = math.log2(10)
 
 
-class TooManyDigits(OverflowError):
-    """An exact number past ``max_digits`` (the reader reports it as a read error)."""
+class NumberTooLarge(OverflowError):
+    """The text names an exact number too large to build (a resource limit, not a syntax error):
+    past ``max_digits``. The reader reports it as a read error."""
 
 
 def max_bits() -> int:
@@ -35,7 +36,7 @@ def check_digits(who: str, digits: float) -> None:
     """Refuse an exact number of about ``digits`` decimal digits past ``max_digits``."""
     limit = DIGITS.get()
     if digits > limit:
-        raise TooManyDigits(f"{who}: a number of about {int(digits)} digits is past max_digits = {limit}")
+        raise NumberTooLarge(f"{who}: a number of about {int(digits)} digits is past max_digits = {limit}")
 
 
 def check_bits(who: str, bits: int) -> None:
