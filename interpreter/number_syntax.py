@@ -13,9 +13,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from .bignum import NumberTooLarge, decimal_fraction, digits_to_int
-
-__all__ = ["NumberTooLarge", "parse_number", "parse_prefixed_number"]
+from .bignum import NumberTooLarge as NumberTooLarge  # raised by decimal_fraction, digits_to_int
+from .bignum import decimal_fraction, digits_to_int
 
 _RADIX_LETTERS = {"x": 16, "o": 8, "b": 2, "d": 10}
 _DIGITS = {2: "[01]", 8: "[0-7]", 10: "[0-9]", 16: "[0-9a-fA-F]"}
