@@ -329,9 +329,10 @@ class Interpreter:
             flat += [Keyword.intern(key), convert.to_scheme(value)]
         return convert.to_python(self._run(lambda: apply_procedure(proc, flat)))
 
-    def check_file_access(self, path: Path, who: str) -> None:
-        """Refuse ``path`` unless ``allow_files`` grants it (no ``..`` or symlink escapes a folder)."""
-        check_file_access(self.allow_files, path, who)
+    def check_file_access(self, path: Path, who: str) -> Path:
+        """The real path of ``path``; refused unless ``allow_files`` grants it (no ``..`` or
+        symlink escapes a folder)."""
+        return check_file_access(self.allow_files, path, who)
 
     def load_stdlib(self) -> None:
         """Load the standard library's start-up files (``stdlib/*.scm``, shipped as ``interpreter.stdlib``)."""

@@ -308,15 +308,21 @@ def find_library(an: Analyzer, name: tuple[str, ...], span: Span | None) -> Libr
         return libs[name]
     interp = an.interp
     bases = ([interp.loading[-1].parent] if interp.loading else []) + [Path.cwd()]
+    refused = False
     for base in bases:
         for ext in (".sld", ".scm"):
             path = base.joinpath(*name[:-1], name[-1] + ext)
-            if path.is_file():
+            try:  # asked before the file system: a refusal must not tell whether the file exists
                 interp.check_file_access(path, "import")
+            except SchemeError:
+                refused = True
+                continue
+            if path.is_file():
                 interp.eval_file(path)
                 if name in libs:
                     return libs[name]
-    raise SchemeError(f"import: unknown library ({' '.join(name)})", kind="syntax-error", span=span)
+    needs = " (a library not defined in the program is loaded from a file: that needs allow_files)" if refused else ""
+    raise SchemeError(f"import: unknown library ({' '.join(name)}){needs}", kind="syntax-error", span=span)
 
 
 def import_into_globals(an: Analyzer, form: Pair) -> None:
