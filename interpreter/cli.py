@@ -56,7 +56,9 @@ environment:
   CI                  set: no progress spinner for model calls
   TASKSCHEME_PROGRESS 1: show the progress spinner and streamed model text even when not a
                       terminal; 0: never show them
-  XDG_CACHE_HOME      where the reader caches its grammar tables (default ~/.cache/taskscheme)
+  XDG_CACHE_HOME      where the reader caches its grammar tables and --cache keeps model
+                      answers (default ~/.cache/taskscheme)
+  OTEL_EXPORTER_OTLP_* where --otel sends traces (OpenTelemetry's standard variables)
 """
 
 INTERRUPTED_STATUS = 130
