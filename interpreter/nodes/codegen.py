@@ -99,6 +99,7 @@ class Emitter:
             "Char": Char,
             "REAL": (int, float),
             "NIL": NIL,
+            "UNASSIGNED": UNASSIGNED,
             "VOID": _void(),
             "Closure": Closure,
             "TailCall": TailCall,
@@ -276,6 +277,12 @@ class Emitter:
             return self.constant(node.value)
         if kind is LocalRef and not node.checked:
             return self.local(node)
+        if kind is LocalRef:  # a letrec or internal-define variable: read inline, checked
+            temp = self.fresh("t")
+            self.line(f"{temp} = {self.local(node)}")
+            self.line(f"if {temp} is UNASSIGNED:")
+            self.line(f"    {temp} = {self.slow(node)}")  # raises the error
+            return temp
         if kind is GlobalRef:
             return self.global_value(node)
         if kind is Call:
