@@ -35,7 +35,7 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         ["+", "-", "*", "<", "=", "quotient", "cons", "eq?", "/", ">=", "modulo", "vector-ref", "string-ref", "char<?", "char=?"]
     )
     unary = st.sampled_from(
-        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?"]
+        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?", "cadr", "cddr"]
     )
     return st.one_of(
         st.builds(lambda op, x, y: f"({op} {x} {y})", binary, inner, inner),
@@ -66,6 +66,8 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(do ((i 0 (+ i 1)) (c {x})) ((>= i 2) c) (set! c {y}))", inner, inner),
         st.builds(lambda x, y: f"(do ((i {x} (+ i 1))) ((not (< i 2)) (list i {y})))", inner, inner),
         st.builds(lambda x: f"(do ((i 0 (+ i 1)) (fs '() (cons (lambda () i) fs))) ((= i 2) (map (lambda (f) (f)) fs)) {x})", inner),
+        st.builds(lambda x, y: f"(let-values (((c d) (values {x} {y})) ((e) {y})) (list d c e))", inner, inner),
+        st.builds(lambda x, y: f"(let-values (((c d) (if {x} (values 1 2) {y}))) (lambda () (cons c d)))", inner, inner),
     )
 
 

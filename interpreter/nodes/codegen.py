@@ -24,14 +24,15 @@ same work inline:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import NIL, Char, Pair, Primitive, Symbol, TailCall
+from ..datatypes import NIL, Char, Pair, Primitive, Symbol, TailCall, Values
 from ..env import Env
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
-from .binding import Do, Let
+from .binding import Do, Let, LetValues, unpacked_values
 from .control import And, Cond, Or
 from .core import (
     Call,
@@ -97,6 +98,7 @@ class Emitter:
             "Primitive": Primitive,
             "Pair": Pair,
             "Char": Char,
+            "Values": Values,
             "REAL": (int, float),
             "NIL": NIL,
             "UNASSIGNED": UNASSIGNED,
@@ -221,6 +223,41 @@ class Emitter:
         finally:
             self.scopes.pop()
 
+    def inline_let_values(self, node: LetValues) -> bool:
+        """Whether a ``let-values`` becomes register variables: in register mode, without
+        rest formals or internal defines, when nothing assigns its variables."""
+        names = [name for formals, _rest, _init in node.clauses for name in formals]
+        return (
+            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            and not node.sequential
+            and not node.defines
+            and all(formals and rest is None for formals, rest, _init in node.clauses)
+            and not assigned_names(node.body) & set(names)
+        )
+
+    def let_values(self, node: LetValues, body: Callable[[Node], Any]) -> Any:
+        """Emit a register ``let-values``: each init's values unpacked into fresh locals
+        (a wrong count is the arity error the ``let-values`` node gives), then ``body``."""
+        values = self.operand_values([init for _formals, _rest, init in node.clauses])
+        names: dict[Symbol, str] = {}
+        for (formals, _rest, _init), value in zip(node.clauses, values):
+            locals_ = [self.fresh("l") for _ in formals]
+            names.update(zip(formals, locals_))
+            temp = self.fresh("t")
+            unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
+            self.line(f"{temp} = {value}")
+            self.line(
+                f"{', '.join(locals_)}, = {temp}.items if type({temp}) is Values and len({temp}.items) == "
+                f"{len(formals)} else {unpack}({temp})"
+            )
+        scope = Registers(names, self.fresh("e"))
+        self.line(f"{scope.env} = None")
+        self.scopes.append(scope)
+        try:
+            return body(node.body)
+        finally:
+            self.scopes.pop()
+
     def inline_do(self, node: Do) -> bool:
         """Whether a ``do`` becomes a Python loop over register variables: in register
         mode, when nothing assigns its variables and the loop nests within the limits."""
@@ -299,6 +336,10 @@ class Emitter:
             temp = self.fresh("t")
             self.let(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
             return temp
+        if kind is LetValues and self.inline_let_values(node):
+            temp = self.fresh("t")
+            self.let_values(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
+            return temp
         if kind is Do and self.inline_do(node):
             temp = self.fresh("t")
             self.do(node, lambda result: self.line(f"{temp} = {self.value(result)}"))
@@ -348,6 +389,8 @@ class Emitter:
             self.let(node, self.tail)
         elif kind is Do and self.inline_do(node):
             self.do(node, self.tail)
+        elif kind is LetValues and self.inline_let_values(node):
+            self.let_values(node, self.tail)
         elif kind in (Const, LocalRef, GlobalRef):
             self.line(f"return {self.value(node)}")
         elif kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
@@ -472,10 +515,15 @@ class Emitter:
         :data:`GUARDED_OPS` (code is a value) or :data:`GUARDED_STATEMENTS` with its count."""
         if type(node.operator) is not GlobalRef or node.operator.name.name not in self.builtins:
             return None
-        name = node.operator.name.name
+        name, count = node.operator.name.name, len(node.operands)
         for table, statement in ((GUARDED_OPS, False), (GUARDED_STATEMENTS, True)):
-            if name in table and table[name][0] == len(node.operands):
+            if name in table and table[name][0] == count:
                 return (*table[name], statement)
+        if name in UNARY_OPS and count == 1:
+            code, guard = UNARY_OPS[name]
+            return (1, guard or "True", code, False)
+        if name in CONSTRUCTORS and count == 2:
+            return (2, "True", CONSTRUCTORS[name], False)
         return None
 
     def builtin_op(self, node: Call) -> tuple[str, Any] | None:
@@ -521,7 +569,7 @@ class Emitter:
         builtin = self.builtins.get(name)
         arity = len(node.operands)
         known = (arity == 1 and name in UNARY_OPS) or (arity == 2 and (name in BINARY_OPS or name in CONSTRUCTORS))
-        guarded = self.guarded(node)
+        guarded = self.guarded(node) if name in GUARDED_OPS else None
         if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
         operands = [self.pure(a) for a in node.operands]
@@ -540,7 +588,9 @@ class Emitter:
         if name in CONSTRUCTORS or not known:  # a constructor, or a guarded built-in
             checks, values = [], []
             for source in operands:
-                if source.isidentifier() or is_int_literal(source):
+                # a guarded operation's code may subscript or take attributes: names only
+                named = source.isidentifier() and source not in ("True", "False")
+                if named or (is_int_literal(source) and name in CONSTRUCTORS):
                     values.append(source)
                 else:
                     temp = self.fresh("t")
@@ -624,7 +674,7 @@ class Emitter:
         guarded = self.guarded(node)
         if guarded is not None:  # each operand's value in a name, for the guard to test
             for i, arg in enumerate(args):
-                if not (arg.isidentifier() or is_int_literal(arg)):
+                if not arg.isidentifier() or arg in ("True", "False"):
                     args[i] = self.fresh("t")
                     self.line(f"{args[i]} = {arg}")
         arglist = ", ".join(args)

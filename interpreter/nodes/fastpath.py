@@ -36,6 +36,8 @@ UNARY_OPS = {
     "pair?": ("type({a}) is Pair", None),
     "not": ("{a} is False", None),
     "zero?": ("{a} == 0", "type({a}) is int"),
+    "cadr": ("{a}.cdr.car", "type({a}) is Pair and type({a}.cdr) is Pair"),
+    "cddr": ("{a}.cdr.cdr", "type({a}) is Pair and type({a}.cdr) is Pair"),
     "even?": ("{a} % 2 == 0", "type({a}) is int"),
     "odd?": ("{a} % 2 == 1", "type({a}) is int"),
 }
