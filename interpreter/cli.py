@@ -22,8 +22,8 @@ from .interpreter import Interpreter
 from .interrupts import interruptible
 from .printer import write_string
 from .reader import read_with_spans
-from .tasks.failures import dropped_failure_error, dropped_failure_warning, is_failed_result
-from .terminal import format_error, format_warning, is_terminal, supports_colour
+from .tasks.failures import dropped_failure_error, dropped_failure_warning, dropped_failures, is_failed_result
+from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
 examples:
@@ -90,7 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
     tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
     tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
+    tasks.add_argument(
+        "--memory", metavar="FILE", help="keep the memory (remember, recall, fresh context) in this SQLite file"
+    )
     running = parser.add_argument_group("running")
+    running.add_argument(
+        "--max-concurrency",
+        type=positive_int,
+        metavar="N",
+        help="branches a parallel form runs at once unless it says (default 8)",
+    )
     running.add_argument(
         "--timeout",
         type=positive_seconds,
@@ -107,6 +116,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
     return parser
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
 
 
 def add_model_call_options(parser: argparse.ArgumentParser) -> None:
@@ -169,7 +189,7 @@ def positive_seconds(text: str) -> float:
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay", "timeout"):
+    for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     kwargs.update(model_call_settings(opts))
@@ -202,22 +222,26 @@ def _log_event(log: IO[str], event: Any) -> None:
 
 def dropped_failure_check(interp: Interpreter, *, strict: bool) -> Callable[[Any, Span | None], None]:
     """What runs on each top-level form's value: nothing fails in silence. A FAILED TaskResult or
-    LoopResult that the program drops is a one-line warning, or under ``--strict`` an error."""
+    LoopResult (or a list of results holding some) that the program drops is a one-line warning,
+    or under ``--strict`` an error."""
 
     def check(value: Any, span: Span | None) -> None:
-        if not is_failed_result(value):
+        failed = dropped_failures(value)
+        if not failed:
             return
         if strict:
-            raise dropped_failure_error(value, span)
+            raise dropped_failure_error(value, failed, span)
         _end_terminal_line(interp)
-        print(format_warning(dropped_failure_warning(value, span), supports_colour(sys.stderr)), file=sys.stderr)
+        warning = dropped_failure_warning(value, failed, span)
+        print(format_warning(warning, supports_colour(sys.stderr)), file=sys.stderr)
 
     return check
 
 
 # -- running ---------------------------------------------------------------------------
 def print_values(interp: Interpreter, source: str, filename: str) -> None:
-    """Evaluate each expression in ``source`` and print its value(s) with ``write``."""
+    """Evaluate each expression in ``source`` and print its value(s) with ``write``; a FAILED
+    task or loop result shows its error on standard error first, as the REPL does."""
     port = interp.output.value
     for datum, span in read_with_spans(source, filename):
         value = interp.eval_datum(datum, span)
@@ -226,6 +250,9 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
         for item in value.items if isinstance(value, Values) else [value]:
             if port.column:
                 port.write("\n")
+            if is_failed_result(item):
+                port.flush()
+                print(format_failure(item, supports_colour(sys.stderr)), file=sys.stderr, flush=True)
             port.write(write_string(item) + "\n")
 
 

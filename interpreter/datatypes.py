@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from .current import CURRENT
+
 
 class Span(NamedTuple):
     """Where a datum starts in its source: file, 1-based line and column."""
@@ -449,12 +451,30 @@ class Parameter(Procedure):
     procedure or None) is applied to new values.
     """
 
-    __slots__ = ("value", "converter")
+    __slots__ = ("_value", "converter")
 
     def __init__(self, value: Any, converter: Any = None, name: str = "parameter") -> None:
         super().__init__(name)
-        self.value = value
+        self._value = value
         self.converter = converter
+
+    @property
+    def value(self) -> Any:
+        """The value in the calling branch (its own ``parameterize``), else the global one."""
+        ctx = CURRENT.get()
+        if ctx is not None and ctx.parameters is not None:
+            return ctx.parameters.get(self, self._value)
+        return self._value
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        ctx = CURRENT.get()
+        if ctx is None:
+            self._value = value
+        elif ctx.parameters is None:
+            ctx.parameters = {self: value}
+        else:
+            ctx.parameters[self] = value
 
     def __repr__(self) -> str:
         return f"#<parameter {self.name}>"

@@ -14,12 +14,14 @@ then bounded only by ``max_depth`` and memory.
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from .current import CURRENT
 from .datatypes import (
     NIL,
     Parameter,
@@ -125,7 +127,7 @@ class Interrupted(SchemeError):
 
 
 class Runtime:
-    """Per-interpreter evaluation state: depth, steps, limits, handlers, dynamic winds.
+    """Evaluation state: the interpreter's shared runtime, and the root context of a run.
 
     Compiled calls compare ``depth`` with ``hop_mark`` on every call; at the mark
     they take the slow path into :meth:`deep`. :meth:`attend` (a timeout, Ctrl-C,
@@ -133,6 +135,13 @@ class Runtime:
     limits. Steps are counted by tail calls, loops and calls through
     :func:`apply_procedure`; calls inside compiled bodies count them only when
     ``max_steps`` is set (it is fixed when the runtime is made).
+
+    Compiled code reaches one runtime per interpreter, so its registers (``depth``,
+    ``hop_mark``, ``steps``, ``check_at``) can serve one thread only. While a parallel
+    form runs (``shared`` > 0) they are parked: ``hop_mark`` is -1 and ``check_at`` 0,
+    every call takes the slow path, and :meth:`deep` and :meth:`check` hand it to the
+    calling thread's :class:`Branch`, which holds that branch's own dynamic state.
+    Serial code never pays for this (see docs/concurrency.md).
     """
 
     #: Python frames kept free below the recursion limit in every thread.
@@ -156,10 +165,21 @@ class Runtime:
         self.step_limit_at: int | None = None
         self.interrupted = False
         self.output_used = 0  # characters written this run (max_output, see limits.py)
+        # -- the dynamic state every context has (a Branch copies it from its parent) --
         self.handlers: list[Any] = []  # with-exception-handler stack (procedures, or GUARD markers)
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
-        self.extra_check: Callable[[], None] | None = None
+        self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
+        self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
+        self.parameters: dict[Parameter, Any] | None = None  # parameterize inside a branch (datatypes.Parameter)
+        self.cancelled = False  # a branch whose form gave up on it
+        # -- shared by every branch of a run --------------------------------------------
+        self.root: Runtime = self
+        self.lock = threading.RLock()  # guards the fields below and what branches write together
+        self.shared = 0  # parallel forms running; > 0 parks the registers (see the class docstring)
+        self.branches: set[Branch] = set()
+        self.parked_steps = 0  # the root's steps when the first parallel form began
+        self.branch_steps = 0  # steps the branches have charged since then
 
     # -- start of a top-level evaluation --------------------------------------------
     def begin(self) -> None:
@@ -170,12 +190,11 @@ class Runtime:
         self.output_used = 0
         self.handlers = []
         self.winders = NIL
+        self.parameters = None
         now = time.monotonic()
         self.deadline = now + self.timeout if self.timeout is not None else None
         self.step_limit_at = self.steps + self.max_steps if self.max_steps is not None else None
-        self.check_at = self.steps + self.CHECK_EVERY
-        if self.step_limit_at is not None:
-            self.check_at = min(self.check_at, self.step_limit_at)
+        self._next_check()
         self._start_thread_budget()
 
     def _start_thread_budget(self) -> None:
@@ -191,40 +210,108 @@ class Runtime:
         writing the mark never loses a request made by another thread meanwhile."""
         self.depth_mark = mark
         self.hop_mark = mark
-        if self.attention:
+        if self.attention or self.shared:
             self.hop_mark = -1
+
+    def _next_check(self) -> None:
+        """Set ``check_at``: in CHECK_EVERY steps, at the step limit, or at once while parked."""
+        if self.shared:
+            self.check_at = 0
+            return
+        self.check_at = self.steps + self.CHECK_EVERY
+        if self.step_limit_at is not None and self.step_limit_at < self.check_at:
+            self.check_at = max(self.step_limit_at, self.steps + 1)
+
+    # -- contexts ----------------------------------------------------------------------
+    def current(self) -> Runtime:
+        """The dynamic context of the calling thread: its branch while parallel forms
+        run, else the root context (this runtime)."""
+        if self.root.shared:
+            ctx = CURRENT.get()
+            if ctx is not None and ctx.root is self.root:
+                return ctx
+        return self.root
+
+    def poll(self) -> None:
+        """Check the calling context's limits now (blocking waits call this as they wait)."""
+        self.current().check()
+
+    def enter_parallel(self) -> None:
+        """A parallel form begins: park the registers (the first one saves the step count)."""
+        with self.lock:
+            if self.shared == 0:
+                self.parked_steps = self.steps
+                self.branch_steps = 0
+            self.shared += 1
+            self.check_at = 0
+            self.hop_mark = -1
+
+    def leave_parallel(self) -> None:
+        """A parallel form ended (its branches have stopped); the last one restores the registers."""
+        with self.lock:
+            self.shared -= 1
+            if self.shared:
+                return
+            self.steps = self.parked_steps + self.branch_steps
+            self._next_check()
+            self._set_mark(self.depth_mark)
+            if self.attention:
+                self.check_at = 0
+
+    def charge_steps(self, n: int) -> int:
+        """Add a branch's ``n`` steps to the run; the steps until that branch should charge again."""
+        with self.lock:
+            self.branch_steps += n
+            if self.step_limit_at is None:
+                return self.CHECK_EVERY
+            left = self.step_limit_at - self.parked_steps - self.branch_steps
+            return max(1, min(self.CHECK_EVERY, left // max(1, len(self.branches))))
+
+    def run_steps(self) -> int:
+        """Steps taken so far in this run, branches included."""
+        return self.parked_steps + self.branch_steps if self.shared else self.steps
 
     # -- attention: make the next call check the limits ------------------------------
     def attend(self) -> None:
         """Have the running program check its limits at its next call or step.
 
-        Safe from any thread and from signal handlers."""
+        Safe from any thread and from signal handlers; reaches every branch."""
         self.attention = True
         self.check_at = 0
         self.hop_mark = -1
+        if self.root is self and self.branches:
+            for branch in list(self.branches):
+                branch.attend()
 
     def interrupt(self) -> None:
         """Stop the running program at its next call or step with an ``interrupted`` error."""
-        self.interrupted = True
-        self.attend()
+        self.root.interrupted = True
+        self.root.attend()
 
     # -- limits ----------------------------------------------------------------------
     def check(self) -> None:
         """Called every CHECK_EVERY steps and on :meth:`attend`: time limit, step
-        limit, interruption."""
+        limit, interruption. While parked, a step of the calling thread's branch."""
+        if self.shared:
+            ctx = self.current()
+            if ctx is not self:
+                ctx.tick()
+                return
         if self.attention:
             self.attention = False
             self._set_mark(self.depth_mark)
-        self.check_at = self.steps + self.CHECK_EVERY
-        if self.step_limit_at is not None and self.step_limit_at < self.check_at:
-            self.check_at = max(self.step_limit_at, self.steps + 1)
+        self._next_check()
+        self.check_limits()
+
+    def check_limits(self) -> None:
+        """Raise if interrupted, past the step or time limit, or the extra check fails."""
         if self.interrupted:
             raise Interrupted("interrupted", kind="resource-exhaustion")
-        if self.step_limit_at is not None and self.steps >= self.step_limit_at:
+        if self.step_limit_at is not None and self.run_steps() >= self.step_limit_at:
             raise SchemeError(
                 f"step limit exceeded: max_steps = {self.max_steps}",
                 kind="resource-exhaustion",
-                details={"resource": "steps", "used": self.steps, "limit": self.max_steps},
+                details={"resource": "steps", "used": self.run_steps(), "limit": self.max_steps},
             )
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise SchemeError(
@@ -235,13 +322,27 @@ class Runtime:
         if self.extra_check is not None:
             self.extra_check()
 
+    def tick(self) -> None:
+        """One step (a root has none to count while parked)."""
+
+    def apply(self, proc: Any, args: list[Any]) -> Any:
+        """Apply ``proc`` in this context."""
+        return apply_procedure(proc, args)
+
     def deep(self, proc: Closure, args: list[Any]) -> Any:
         """Called when ``depth`` reaches ``hop_mark``: serve :meth:`attend`, enforce
-        max_depth, then extend this thread's budget or hop to a new thread."""
+        max_depth, then extend this thread's budget or hop to a new thread. While
+        parked, the call belongs to the calling thread's branch."""
+        if self.shared:
+            ctx = self.current()
+            if ctx is self:  # DSL code on a thread of no branch while branches run: give it one
+                ctx = Branch(self)
+                return ctx.run(lambda: ctx.apply(proc, args))
+            return ctx.apply(proc, args)
         if self.attention:
             self.check()
             if self.depth < self.hop_mark:
-                return apply_procedure(proc, args)
+                return self.apply(proc, args)
         if self.depth >= self.max_depth:
             raise SchemeError(
                 f"recursion depth limit exceeded: max_depth = {self.max_depth}",
@@ -257,7 +358,7 @@ class Runtime:
         if levels >= 8:
             self._set_mark(min(self.depth + levels, self.max_depth))
             try:
-                return apply_procedure(proc, args)
+                return self.apply(proc, args)
             finally:
                 self._set_mark(saved)
         return self._hop(proc, args, saved)
@@ -270,11 +371,12 @@ class Runtime:
         def worker() -> None:
             try:
                 self._start_thread_budget()
-                box.append((True, apply_procedure(proc, args)))
+                box.append((True, self.apply(proc, args)))
             except BaseException as exc:
                 box.append((False, exc))
 
-        thread = threading.Thread(target=worker, name="taskscheme-deep", daemon=True)
+        context = contextvars.copy_context()  # the new thread keeps this thread's branch
+        thread = threading.Thread(target=context.run, args=(worker,), name="taskscheme-deep", daemon=True)
         thread.start()
         try:
             thread.join()
@@ -288,6 +390,123 @@ class Runtime:
         if ok:
             return value
         raise value
+
+
+class Branch(Runtime):
+    """The dynamic state of one branch of a parallel form, on its own thread.
+
+    It starts as a copy of its parent's context: depth, exception handlers,
+    dynamic-wind list, task activations (shared entries: turns count for the whole
+    form) and parameterizations. (The trace parent is a ContextVar of its own,
+    ``tasks.tracing.TRACE_PARENT``; a branch runs in a copy of its parent's contextvars.)
+    It counts its own steps and charges them to the run; it obeys the run's deadline, step limit and interruption, its
+    ancestors' extra checks, and its own ``cancelled`` flag (:meth:`cancel`).
+    """
+
+    def __init__(self, parent: Runtime) -> None:
+        root = parent.root
+        self.root = root
+        self.parent = parent
+        self.max_depth, self.max_steps, self.timeout = root.max_depth, root.max_steps, root.timeout
+        self.running = True
+        self.depth = parent.depth
+        self.hop_mark = self.depth_mark = 0
+        self.attention = False
+        self.steps = self.check_at = self.charged = 0
+        self.deadline = root.deadline
+        self.step_limit_at = None
+        self.interrupted = False
+        self.output_used = 0
+        self.handlers = list(parent.handlers)
+        self.winders = parent.winders
+        self.thread_base = (0, 0)
+        self.extra_check = None
+        self.activations = list(parent.activations)
+        self.parameters = dict(parent.parameters) if parent.parameters else None
+        self.cancelled = False
+        self.lock = root.lock
+        self.shared = 0
+        self.branches = set()
+        self.parked_steps = self.branch_steps = 0
+
+    def run(self, fn: Callable[[], Any]) -> Any:
+        """Call ``fn`` with this branch as the calling thread's context."""
+        root = self.root
+        token = CURRENT.set(self)
+        with root.lock:
+            root.branches.add(self)
+        try:
+            self._start_thread_budget()
+            return fn()
+        finally:
+            with root.lock:
+                root.branches.discard(self)
+            root.charge_steps(self.steps - self.charged)
+            self.charged = self.steps
+            CURRENT.reset(token)
+
+    def cancel(self) -> None:
+        """Stop this branch (and what it started) at its next call or step."""
+        self.cancelled = True
+        self.root.attend()
+
+    def apply(self, proc: Any, args: list[Any]) -> Any:
+        """:func:`apply_procedure` with this branch's depth and steps."""
+        root = self.root
+        while True:
+            if type(proc) is Closure and proc.rt is root:
+                depth = self.depth
+                if depth >= self.hop_mark:
+                    return self.deep(proc, args)
+                self.steps += 1
+                if self.steps >= self.check_at:
+                    self.check()
+                if len(args) != proc.nargs:
+                    proc.check_count(len(args))
+                self.depth = depth + 1
+                result = proc.run(proc.env, *args)
+                self.depth = depth
+            elif type(proc) is Closure:
+                return apply_procedure(proc, args)  # another interpreter's procedure
+            else:
+                result = apply_other(proc, args)
+            if type(result) is TailCall:
+                proc = result.proc
+                args = result.args
+                continue
+            return result
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps >= self.check_at:
+            self.check()
+
+    def check(self) -> None:
+        if self.attention:
+            self.attention = False
+            self._set_mark(self.depth_mark)
+        used, self.charged = self.steps - self.charged, self.steps
+        self.check_at = self.steps + self.root.charge_steps(used)
+        self.check_limits()
+
+    def check_limits(self) -> None:
+        if self.cancelled:
+            raise BranchCancelled("cancelled", kind="resource-exhaustion", details={"resource": "cancelled"})
+        if self.extra_check is not None:
+            self.extra_check()
+        self.parent.check_limits()
+
+    def attend(self) -> None:
+        self.attention = True
+        self.check_at = 0
+        self.hop_mark = -1
+
+    def interrupt(self) -> None:
+        self.root.interrupt()
+
+
+class BranchCancelled(Interrupted):
+    """A branch stopped because its parallel form gave up on it (another branch failed)."""
 
 
 def python_depth() -> int:
@@ -321,17 +540,27 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
                 result = proc.fn(*args)
             except TypeError as exc:
                 raise primitive_type_error(proc, args, exc) from None
-        elif isinstance(proc, Procedure) and hasattr(proc, "apply"):
-            result = proc.apply(args)
-        elif type(proc) is Parameter:
-            result = apply_parameter(proc, args)
         else:
-            raise not_a_procedure(proc, args)
+            result = apply_other(proc, args)
         if type(result) is TailCall:
             proc = result.proc
             args = result.args
             continue
         return result
+
+
+def apply_other(proc: Any, args: list[Any]) -> Any:
+    """Apply anything but a closure (a primitive, a task, a parameter …) once."""
+    if type(proc) is Primitive:
+        try:
+            return proc.fn(*args)
+        except TypeError as exc:
+            raise primitive_type_error(proc, args, exc) from None
+    if isinstance(proc, Procedure) and hasattr(proc, "apply"):
+        return proc.apply(args)
+    if type(proc) is Parameter:
+        return apply_parameter(proc, args)
+    raise not_a_procedure(proc, args)
 
 
 CLOSURE_CALLER = """

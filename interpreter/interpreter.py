@@ -23,12 +23,14 @@ from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
 from .nodes.fastpath import INLINE_NAMES
+from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .stdlib_files import startup_files
 from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
+from .tasks.memory import Memory, Ranking
 from .tasks.records import Limits, RetryPolicy
 from .tasks.tracing import Event, EventHub
 
@@ -60,6 +62,10 @@ class Interpreter:
         cache: str | Path | bool | None = None,
         otel: bool = False,
         log: bool | str | Path = False,
+        # memory for fresh context (docs/memory.md)
+        memory: str | Path | Memory | None = None,
+        memory_ranking: Ranking | None = None,
+        max_concurrency: int = 8,
     ) -> None:
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
@@ -73,6 +79,7 @@ class Interpreter:
         self.error_output = Parameter(OutputPort.to_stream(sys.stderr, "stderr"), name="current-error-port")
         self.input = Parameter(_stdin_port(stdin), name="current-input-port")
         self.max_output = max_output
+        self.max_concurrency = max_concurrency_setting("Interpreter", max_concurrency)
         if max_output is not None:
             budget = OutputBudget(self.runtime, max_output)
             for port in (self.output.value, self.error_output.value):
@@ -91,6 +98,8 @@ class Interpreter:
         self.models = self.tasks.models
         self.usage = self.tasks.usage
         self.global_env.vars[sym(LIBRARY_NAME)] = self.tasks
+        # Memory for fresh context (remember, recall, index-files): in memory unless a path is given.
+        self.memory = memory if isinstance(memory, Memory) else Memory(memory, memory_ranking)
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub()
         self.tasks.gateway.events = self.events

@@ -9,18 +9,24 @@ from __future__ import annotations
 
 from importlib import resources
 from importlib.resources.abc import Traversable
+from pathlib import Path
 
 from .errors import SchemeError
 
 PACKAGE = "interpreter.stdlib"
+#: Where the files are in a source checkout run without installing (``python repl.py`` with only the
+#: dependencies installed): there is no ``interpreter.stdlib`` package then.
+CHECKOUT = Path(__file__).resolve().parent.parent / "stdlib"
 
 
 def stdlib_root() -> Traversable:
     """The folder holding the ``.scm`` files; a clear SchemeError when the install lacks it."""
     try:
-        root = resources.files(PACKAGE)
+        root: Traversable = resources.files(PACKAGE)
     except ModuleNotFoundError:
-        raise missing(f"no package {PACKAGE}") from None
+        if not CHECKOUT.joinpath("prelude.scm").is_file():
+            raise missing(f"no package {PACKAGE}") from None
+        root = CHECKOUT
     if not root.joinpath("prelude.scm").is_file():
         raise missing(f"no prelude.scm in {root}")
     return root

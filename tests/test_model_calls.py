@@ -523,3 +523,19 @@ def test_a_model_without_attachments_says_so(tmp_path: Path) -> None:
         interp.eval(f'(t "{tmp_path / "a.txt"}")')
     with pytest.raises(SchemeError, match="no such file"):
         interp.eval(f'(t "{tmp_path / "missing.txt"}")')
+
+
+def test_an_unhashable_callable_object_is_a_model() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Greeter:  # dataclasses with eq=True are unhashable
+        greeting: str
+
+        def __call__(self, prompt: str, system: str | None, options: dict[str, Any]) -> str:
+            return f"{self.greeting} {prompt} {sorted(options)}"
+
+    interp = Interpreter()
+    interp.models.register("greeter", Greeter("hello"))
+    interp.eval('(define-task (t) (model "greeter") (options (temperature 1)) (prompt "you"))')
+    assert interp.eval("(get (t) 'content)") == "hello you ['temperature']"

@@ -60,6 +60,14 @@ def test_prelude_quality_gate_and_test_harness_load_from_the_package() -> None:
 
 def without_stdlib(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stdlib_files, "PACKAGE", "interpreter.no_such_stdlib")
+    monkeypatch.setattr(stdlib_files, "CHECKOUT", Path("/no/such/checkout/stdlib"))
+
+
+def test_a_checkout_run_without_installing_finds_the_stdlib_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python repl.py`` in a source checkout whose package is not installed: no interpreter.stdlib."""
+    monkeypatch.setattr(stdlib_files, "PACKAGE", "interpreter.no_such_stdlib")
+    monkeypatch.setattr(stdlib_files, "CHECKOUT", CHECKOUT_STDLIB)
+    assert Interpreter().eval("(sum (list 1 2 3))") == 6
 
 
 def test_a_missing_stdlib_is_a_clear_error_from_the_api(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -117,4 +125,4 @@ def test_every_subpackage_is_listed_for_the_wheel() -> None:
         ".".join(("interpreter", *module.parent.relative_to(package_root).parts))
         for module in package_root.rglob("*.py")
     }
-    assert found | {"interpreter.stdlib"} == listed
+    assert found | {"interpreter.stdlib", "interpreter.stdlib.lazy"} == listed

@@ -217,3 +217,22 @@ def test_a_program_file_may_name_a_task_before_defining_it(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "A\nB\n#<task shout>"
+
+
+def test_a_subset_task_called_past_a_boundary_explains_the_missing_name() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define-task (pick) (context (inherit subset) (subset secret)) secret)
+           (define (run secret) (director-evaluator-loop (director (pick)) (evaluator #t)))"""
+    )
+    r = interp.eval('(run "s")')
+    assert "secret, listed in (subset …), is not bound" in r.error.message
+    assert "does not pass it on" in r.error.message
+
+
+def test_tasks_and_locals_in_parallel_map(interp: Interpreter) -> None:
+    interp.eval(
+        "(define (drafts suffix topics) (parallel-map (lambda (t) (string-append (get (draft t) 'content) suffix)) topics))"
+    )
+    assert interp.eval('(drafts "!" \'("a" "b"))') == ["draft: about a!", "draft: about b!"]
+    assert [r.content for r in interp.eval('(parallel-map draft \'("c"))')] == ["draft: about c"]

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import Interpreter, cli
+from interpreter import Interpreter, SchemeError, cli
 from interpreter.repl.session import ReplSession
+from interpreter.tasks.failures import is_failed_result
 from interpreter.terminal import RED_BOLD
 
 FAILING_LOOP = """(display "before")
@@ -134,3 +135,51 @@ def test_the_repl_says_nothing_more_for_results_that_did_not_fail() -> None:
     session.submit("(sequential (step a 1))")
     assert err.getvalue() == ""
     assert "COMPLETE" in out.getvalue()
+
+
+# -- the embedding API ---------------------------------------------------------------------
+def test_embedders_see_each_top_level_value_with_its_place() -> None:
+    interp = Interpreter()
+    seen: list[tuple[object, str]] = []
+    interp.on_top_level_value = lambda value, span: seen.append((value, str(span)))
+    interp.eval("(define x 1)\n(+ x 1)\n(sequential (step a (car '())))", filename="host.scm")
+    assert [place for _, place in seen] == ["host.scm:1:1", "host.scm:2:1", "host.scm:3:1"]
+    assert seen[1][0] == 2
+    assert [is_failed_result(value) for value, _ in seen] == [False, False, True]
+
+
+def test_whole_run_counts_the_step_limit_once_across_evaluations() -> None:
+    busy = "(let loop ((i 0)) (if (< i 400) (loop (+ i 1)) i))"
+    interp = Interpreter(max_steps=1500)
+    for _ in range(5):
+        interp.eval(busy)  # each evaluation is a run of its own: within the limit
+    with pytest.raises(SchemeError) as info, interp.whole_run():
+        for _ in range(5):
+            interp.eval(busy)
+    assert info.value.kind == "resource-exhaustion"
+
+
+def test_e_prints_a_failed_result_with_its_error_first(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.run(["-e", "(sequential (step only (car '())))"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith("error: FAILED TaskResult: type-error in step only: car: expected a pair")
+    assert "FAILED" in captured.out
+
+
+def test_a_dropped_list_of_results_with_failures_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``parallel-map … #:on-error 'collect`` returns: a list of results, some FAILED."""
+    source = (
+        "(define (check x) (sequential (step only (if (> x 1) (car '()) x))))\n"
+        "(map check (list 1 2 3))\n"
+        "(list->vector (map check (list 1 2)))\n"
+        "(map check (list 0 1))\n"
+        "(define cycle (list 1 2))\n(set-cdr! (cdr cycle) cycle)\ncycle\n"
+    )
+    status, _, err = run_cli(tmp_path, capsys, source)
+    assert status == 0
+    assert err.splitlines() == [
+        "warning: prog.scm:2:1: dropped a list holding 2 FAILED results; the first is a FAILED TaskResult: "
+        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+        "warning: prog.scm:3:1: dropped a vector holding a FAILED result; the first is a FAILED TaskResult: "
+        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+    ]

@@ -273,3 +273,32 @@ def test_output_slots_and_input_sources(tmp_path: Path) -> None:
     r = interp.eval("(refine)")
     assert (r.status, r.iterations_completed) == ("COMPLETE", 2)
     assert r.final_output.content == "[Write; last verdict: longer]"  # a result reads as its content
+
+
+def test_max_stored_chars_in_an_xml_context(tmp_path: Path) -> None:
+    interp = make(tmp_path)
+    interp.eval("(define-task (long) (make-string 30 #\\z))")
+    path = write(
+        tmp_path,
+        "cut.xml",
+        """<task type="sequential">
+  <context_management><max_stored_chars>8</max_stored_chars></context_management>
+  <steps><task ref="long"/></steps>
+</task>""",
+    )
+    interp.eval(f'(load-task-templates "{path}")')
+    assert interp.tasks.describe("cut").context.max_stored_chars == 8
+    assert interp.eval("(cut)").notes["steps"][0].output == "zzzzzzzz…[truncated 22 chars]"
+
+
+@pytest.mark.parametrize(
+    "condition, message",
+    [("(" * 5000 + "a" + ")" * 5000, "longer than 10000 characters"), ("!" * 40 + "a", "deeper than 32 levels")],
+)
+def test_hostile_conditions_are_refused(tmp_path: Path, condition: str, message: str) -> None:
+    from interpreter.tasks.conditions import ConditionError, translate
+
+    with pytest.raises(ConditionError, match=message):
+        translate(condition, "x.xml", 1, 1)
+    with pytest.raises(ConditionError, match="deeper than 32"):
+        translate("(" * 40 + "a" + ")" * 40, "x.xml", 1, 1)

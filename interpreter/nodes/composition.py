@@ -15,6 +15,7 @@ from ..datatypes import Span, Symbol
 from ..env import ContextBoundary, Env
 from ..errors import SchemeError
 from ..tasks.loop import LoopPhases, ScriptStage, run_loop
+from ..tasks.memory import fresh_context
 from ..tasks.records import ContextManagement
 from ..tasks.sequence import Step, run_sequence
 from .core import Node, Run
@@ -89,6 +90,7 @@ class Sequential(Node):
         steps = [Step(name, node.compile(False), span) for name, node, span in self.steps]
         base_of = self.frame.compile()
         context, strict, interp, label = self.context, self.strict, self.interp, self.label
+        fresh = context.fresh_context == "enabled"
 
         def usage() -> Any:
             return interp.tasks.usage.total
@@ -99,7 +101,8 @@ class Sequential(Node):
             def frame(previous: Any) -> Env:
                 return Env({PREVIOUS_OUTPUTS: previous}, base)
 
-            return run_sequence(steps, context, frame, strict, interp.events, label, usage)
+            with fresh_context(fresh):
+                return run_sequence(steps, context, frame, strict, interp.events, label, usage)
 
         return sequential
 
@@ -146,7 +149,7 @@ class DirectorEvaluatorLoop(Node):
                 timeout=c.script_timeout.compile(False) if c.script_timeout is not None else None,
                 check_allowed=lambda: require_scripts(interp, "director-evaluator-loop script-execution"),
                 events=interp.events,
-                poll=interp.runtime.check,
+                poll=interp.runtime.poll,
             )
         phases = LoopPhases(
             director=c.director.compile(False),
@@ -159,6 +162,7 @@ class DirectorEvaluatorLoop(Node):
         limit = c.max_iterations.compile(False) if c.max_iterations is not None else None
         base_of = self.frame.compile()
         context, label, span = self.context, self.label, self.span
+        fresh = context.fresh_context == "enabled"
         rt = interp.runtime
         limit_span = c.spans.get("max-iterations")
 
@@ -176,7 +180,8 @@ class DirectorEvaluatorLoop(Node):
                 base = base_of(env)
             except SchemeError as err:
                 raise _located(err, span) from None
-            return run_loop(phases, base, n, context, interp.events, label, rt.check)
+            with fresh_context(fresh):
+                return run_loop(phases, base, n, context, interp.events, label, rt.poll)
 
         return director_evaluator_loop
 

@@ -177,13 +177,14 @@ class Guard(Node):
         clauses = self.clauses.compile(False)
 
         def guard(env: Env) -> Any:
-            depth, handlers = rt.depth, len(rt.handlers)
-            rt.handlers.append(GUARD)
+            ctx = rt.current()
+            depth, handlers = ctx.depth, len(ctx.handlers)
+            ctx.handlers.append(GUARD)
             try:
                 return body(env)
             except SchemeError as err:
-                rt.depth = depth
-                del rt.handlers[handlers:]
+                ctx.depth = depth
+                del ctx.handlers[handlers:]
                 if err.kind == "resource-exhaustion" and getattr(err, "uncatchable", False):
                     raise
                 result = clauses(Env({var: condition_of(err)}, env))
@@ -191,7 +192,7 @@ class Guard(Node):
                     raise
                 return result
             finally:
-                del rt.handlers[handlers:]
+                del ctx.handlers[handlers:]
 
         return guard
 

@@ -154,18 +154,19 @@ def install_control(interp: Interpreter) -> None:
 
     def raise_continuable(obj: Any) -> Any:
         """(raise-continuable obj): the current handler's value is the result."""
-        if not rt.handlers or rt.handlers[-1] is GUARD:
+        ctx = rt.current()
+        if not ctx.handlers or ctx.handlers[-1] is GUARD:
             err = (
                 obj
                 if isinstance(obj, SchemeError)
                 else SchemeError(f"uncaught raise: {_short(obj)}", kind="raise", payload=obj, continuable=True)
             )
             raise err
-        handler = rt.handlers.pop()
+        handler = ctx.handlers.pop()
         try:
             return apply_procedure(handler, [obj])
         finally:
-            rt.handlers.append(handler)
+            ctx.handlers.append(handler)
 
     def error(message: Any, *irritants: Any) -> Any:
         """(error message irritant ...)."""
@@ -175,43 +176,46 @@ def install_control(interp: Interpreter) -> None:
         """Call thunk; an exception raised in it is given to handler."""
         if not isinstance(handler, Procedure):
             raise type_error("with-exception-handler", "a procedure as handler", handler)
-        depth, count = rt.depth, len(rt.handlers)
-        rt.handlers.append(handler)
+        ctx = rt.current()
+        depth, count = ctx.depth, len(ctx.handlers)
+        ctx.handlers.append(handler)
         try:
             return apply_procedure(thunk, [])
         except SchemeError as err:
-            rt.depth = depth
-            del rt.handlers[count:]
+            ctx.depth = depth
+            del ctx.handlers[count:]
             apply_procedure(handler, [condition_of(err)])
             raise SchemeError(
                 f"exception handler returned from a non-continuable exception: {err.full_message()}",
                 kind=err.kind if err.kind != "raise" else "error",
             ) from None
         finally:
-            del rt.handlers[count:]
+            del ctx.handlers[count:]
 
     def call_cc(proc: Any) -> Any:
         """(call/cc proc): proc receives an escape-only continuation."""
-        k = Continuation(rt.winders)
-        depth, count = rt.depth, len(rt.handlers)
+        ctx = rt.current()
+        k = Continuation(ctx.winders)
+        depth, count = ctx.depth, len(ctx.handlers)
         try:
             return apply_procedure(proc, [k])
         except ContinuationInvoked as jump:
             if jump.target is not k:
                 raise
-            rt.depth = depth
-            del rt.handlers[count:]
+            ctx.depth = depth
+            del ctx.handlers[count:]
             return jump.value
         finally:
             k.live = False
 
     def dynamic_wind(before: Any, thunk: Any, after: Any) -> Any:
         apply_procedure(before, [])
-        rt.winders = Pair((before, after), rt.winders)
+        ctx = rt.current()
+        ctx.winders = Pair((before, after), ctx.winders)
         try:
             return apply_procedure(thunk, [])
         finally:
-            rt.winders = rt.winders.cdr
+            ctx.winders = ctx.winders.cdr
             apply_procedure(after, [])
 
     def eval_(expr: Any, env: Any = None) -> Any:

@@ -194,7 +194,7 @@ def install(interp: Interpreter) -> None:
             env=_environment(opts.get("env")),
             shell=opts.get("shell", False) is not False,
             max_output=_count("run-script", opts.get("max_output", MAX_OUTPUT)),
-            poll=interp.runtime.check,
+            poll=interp.runtime.poll,
         )
 
     for name, fn in [

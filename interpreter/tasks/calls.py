@@ -20,6 +20,7 @@ from ..env import Env
 from ..errors import SchemeError
 from .arguments import bind_arguments
 from .evaluation import parse_verdict
+from .memory import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
 from .records import EvaluationResult, TaskDefinition, TaskResult
 from .scripts import failure_message, run_script, split_command, timeout_or_default
 from .templates import render
@@ -63,6 +64,8 @@ class TaskRunner:
     def atomic(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
         prompt = render(definition.body or "", bound)
         system = render(definition.system, bound) if definition.system else None
+        matches = self.fresh_matches(definition, prompt)
+        prompt = with_matches(prompt, matches)
         gateway = self.library.gateway
         start = time.monotonic()
         with gateway.activation(definition.name, definition.limits):
@@ -83,6 +86,8 @@ class TaskRunner:
             "attempts": response.attempts,
             "cached": response.cached,
         }
+        if matches:
+            notes["context_matches"] = match_notes(matches)
         if definition.subtype == "evaluator":
             verdict = parse_verdict(definition.name, response.text)
             for key, value in notes.items():
@@ -92,6 +97,14 @@ class TaskRunner:
             notes["text"] = response.text
             return TaskResult(content=response.data, status="COMPLETE", notes=notes)
         return TaskResult(content=response.text, status="COMPLETE", notes=notes)
+
+    def fresh_matches(self, definition: TaskDefinition, prompt: str) -> list[MemoryMatch]:
+        """What the memory holds for ``prompt`` when fresh context is on: the task's own
+        ``(context (fresh enabled))``, or that of the innermost form or task it runs in."""
+        if definition.context_management.fresh_context != "enabled" and not FRESH.get():
+            return []
+        memory = getattr(self.library.interp, "memory", None)
+        return memory.recall(prompt) if memory is not None else []
 
     def attachments(self, definition: TaskDefinition, bound: dict[str, Any]) -> tuple[str, ...]:
         """The rendered ``(attachments …)``: URLs as they are, files checked against ``allow_files``."""
@@ -127,7 +140,7 @@ class TaskRunner:
             timeout=timeout,
             cwd=spec.cwd if spec else None,
             shell=shell,
-            poll=self.library.interp.runtime.check,
+            poll=self.library.interp.runtime.poll,
         )
         self.library.interp.events.finish("script", definition.name, started, f"exit {result.exit_code}")
         failure = failure_message(result, timeout)
@@ -154,9 +167,10 @@ class TaskRunner:
         else:
             run = lambda: implementation(bound)
         definition = task.definition
-        if not has_limits(definition):
+        fresh = definition.context_management.fresh_context == "enabled"
+        if not has_limits(definition) and not fresh:
             return run()
-        with self.library.gateway.activation(definition.name, definition.limits):
+        with self.library.gateway.activation(definition.name, definition.limits), fresh_context(fresh or FRESH.get()):
             result = run()
             if type(result) is TailCall:
                 result = apply_procedure(result.proc, result.args)

@@ -39,16 +39,18 @@ class DslBody:
         values = list(bound.values()) + [self.copy(name, caller) for name in self.subset]
         closure = self.closure
         if self.inherit == "full":
-            closure = Closure(
-                closure.name, closure.run, caller, closure.rt, closure.params, closure.rest, closure.span
-            )
+            closure = Closure(closure.name, closure.run, caller, closure.rt, closure.params, closure.rest, closure.span)
         return TailCall(closure, values)
 
     def copy(self, name: Symbol, caller: Env) -> Any:
         """The value of a ``subset`` name as the caller sees it."""
+        from ..nodes.core import hidden_by_context
+
         value = implicit_lookup(caller, name, UNASSIGNED)
         if value is UNASSIGNED:
+            err = SchemeError(f"unbound variable: {name.name}", kind="unbound-variable")
+            hinted = hidden_by_context(err, caller).message.removeprefix(f"unbound variable: {name.name}")
             raise SchemeError(
-                f"task {self.task}: {name.name}, listed in (subset …), is not bound", kind="unbound-variable"
+                f"task {self.task}: {name.name}, listed in (subset …), is not bound{hinted}", kind="unbound-variable"
             )
         return value

@@ -62,7 +62,7 @@ def evaluation_rounds(run: Callable[[Env], Any], env: Env, max_rounds: Any, inte
         request = evaluation_request(result)
         if request is None:
             break
-        interp.runtime.check()
+        interp.runtime.poll()
         start = hub.open("evaluation", "with-evaluation")
         evaluator = select_evaluator(
             (interp.tasks.describe(name) for name in interp.tasks.names()), request["criteria"]
@@ -100,7 +100,7 @@ def _run_target(interp: Interpreter, request: dict[str, Any], solution: str) -> 
     require_scripts(interp, "with-evaluation")
     start = interp.events.open("script", str(request["target"]))
     result = run_script(
-        request["target"], input=solution, timeout=float(request.get("timeout", 300)), poll=interp.runtime.check
+        request["target"], input=solution, timeout=float(request.get("timeout", 300)), poll=interp.runtime.poll
     )
     interp.events.finish("script", str(request["target"]), start, f"exit {result.exit_code}")
     return result.output()

@@ -6,9 +6,12 @@ result and the program drops it; the REPL shows a failed result's error before t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
-from ..datatypes import Span
+from ..datatypes import Pair, Span, spine
+from ..errors import SchemeError
 from .errors import TaskError
 from .records import TaskFailure, TaskResult
 
@@ -40,19 +43,45 @@ def _at(location: Any) -> str:
     return f" (at {location})" if location else ""
 
 
-def dropped_failure_warning(value: Any, span: Span | None) -> str:
-    """The one-line warning for a failed result that a top-level form drops."""
+#: How many elements of a dropped list or vector are looked at for failed results.
+MAX_SCANNED = 100_000
+
+
+def dropped_failures(value: Any) -> list[Any]:
+    """The failed results in a value a program drops: the value itself, or the failed elements of a
+    list or vector of results (as ``parallel-map … #:on-error 'collect`` returns)."""
+    if is_failed_result(value):
+        return [value]
+    if isinstance(value, list):
+        items: Iterable[Any] = value
+    elif isinstance(value, Pair):
+        items = (pair.car for pair in spine(value))
+    else:
+        return []
+    try:
+        return [item for item in islice(items, MAX_SCANNED) if is_failed_result(item)]
+    except SchemeError:  # a circular list: not a list of results
+        return []
+
+
+def dropped_description(value: Any, failed: list[Any]) -> str:
+    """``dropped a FAILED LoopResult: …``, or for a list, how many it holds and the first one."""
+    first = failed[0]
+    what = f"a FAILED {type(first).__name__}: {failure_summary(first)}"
+    if first is value:
+        return f"dropped {what}"
+    count = f"{len(failed)} FAILED results" if len(failed) > 1 else "a FAILED result"
+    return f"dropped a {'vector' if isinstance(value, list) else 'list'} holding {count}; the first is {what}"
+
+
+def dropped_failure_warning(value: Any, failed: list[Any], span: Span | None) -> str:
+    """The one-line warning for failed results that a top-level form drops."""
     place = f"{span}: " if span is not None else ""
-    return f"warning: {place}dropped a FAILED {type(value).__name__}: {failure_summary(value)}"
+    return f"warning: {place}{dropped_description(value, failed)}"
 
 
-def dropped_failure_error(value: Any, span: Span | None) -> TaskError:
+def dropped_failure_error(value: Any, failed: list[Any], span: Span | None) -> TaskError:
     """The error ``--strict`` raises instead of :func:`dropped_failure_warning`."""
-    err = TaskError(
-        TaskFailure(
-            reason="dropped_failed_result",
-            message=f"dropped a FAILED {type(value).__name__}: {failure_summary(value)}",
-        )
-    )
+    err = TaskError(TaskFailure(reason="dropped_failed_result", message=dropped_description(value, failed)))
     err.span = span
     return err

@@ -14,6 +14,7 @@ each activation's ``max_turns``, ``max_context`` and ``timeout`` must hold.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import random
 import threading
@@ -45,6 +46,8 @@ def model_error(message: str, transient: bool) -> TaskError:
 
 
 PROGRAM = "<program>"
+#: Seconds between limit checks while a model call is under way.
+POLL_EVERY = 0.05
 
 
 @dataclass
@@ -94,22 +97,30 @@ class ModelGateway:
         # Defaults need no validation; model_construct keeps pydantic's validators (and its
         # plugin scan) out of start-up.
         self.usage = Usage.model_construct()
-        self.stack: list[Activation] = [Activation(PROGRAM, limits or Limits.model_construct())]
+        self.lock = threading.Lock()  # usage sums and turn counts: branches of a parallel form call at once
+        runtime.activations = [Activation(PROGRAM, limits or Limits.model_construct())]
+
+    @property
+    def stack(self) -> list[Activation]:
+        """The calling context's running tasks, the program's own activation first
+        (a parallel branch has its own list, sharing its parent's entries)."""
+        return self.runtime.current().activations
 
     @property
     def limits(self) -> Limits:
         """The interpreter-wide limits."""
-        return self.stack[0].limits
+        return self.runtime.activations[0].limits
 
     @contextmanager
     def activation(self, task: str, limits: Limits) -> Iterator[Activation]:
         """Run a task under its own limits (and attribute its calls to it)."""
         entry = Activation(task, limits)
-        self.stack.append(entry)
+        stack = self.stack
+        stack.append(entry)
         try:
             yield entry
         finally:
-            self.stack.remove(entry)
+            stack.remove(entry)
 
     # -- the call --------------------------------------------------------------------
     def complete(
@@ -153,10 +164,13 @@ class ModelGateway:
             duration = time.monotonic() - start
             response = self._counted(response, estimate)
             assert response.input_tokens is not None and response.output_tokens is not None
-            if cached:
-                self.usage.add_cached(task, name)
-            else:
-                self.usage.add(task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1))
+            with self.lock:
+                if cached:
+                    self.usage.add_cached(task, name)
+                else:
+                    self.usage.add(
+                        task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1)
+                    )
             counted = True
             if self.recorder is not None:
                 self._record(request, response)
@@ -170,7 +184,8 @@ class ModelGateway:
             if attempts == 0 and isinstance(err, TaskError):
                 attempts = int(err.record.notes.get("attempts", 0)) if hasattr(err.record, "notes") else 0
             if attempts and not counted:
-                self.usage.add_failed(task, name, attempts)
+                with self.lock:
+                    self.usage.add_failed(task, name, attempts)
             if hub is not None:
                 status = "error" if isinstance(err, SchemeError) else "interrupted"
                 hub.finish("model", name, span, status, info={"attempts": attempts, "cached": False}, error=err)
@@ -300,10 +315,15 @@ class ModelGateway:
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
             time.sleep(min(left, 0.05))
-            self.runtime.check()
+            self.runtime.poll()
 
     def _take_turn(self) -> None:
-        for activation in self.stack:
+        with self.lock:
+            self._count_turn(self.stack)
+
+    @staticmethod
+    def _count_turn(stack: list[Activation]) -> None:
+        for activation in stack:
             limit = activation.limits.max_turns
             if limit is not None and activation.turns + 1 > limit:
                 where = "the program" if activation.task == PROGRAM else f"task {activation.task}"
@@ -313,7 +333,7 @@ class ModelGateway:
                     activation.turns + 1,
                     limit,
                 )
-        for activation in self.stack:
+        for activation in stack:
             activation.turns += 1
 
     def _check_context(self, tokens: int) -> None:
@@ -361,10 +381,8 @@ class ModelGateway:
             except Exception as exc:
                 raise model_error(f"model {name} failed: {type(exc).__name__}: {exc}", is_transient(exc)) from None
 
-        if timeout is None:
-            return run()
         if getattr(model, "runs_in_interpreter", False):
-            return self._with_deadline(run, name, timeout)
+            return run() if timeout is None else self._with_deadline(run, name, timeout)
         return self._in_thread(run, name, timeout)
 
     def _streamer(self, span: Any) -> Callable[[str], None] | None:
@@ -378,8 +396,8 @@ class ModelGateway:
         return lambda chunk: progress.stream_text(span, chunk)
 
     def _with_deadline(self, run: Callable[[], ModelResponse], name: str, timeout: float) -> ModelResponse:
-        """Run DSL code with an extra deadline checked by the runtime."""
-        rt = self.runtime
+        """Run DSL code with an extra deadline checked by the calling context."""
+        rt = self.runtime.current()
         previous = rt.extra_check
         start = time.monotonic()
         deadline = start + timeout
@@ -398,8 +416,11 @@ class ModelGateway:
             watchdog.stop()
             rt.extra_check = previous
 
-    def _in_thread(self, run: Callable[[], ModelResponse], name: str, timeout: float) -> ModelResponse:
-        """Run a Python backend on a worker thread and stop waiting after ``timeout``."""
+    def _in_thread(self, run: Callable[[], ModelResponse], name: str, timeout: float | None) -> ModelResponse:
+        """Run a Python backend on a worker thread and wait for it, checking the caller's
+        limits as it waits: a timeout, Ctrl-C or a cancelled branch abandons the call
+        (its thread ends on its own; the answer is dropped)."""
+        done = threading.Event()
         box: list[tuple[bool, Any]] = []
 
         def work() -> None:
@@ -407,13 +428,17 @@ class ModelGateway:
                 box.append((True, run()))
             except BaseException as exc:
                 box.append((False, exc))
+            done.set()
 
         start = time.monotonic()
-        worker = threading.Thread(target=work, name=f"taskscheme-model-{name}", daemon=True)
+        context = contextvars.copy_context()  # the backend's spans and streamed text stay the caller's
+        worker = threading.Thread(target=context.run, args=(work,), name=f"taskscheme-model-{name}", daemon=True)
         worker.start()
-        worker.join(timeout)
-        if not box:
-            raise self._timed_out(name, time.monotonic() - start, timeout)
+        poll = self.runtime.poll
+        while not done.wait(POLL_EVERY):
+            poll()
+            if timeout is not None and time.monotonic() - start > timeout:
+                raise self._timed_out(name, time.monotonic() - start, timeout)
         ok, value = box[0]
         if ok:
             return value

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import inspect
 import os
 from collections.abc import Callable
@@ -104,11 +105,22 @@ def is_transient(exc: BaseException) -> bool:
 
 def accepts(fn: Callable[..., Any], name: str) -> bool:
     """True when ``fn`` takes a keyword argument ``name`` (or any keyword arguments)."""
+    target = getattr(fn, "__func__", fn)
+    try:
+        names, any_keyword = _keywords(target)
+    except TypeError:  # an unhashable callable object: look it up each time
+        names, any_keyword = _keywords.__wrapped__(target)
+    return any_keyword or name in names
+
+
+@functools.lru_cache(maxsize=512)
+def _keywords(fn: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    """The parameter names of ``fn`` and whether it takes ``**kwargs`` (looked up once per function)."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+        return frozenset(), False
+    return frozenset(params), any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 @runtime_checkable

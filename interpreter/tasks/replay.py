@@ -1,14 +1,16 @@
 """Record and replay of model calls: one JSON object per line.
 
 A recording stores every call (model, system, prompt, options, response, usage).
-Replaying answers each call from the file, with no network: identical calls are
-answered in the recorded order, and a call that is not in the file is an error
-that shows its prompt.
+Replaying answers each call from the file, with no network. Calls are matched by
+their request, not their position, so calls made in another order (the branches
+of a parallel form) replay too: identical calls are answered in the recorded
+order, and a call that is not in the file is an error that shows its prompt.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -59,15 +61,18 @@ class Recorder:
             raise self._cannot_write(exc) from None
         if not existed:
             self.path.unlink()
+        self.lock = threading.Lock()  # one whole line per call, whatever thread makes it
 
     def write(self, record: CallRecord) -> None:
-        mode = "a" if self.started else "w"
-        try:
-            with self.path.open(mode, encoding="utf-8") as out:
-                out.write(record.model_dump_json() + "\n")
-        except OSError as exc:
-            raise self._cannot_write(exc) from None
-        self.started = True
+        line = record.model_dump_json() + "\n"
+        with self.lock:
+            mode = "a" if self.started else "w"
+            try:
+                with self.path.open(mode, encoding="utf-8") as out:
+                    out.write(line)
+            except OSError as exc:
+                raise self._cannot_write(exc) from None
+            self.started = True
 
     def _cannot_write(self, exc: OSError) -> SchemeError:
         return SchemeError(f"cannot write the recording {self.path}: {exc.strerror or exc}", kind="file-error")
@@ -77,8 +82,9 @@ class ReplayBook:
     """The calls of a recording, matched by (model, system, prompt, options).
 
     When no call matches exactly, one with the same system text and prompt (any model)
-    is used, so a recording replays under another default model. Identical calls are
-    answered in the recorded order; once all are used, the last one repeats.
+    is used, so a recording replays under another default model. Each request has a
+    queue of its recorded answers, taken in the recorded order; once all are used, the
+    last one repeats. Safe to use from several threads at once.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -86,6 +92,12 @@ class ReplayBook:
         self.records: list[CallRecord] = []
         self.used: set[int] = set()
         self._load()
+        self.lock = threading.Lock()
+        self.exact: dict[tuple[str, str, str, str], list[int]] = {}  # request → its answers, in order
+        self.loose: dict[tuple[str, str], list[int]] = {}  # (system, prompt) → answers under any model
+        for i, record in enumerate(self.records):
+            self.exact.setdefault(record.key(), []).append(i)
+            self.loose.setdefault((record.system or "", record.prompt), []).append(i)
 
     def _load(self) -> None:
         try:
@@ -107,14 +119,14 @@ class ReplayBook:
 
     def answer(self, model: str, system: str | None, prompt: str, options: dict[str, Any]) -> CallRecord:
         """The recorded answer to this call, or a TASK_FAILURE showing the prompt."""
-        key = call_key(model, system, prompt, options)
-        exact = [i for i, r in enumerate(self.records) if r.key() == key]
-        loose = [i for i, r in enumerate(self.records) if (r.system or "", r.prompt) == (system or "", prompt)]
-        for matches in (exact, loose):
-            fresh = [i for i in matches if i not in self.used]
-            if fresh:
-                self.used.add(fresh[0])
-                return self.records[fresh[0]]
+        exact = self.exact.get(call_key(model, system, prompt, options), [])
+        loose = self.loose.get((system or "", prompt), [])
+        with self.lock:
+            for queue in (exact, loose):
+                fresh = next((i for i in queue if i not in self.used), None)
+                if fresh is not None:
+                    self.used.add(fresh)
+                    return self.records[fresh]
         if exact or loose:
             return self.records[(exact or loose)[-1]]
         shown = prompt if len(prompt) <= 500 else prompt[:500] + "…"
@@ -122,3 +134,4 @@ class ReplayBook:
             "not_in_replay",
             f"model call not found in the replay file {self.path} (model {model}):\n{shown}",
         )
+

@@ -62,7 +62,7 @@ BY_TYPE = {
 COMPONENT = (*COMMON, "cond", "command", "timeout")
 #: The variable holding the previous step's output (its text) in a sequential template.
 PREVIOUS_OUTPUT = "previous-output"
-CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context")
+CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context", "max_stored_chars")
 REPEATED = ("task", "input", "case")
 #: Names a loop binds for its parts, in the seeds' spelling (``from="evaluation_feedback"``).
 LOOP_SOURCES = {normal_name(s.name) for s in (*DIRECTOR_NAMES, *SOLUTION_NAMES, *EVALUATION_NAMES)}
@@ -483,6 +483,9 @@ class TemplateLoader:
         accumulate = self.boolean(context, "accumulate_data")
         if accumulate is not None:
             settings["accumulate_data"] = accumulate
+        limit = self.number(context, "max_stored_chars", int)
+        if limit is not None:
+            settings["max_stored_chars"] = limit
         return settings
 
     def known_model(self, element: Element, model: str) -> None:
@@ -763,10 +766,11 @@ def context_clause(settings: dict[str, Any], span: Span) -> Any:
         "accumulate_data": "accumulate",
         "accumulation_format": "format",
         "fresh_context": "fresh",
+        "max_stored_chars": "max-stored-chars",
     }
     items = []
     for key, value in settings.items():
-        shown = value if isinstance(value, bool) else S(kebab(str(value)))
+        shown = value if isinstance(value, (bool, int)) else S(kebab(str(value)))
         items.append(at(span, S(names[key]), shown))
     return at(span, S("context"), *items) if items else None
 

@@ -29,11 +29,12 @@ class UsageFigures(SchemeRecord):
     duration_s: float = 0.0
 
     def add(self, input_tokens: int, output_tokens: int, duration_s: float, attempts: int = 1) -> None:
-        self.calls += 1
-        self.attempts += attempts
-        self.input_tokens += input_tokens
-        self.output_tokens += output_tokens
-        self.duration_s = round(self.duration_s + duration_s, 6)
+        fields = self.__dict__  # pydantic keeps fields here; writing it skips a validator-less setattr hook per field
+        fields["calls"] += 1
+        fields["attempts"] += attempts
+        fields["input_tokens"] += input_tokens
+        fields["output_tokens"] += output_tokens
+        fields["duration_s"] = round(fields["duration_s"] + duration_s, 6)
 
     def line(self) -> str:
         calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"

@@ -1,0 +1,220 @@
+"""Fan-out: run jobs concurrently in branches, at most ``cap`` at a time, results in order.
+
+``parallel-map`` and ``parallel`` both come here. Each job runs on a worker thread in
+its own :class:`~interpreter.evaluator.Branch` (depth, handlers, task activations,
+trace parent, steps; see docs/concurrency.md). The thread that runs the form waits,
+checking its own limits as it waits, so a timeout, a step limit or Ctrl-C stops every
+branch; branches blocked in a model call or a script stop too, since those waits
+check the branch's limits as they go.
+
+Errors: under ``raise`` the first error cancels the branches still running and is
+raised once every branch has stopped, naming the element's index. Under ``collect``
+an ordinary error becomes a FAILED TaskResult in its place; the runtime's own limits
+and interruption still end the whole form.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import SchemeError
+from .evaluator import Branch, BranchCancelled, Runtime
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+#: ``#:max-concurrency`` when neither the form nor the interpreter says.
+DEFAULT_MAX_CONCURRENCY = 8
+#: Seconds between the waiting thread's limit checks.
+WAIT_STEP = 0.05
+ON_ERROR = ("raise", "collect")
+
+Job = Callable[[Branch], Any]
+
+
+@dataclass
+class FanOut:
+    """The state of one running form, shared by its worker threads."""
+
+    jobs: Sequence[Job]
+    parent: Runtime
+    collect: bool
+    who: str
+    noun: str
+    context: contextvars.Context  # the contextvars of the thread that runs the form (its trace span)
+    results: list[Any] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    next_index: int = 0
+    stopping: bool = False
+    error: tuple[int | None, BaseException] | None = None
+    failed: int = 0
+    running: set[Branch] = field(default_factory=set)
+
+    def take(self) -> int | None:
+        """The next job's index, or None when there is none (or the form is stopping)."""
+        with self.lock:
+            if self.stopping or self.next_index >= len(self.jobs):
+                return None
+            index = self.next_index
+            self.next_index += 1
+            return index
+
+    def work(self) -> None:
+        """A worker thread: run jobs until there are none left."""
+        while (index := self.take()) is not None:
+            branch = Branch(self.parent)
+            with self.lock:
+                if self.stopping:
+                    return
+                self.running.add(branch)
+            job = self.jobs[index]
+            try:
+                self.results[index] = self.context.copy().run(branch.run, lambda: job(branch))
+            except BaseException as exc:  # every escape is handed to the waiting thread
+                self.fail(index, exc)
+            finally:
+                with self.lock:
+                    self.running.discard(branch)
+
+    def fail(self, index: int | None, exc: BaseException) -> None:
+        """Record a failure: collect it in place, or stop the form with it."""
+        if isinstance(exc, BranchCancelled) and self.stopping:
+            return
+        if self.collect and index is not None and isinstance(exc, SchemeError) and not ends_the_run(exc):
+            self.results[index] = failed_result(self.who, self.noun, index, exc)
+            with self.lock:
+                self.failed += 1
+            return
+        self.stop(index, exc)
+
+    def stop(self, index: int | None, exc: BaseException) -> None:
+        """Cancel every branch still running; the first error given here is the form's."""
+        with self.lock:
+            if self.error is None:
+                self.error = (index, exc)
+                if index is not None:
+                    self.failed += 1
+            self.stopping = True
+            running = list(self.running)
+        for branch in running:
+            branch.cancel()
+
+    def cancel_all(self) -> None:
+        """Stop taking jobs and cancel the branches still running (no error of its own)."""
+        with self.lock:
+            self.stopping = True
+            running = list(self.running)
+        for branch in running:
+            branch.cancel()
+
+    def raise_error(self) -> None:
+        if self.error is None:
+            return
+        index, exc = self.error
+        if index is not None and isinstance(exc, SchemeError) and not ends_the_run(exc):
+            exc.message = f"{self.who}: {self.noun} {index} failed: {exc.message}"
+        raise exc
+
+
+def ends_the_run(err: SchemeError) -> bool:
+    """The runtime's own limits and interruption end the whole form in every mode
+    (a task's RESOURCE_EXHAUSTION, a TaskError, is an ordinary failure)."""
+    from .tasks.errors import TaskError
+
+    return err.kind == "resource-exhaustion" and not isinstance(err, TaskError)
+
+
+def failed_result(who: str, noun: str, index: int, err: SchemeError) -> Any:
+    """The FAILED TaskResult standing for a failed element under ``#:on-error 'collect``."""
+    from .tasks.records import TaskResult
+    from .tasks.sequence import error_info
+
+    info = error_info(err)
+    message = f"{who}: {noun} {index} failed: {info['type']}: {err.full_message()}"
+    return TaskResult(content=message, status="FAILED", notes={"error": info, "index": index})
+
+
+def run_parallel(
+    interp: Interpreter,
+    jobs: Sequence[Job],
+    *,
+    cap: int,
+    on_error: str = "raise",
+    who: str = "parallel-map",
+    noun: str = "element",
+) -> list[Any]:
+    """The values of ``jobs`` (each called with its branch), run at most ``cap`` at a time."""
+    if not jobs:
+        return []
+    rt, hub = interp.runtime, interp.events
+    span = hub.open("parallel", who, {"branches": len(jobs), "max_concurrency": cap})
+    form = FanOut(
+        jobs, rt.current(), on_error == "collect", who, noun, contextvars.copy_context(), results=[None] * len(jobs)
+    )
+    rt.enter_parallel()
+    workers = [
+        threading.Thread(target=form.work, name=f"taskscheme-{who}-{i}", daemon=True)
+        for i in range(min(cap, len(jobs)))
+    ]
+    try:
+        for worker in workers:
+            worker.start()
+        wait_for(workers, form)
+    finally:
+        form.cancel_all()
+        settle(workers)
+        rt.leave_parallel()
+        status = "error" if form.error is not None else "ok"
+        error = form.error[1] if form.error is not None else None
+        hub.finish("parallel", who, span, status, info={"failed": form.failed}, error=error)
+    form.raise_error()
+    return form.results
+
+
+def wait_for(workers: list[threading.Thread], form: FanOut) -> None:
+    """Wait for the workers, checking the waiting context's limits meanwhile."""
+    for worker in workers:
+        while worker.is_alive():
+            worker.join(WAIT_STEP)
+            if form.error is None:
+                try:
+                    form.parent.check()
+                except SchemeError as err:
+                    form.stop(None, err)
+
+
+def settle(workers: list[threading.Thread]) -> None:
+    """Wait for cancelled workers to stop; a second Ctrl-C stops waiting for them."""
+    try:
+        for worker in workers:
+            worker.join()
+    except KeyboardInterrupt:
+        pass
+
+
+def max_concurrency(who: str, value: Any) -> int:
+    """A valid ``#:max-concurrency``: a positive integer."""
+    if type(value) is not int or value < 1:
+        from .errors import type_error
+
+        raise type_error(who, "a positive integer for #:max-concurrency", value)
+    return value
+
+
+def on_error_mode(who: str, value: Any) -> str:
+    """``raise`` or ``collect`` from ``#:on-error`` (a symbol or a string)."""
+    from .tasks.values import key_name
+
+    try:
+        mode = key_name(value)
+    except SchemeError:
+        mode = None
+    if mode not in ON_ERROR:
+        from .errors import type_error
+
+        raise type_error(who, "'raise or 'collect for #:on-error", value)
+    return mode
