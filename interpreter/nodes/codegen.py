@@ -830,18 +830,21 @@ class BodyErrors:
         self.sites = sites
 
     def __call__(self, exc: BaseException, site: int) -> BaseException:
-        if site < 0:
-            return exc
-        node, parent = self.sites[site]
-        if not isinstance(exc, PASS_THROUGH):
-            tb = exc.__traceback__
-            callee = tb.tb_frame.f_locals.get(f"f{site}") if tb is not None else None
-            exc = primitive_failure(callee, len(node.operands), exc)
-        if isinstance(exc, SchemeError):
-            while site >= 0 and exc.wants_frames():
-                node, parent = self.sites[site]
-                exc.add_frame(node.text(), node.span, node.procedure)
-                site = parent
+        if site >= 0:
+            node, parent = self.sites[site]
+            if not isinstance(exc, PASS_THROUGH):
+                tb = exc.__traceback__
+                callee = tb.tb_frame.f_locals.get(f"f{site}") if tb is not None else None
+                exc = primitive_failure(callee, len(node.operands), exc)
+            if isinstance(exc, SchemeError):
+                while site >= 0 and exc.wants_frames():
+                    node, parent = self.sites[site]
+                    exc.add_frame(node.text(), node.span, node.procedure)
+                    site = parent
+        # The DSL backtrace is in the error; a Python traceback through every body of a
+        # deep recursion would keep all their frames alive while it unwinds (and make the
+        # collector walk them), so a limit hit 200,000 calls down took seconds to arrive.
+        exc.__traceback__ = None
         return exc
 
 
