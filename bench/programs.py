@@ -203,7 +203,7 @@ STRINGS = """
   (let loop ((i 0) (total 0))
     (if (= i n) total
         (loop (+ i 1) (+ total (string-length (string-append "key-" (number->string i) "-value")))))))
-(define text (make-string 20000 #\\a))
+(define text (make-string 200000 #\\a))
 (string-set! text 100 #\\e)
 (define (count-vowels s)
   (let ((n (string-length s)))
@@ -228,7 +228,7 @@ def py_count_vowels(s: str) -> int:
     return count
 
 
-TEXT = "a" * 100 + "e" + "a" * (20000 - 101)
+TEXT = "a" * 100 + "e" + "a" * (200000 - 101)
 
 LIBRARY = [
     Case(
@@ -260,7 +260,7 @@ LIBRARY = [
         lambda: py_string_appends(100000),
     ),
     Case(
-        "string-ref over a 20,000-character mutable string",
+        "string-ref over a 200,000-character mutable string",
         STRINGS,
         "(count-vowels text)",
         lambda: py_count_vowels(TEXT),

@@ -28,7 +28,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import NIL, Char, Pair, Primitive, Symbol, TailCall, Values
+from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
 from ..env import Env
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
@@ -98,6 +98,7 @@ class Emitter:
             "Primitive": Primitive,
             "Pair": Pair,
             "Char": Char,
+            "MString": MString,
             "Values": Values,
             "REAL": (int, float),
             "NIL": NIL,

@@ -59,12 +59,16 @@ SMALL_INTS = (
 #: Built-ins computed inline when their operands pass a guard: name to (operand count,
 #: guard over ``{a}`` ``{b}`` ``{c}``, value). Anything else (a wrong type, an index out of
 #: range, a redefined name) makes the ordinary call, so meaning and errors are unchanged.
-#: Vectors are Python lists; literal strings are ``str`` (mutable strings take the call).
+#: Vectors are Python lists; strings are ``str`` (literals) or :class:`MString`.
 GUARDED_OPS: dict[str, tuple[int, str, str]] = {
     "vector-ref": (2, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}]"),
     "vector-length": (1, "type({a}) is list", "len({a})"),
-    "string-ref": (2, "type({a}) is str and type({b}) is int and 0 <= {b} < len({a})", "Char({a}[{b}])"),
-    "string-length": (1, "type({a}) is str", "len({a})"),
+    "string-ref": (
+        2,
+        "(type({a}) is str or type({a}) is MString) and type({b}) is int and 0 <= {b} < len({a})",
+        "Char({a}[{b}] if type({a}) is str else {a}.ref({b}))",
+    ),
+    "string-length": (1, "(type({a}) is str or type({a}) is MString)", "len({a})"),
     **{
         name: (2, "type({a}) is Char and type({b}) is Char", f"{{a}}.ch {op} {{b}}.ch")
         for name, op in {"char=?": "==", "char<?": "<", "char>?": ">", "char<=?": "<=", "char>=?": ">="}.items()
