@@ -16,7 +16,7 @@ from . import primitives as _primitives  # noqa: F401 - registers the built-in p
 from .analyzer import Analyzer
 from .capabilities import FileCapability, check_file_access
 from .conversion import Converter
-from .datatypes import VOID, Keyword, Parameter, Span, Symbol, sym
+from .datatypes import VOID, Keyword, Pair, Parameter, Span, Symbol, sym
 from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
 from .errors import SchemeError
@@ -209,14 +209,15 @@ class Interpreter:
         from .reader import read_with_spans
 
         result: Any = VOID
-        if not self.runtime.running and not filename.startswith("stdlib/"):
-            self.program_sources.append((source, filename))
+        from_host = not self.runtime.running and not filename.startswith("stdlib/")
         with self._top_level(filename):
             try:
                 forms = read_with_spans(source, filename)
             except RecursionError:
                 raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
             for datum, span in forms:
+                if from_host:
+                    remember_definition(self.program_sources, datum, span)
                 result = self.eval_datum(datum, span)
                 if self.on_top_level_value is not None:
                     self.on_top_level_value(result, span)
@@ -365,6 +366,35 @@ class Interpreter:
 
     def symbol(self, name: str) -> Symbol:
         return sym(name)
+
+
+#: Top-level forms a batch worker replays to rebuild the program (batch/spec.py).
+DEFINING = frozenset(
+    [
+        "define",
+        "define-task",
+        "define-model",
+        "define-record-type",
+        "define-syntax",
+        "define-values",
+        "begin",
+        "import",
+        "load",
+        "load-task-templates",
+        "define-library",
+    ]
+)
+
+
+def remember_definition(sources: list[tuple[str, str]], datum: Any, span: Span | None) -> None:
+    """Keep a definition the host gave (as text, with where it came from); other forms are
+    what the host ran, not the program, and a worker does not run them again."""
+    head = datum.car if type(datum) is Pair else None
+    if type(head) is Symbol and head.name in DEFINING:
+        from .printer import write_string
+
+        where = f"{span.file}, the form at line {span.line}" if span is not None else "<program>"
+        sources.append((write_string(datum), where))
 
 
 def _stdin_port(stream: IO[str] | None) -> InputPort:
