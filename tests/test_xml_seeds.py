@@ -289,3 +289,16 @@ def test_max_stored_chars_in_an_xml_context(tmp_path: Path) -> None:
     interp.eval(f'(load-task-templates "{path}")')
     assert interp.tasks.describe("cut").context.max_stored_chars == 8
     assert interp.eval("(cut)").notes["steps"][0].output == "zzzzzzzz…[truncated 22 chars]"
+
+
+@pytest.mark.parametrize(
+    "condition, message",
+    [("(" * 5000 + "a" + ")" * 5000, "longer than 10000 characters"), ("!" * 40 + "a", "deeper than 32 levels")],
+)
+def test_hostile_conditions_are_refused(tmp_path: Path, condition: str, message: str) -> None:
+    from interpreter.tasks.conditions import ConditionError, translate
+
+    with pytest.raises(ConditionError, match=message):
+        translate(condition, "x.xml", 1, 1)
+    with pytest.raises(ConditionError, match="deeper than 32"):
+        translate("(" * 40 + "a" + ")" * 40, "x.xml", 1, 1)

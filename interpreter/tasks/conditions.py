@@ -35,6 +35,9 @@ EQUALITY = ("===", "!==", "==", "!=")
 RELATIONAL = ("<", "<=", ">", ">=")
 LITERALS = {"true": True, "false": False, "null": False, "undefined": False}
 RECORD_FIELDS = ("content", "status", "notes")
+#: Longest condition, and deepest nesting of parentheses and ``!``, translated.
+MAX_CHARS = 10_000
+MAX_DEPTH = 32
 SUBSET = "property paths, === !== < <= > >=, && || !, parentheses, numbers, strings, true, false, null"
 
 
@@ -82,6 +85,8 @@ def _position(text: str, pos: int, line: int, col: int) -> tuple[int, int]:
 
 def translate(text: str, filename: str, line: int, col: int) -> Any:
     """The DSL datum for the condition ``text`` (starting at ``line``:``col`` of ``filename``)."""
+    if len(text) > MAX_CHARS:
+        raise ConditionError(f"the condition is longer than {MAX_CHARS} characters", line, col)
     parser = Parser(tokens(text, line, col), filename)
     datum = parser.expression()
     parser.expect_end()
@@ -94,6 +99,7 @@ class Parser:
 
     def __init__(self, toks: list[Token], filename: str) -> None:
         self.toks, self.pos, self.file = toks, 0, filename
+        self.depth = 0
 
     def peek(self) -> Token:
         return self.toks[self.pos]
@@ -162,11 +168,19 @@ class Parser:
 
         return self.binary(RELATIONAL, self.unary, build)
 
+    def nested(self, token: Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ConditionError(f"the condition nests deeper than {MAX_DEPTH} levels", token.line, token.col)
+
     def unary(self) -> Any:
         token = self.peek()
         if token.kind == "op" and token.text == "!":
             self.take()
-            return self.at(token, S("not"), self.unary())
+            self.nested(token)
+            inner = self.unary()
+            self.depth -= 1
+            return self.at(token, S("not"), inner)
         if token.kind == "op" and token.text == "-":
             self.take()
             number = self.take()
@@ -182,7 +196,9 @@ class Parser:
         if token.kind == "string":
             return _string(token)
         if token.kind == "op" and token.text == "(":
+            self.nested(token)
             inner = self.expression()
+            self.depth -= 1
             closing = self.take()
             if closing.text != ")":
                 raise self.fail(closing, "')'")

@@ -47,6 +47,8 @@ MAX_K = 100
 #: Longest text one ``remember`` stores, and one indexed chunk.
 MAX_ITEM_CHARS = 1_000_000
 CHUNK_CHARS = 2_000
+#: Largest file ``index-files`` reads.
+MAX_FILE_BYTES = 10_000_000
 #: Candidates BM25 hands a re-ranking (embeddings).
 CANDIDATES = 50
 #: The heading fresh context goes under in a prompt.
@@ -282,6 +284,11 @@ class Memory:
             real = allowed(path)
             if not real.is_file():
                 continue
+            if real.stat().st_size > MAX_FILE_BYTES:
+                raise SchemeError(
+                    f"index-files: {path} is larger than {MAX_FILE_BYTES // 1_000_000} MB; narrow #:glob",
+                    kind="file-error",
+                )
             try:
                 text = real.read_text(encoding="utf-8", errors="replace")
             except OSError as exc:
