@@ -151,13 +151,27 @@ def add_model_call_options(parser: argparse.ArgumentParser) -> None:
     calls.add_argument("--log", action="store_true", help="record model calls in llm's logs database (see: llm logs)")
 
 
+def cache_flag_alone(args: list[str]) -> list[str]:
+    """``--cache prog.scm`` means the default cache and the program, not a cache file named
+    prog.scm: a ``--cache`` followed by a program (``*.scm``, ``-``), an option or nothing
+    becomes ``--cache=`` (the default file)."""
+    out = list(args)
+    for index, arg in enumerate(out):
+        if arg in ("--", "-") or arg.endswith(".scm"):  # the program: what follows is its own
+            break
+        following = out[index + 1] if index + 1 < len(out) else None
+        if arg == "--cache" and (following is None or following.startswith("-") or following.endswith(".scm")):
+            out[index] = "--cache="
+    return out
+
+
 def model_call_settings(opts: argparse.Namespace) -> dict[str, Any]:
     """Interpreter keyword arguments from the model-call options."""
     kwargs: dict[str, Any] = {}
     if opts.retries is not None:
         kwargs["retries"] = opts.retries
     if opts.cache is not None and not opts.no_cache:
-        kwargs["cache"] = opts.cache
+        kwargs["cache"] = opts.cache or True  # "--cache=": the default file
     if opts.log:
         kwargs["log"] = True
     return kwargs
@@ -332,7 +346,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     command = subcommand(args)
     if command is not None:
         return command(args[1:])
-    opts = build_parser().parse_args(args)
+    opts = build_parser().parse_args(cache_flag_alone(args))
     try:
         trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
     except OSError as exc:

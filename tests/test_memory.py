@@ -274,3 +274,31 @@ def test_threads_share_one_memory_safely(tmp_path: Path) -> None:
         t.join()
     assert interp.memory.count() == 400
     assert len(interp.eval('(recall "alpha" #:k 100)')) == 100
+
+
+def test_indexing_a_file_again_keeps_files_with_similar_names(tmp_path: Path) -> None:
+    (tmp_path / "a_b.md").write_text("first alpha")
+    (tmp_path / "axb.md").write_text("second alpha")
+    interp = Interpreter(allow_files=True)
+    interp.eval(f'(index-files "{tmp_path}")')
+    interp.eval(f'(index-files "{tmp_path}" #:glob "a_b.md")')
+    assert sorted(Path(m.source).name for m in interp.eval('(recall "alpha")')) == ["a_b.md#1", "axb.md#1"]
+
+
+def test_parallel_map_branches_share_the_memory_and_the_fresh_context_setting() -> None:
+    interp = Interpreter()
+    interp.eval(FACTS)
+    interp.eval('(define-task (plain q) (model "mirror") (prompt "Q: {{q}}"))')
+    ids = interp.eval(
+        '(parallel-map (lambda (i) (remember (string-append "parallel note " (number->string i)))) (iota 40))'
+    )
+    assert len(set(ids)) == 40
+    assert len(interp.eval('(recall "parallel" #:k 100)')) == 40
+    r = interp.eval(
+        """(director-evaluator-loop
+             (director (parallel-map (lambda (q) (get (plain q) 'content)) '("cats" "zebra")))
+             (evaluator #t))"""
+    )
+    assert "## Relevant context" in r.final_output.content and "[pets]" in r.final_output.content
+    outside = interp.eval("(parallel-map (lambda (q) (get (plain q) 'content)) '(\"cats\"))")
+    assert outside == ["Q: cats"]  # outside any fresh form, branches retrieve nothing

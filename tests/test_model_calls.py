@@ -539,3 +539,22 @@ def test_an_unhashable_callable_object_is_a_model() -> None:
     interp.models.register("greeter", Greeter("hello"))
     interp.eval('(define-task (t) (model "greeter") (options (temperature 1)) (prompt "you"))')
     assert interp.eval("(get (t) 'content)") == "hello you ['temperature']"
+
+
+def test_cache_flag_before_the_program_means_the_default_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    program = tmp_path / "p.scm"
+    program.write_text('(define-model "m" (lambda (p s) "x")) (define-task (t) (model "m") (prompt "q")) (t) (t)')
+    assert cli_run(["--cache", str(program)]) == 0
+    assert (tmp_path / "xdg" / "taskscheme" / "responses.sqlite").exists()
+    assert cli_run(["--usage", "--cache", "--", str(program)]) == 0
+    assert "2 cached" in capsys.readouterr().err
+    own = tmp_path / "own.sqlite"
+    assert cli_run(["--cache", str(own), str(program)]) == 0 and own.exists()
+    shows = tmp_path / "args.scm"
+    shows.write_text("(write (cdr (command-line)))")
+    capsys.readouterr()
+    assert cli_run([str(shows), "--cache"]) == 0  # the program's own argument, untouched
+    assert capsys.readouterr().out == '("--cache")'

@@ -228,3 +228,11 @@ def test_a_subset_task_called_past_a_boundary_explains_the_missing_name() -> Non
     r = interp.eval('(run "s")')
     assert "secret, listed in (subset …), is not bound" in r.error.message
     assert "does not pass it on" in r.error.message
+
+
+def test_tasks_and_locals_in_parallel_map(interp: Interpreter) -> None:
+    interp.eval(
+        "(define (drafts suffix topics) (parallel-map (lambda (t) (string-append (get (draft t) 'content) suffix)) topics))"
+    )
+    assert interp.eval('(drafts "!" \'("a" "b"))') == ["draft: about a!", "draft: about b!"]
+    assert [r.content for r in interp.eval('(parallel-map draft \'("c"))')] == ["draft: about c"]

@@ -183,3 +183,12 @@ def test_a_dropped_list_of_results_with_failures_is_reported(tmp_path: Path, cap
         "warning: prog.scm:3:1: dropped a vector holding a FAILED result; the first is a FAILED TaskResult: "
         "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
     ]
+
+
+def test_parallel_map_collecting_failures_is_not_silent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = "(parallel-map (lambda (x) (if (> x 1) (error \"bad\" x) x)) (list 1 2 3) #:on-error 'collect)\n"
+    status, _, err = run_cli(tmp_path, capsys, source)
+    assert status == 0
+    assert err.startswith("warning: prog.scm:1:1: dropped a list holding 2 FAILED results; the first is a FAILED")
+    assert "bad 2" in err
+    assert run_cli(tmp_path, capsys, source, "--strict")[0] == 1

@@ -397,3 +397,72 @@ def test_otel_flag_exports_over_otlp_http(tmp_path: Path) -> None:
     assert [path for path, _ in received] == ["/v1/traces"]
     body = received[0][1]
     assert b"chat m" in body and b"gen_ai.request.model" in body and b"task t" in body
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_the_repl_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    pytest.importorskip("llm_echo")
+    env = {
+        **os.environ,
+        "TERM": "xterm",
+        "LLM_USER_PATH": str(llm_home),
+        "TASKSCHEME_HISTORY": str(tmp_path / "history"),
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+    }
+    for key in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR"):
+        env.pop(key, None)
+    child = pexpect.spawn(
+        sys.executable, [str(ROOT / "repl.py")], env=env, encoding="utf-8", timeout=30, dimensions=(30, 100)
+    )
+    try:
+        child.expect("Ctrl-D exits")
+        child.expect("> ")
+        child.send('(get ((lambda () (define-task (t) (model "echo") (prompt "typed at the repl")) (t))) \'status)\r')
+        child.expect("┌ model echo")
+        child.expect("typed at the repl")
+        child.expect("COMPLETE")
+    finally:
+        child.close(force=True)
+
+
+# -- under parallel-map -----------------------------------------------------------------------
+def test_parallel_branches_hang_under_the_parallel_span_with_exact_usage(tmp_path: Path) -> None:
+    from interpreter import TransientModelError
+
+    lock = threading.Lock()
+    seen: dict[str, int] = {}
+
+    def flaky(prompt: str, system: str | None) -> str:
+        """Fails the first call for each prompt, then answers (after a little work)."""
+        with lock:
+            seen[prompt] = seen.get(prompt, 0) + 1
+            first = seen[prompt] == 1
+        time.sleep(0.01)
+        if first:
+            raise TransientModelError("rate limited")
+        return f"ok {prompt}"
+
+    interp = Interpreter(retries={"retries": 2, "backoff": 0.001}, cache=tmp_path / "c.sqlite")
+    interp.models.register("flaky", flaky)
+    events: list[Event] = []
+    interp.on_event(events.append)
+    interp.eval('(define-task (ask q) (model "flaky") (prompt "{{q}}"))')
+    items = [f"p{i}" for i in range(12)]
+    interp.define("items", items)
+    source = "(map (lambda (r) (get r 'content)) (parallel-map ask items #:max-concurrency 4))"
+    assert interp.eval(source) == [f"ok {p}" for p in items]
+    total = interp.usage.total
+    assert (total.calls, total.attempts, total.cached) == (12, 24, 0)
+    by_id = {e.id: e for e in events}
+    parallel = next(e for e in events if e.kind == "parallel")
+    tasks = [e for e in events if e.kind == "task"]
+    assert len(tasks) == 12 and all(e.parent_id == parallel.id for e in tasks)
+    models = [e for e in events if e.kind == "model"]
+    assert all(by_id[e.parent_id].kind == "task" for e in models)
+    assert sorted(e.info["prompt"] for e in models) == sorted(items)
+    assert all(e.info["attempts"] == 2 for e in models)
+    # A second run answers all twelve from the cache, in parallel, without calling the model.
+    assert interp.eval(source) == [f"ok {p}" for p in items]
+    assert (interp.usage.total.calls, interp.usage.total.cached) == (12, 12)
+    assert all(count == 2 for count in seen.values())

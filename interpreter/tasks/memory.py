@@ -210,10 +210,12 @@ class Memory:
     def forget_source(self, source_prefix: str) -> None:
         """Remove the items of a source (an indexed file's chunks before it is indexed again)."""
         with self.using() as db:
+            chunk = source_prefix + "#"  # compared exactly: a LIKE pattern would treat _ and % as wildcards
             ids = [
                 row[0]
                 for row in db.execute(
-                    "SELECT rowid FROM memory WHERE source = ? OR source LIKE ?", (source_prefix, source_prefix + "#%")
+                    "SELECT rowid FROM memory WHERE source = ? OR substr(source, 1, ?) = ?",
+                    (source_prefix, len(chunk), chunk),
                 )
             ]
             db.executemany("DELETE FROM memory WHERE rowid = ?", [(i,) for i in ids])
