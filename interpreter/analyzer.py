@@ -226,6 +226,19 @@ class Analyzer:
             raise syntax_error("empty combination (); use '() for the empty list", span)
         return Const(x, span)
 
+    def expression(self, x: Any, scope: Scope | None, span: Span | None = None) -> Node:
+        """The node for ``x`` where its value is used (an argument, a test …): a definition
+        there is a syntax error at its own position, not a value."""
+        if type(x) is Pair:
+            kw = self.keyword(x.car, scope)
+            if kw is not None and kw in DEFINING_FORMS:
+                raise syntax_error(
+                    f"{kw.name}: a definition cannot be used as an expression; "
+                    "put it at the top level or at the start of a body",
+                    x.span or span,
+                )
+        return self.analyze(x, scope, span)
+
     def variable(self, name: Symbol, scope: Scope | None, span: Span | None) -> Node:
         kind, key, depth, checked, home = self.find(name, scope)
         if kind is VAR:
@@ -300,8 +313,8 @@ class Analyzer:
         if type(head) is Symbol:
             operator = self.variable(head, scope, form.span)
         else:
-            operator = self.analyze(head, scope, head_span)
-        operands = [self.analyze(x, scope, s) for x, s in items[1:]]
+            operator = self.expression(head, scope, head_span)
+        operands = [self.expression(x, scope, s) for x, s in items[1:]]
         return Call(operator, operands, form, scope.procedure if scope else None, form.span)
 
     # -- bodies --------------------------------------------------------------------

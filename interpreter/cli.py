@@ -257,7 +257,9 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
     """Evaluate each expression in ``source`` and print its value(s) with ``write``; a FAILED
     task or loop result shows its error on standard error first, as the REPL does."""
     port = interp.output.value
-    for datum, span in read_with_spans(source, filename):
+    forms = read_with_spans(source, filename)
+    interp.check_unbound(forms)
+    for datum, span in forms:
         value = interp.eval_datum(datum, span)
         if value is VOID:
             continue
@@ -281,7 +283,7 @@ def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
         elif source is None:
             interp.eval_file(opts.file)
         else:
-            interp.eval(source, filename="<stdin>")
+            interp.eval_scheme(source, filename="<stdin>", whole=True)
 
 
 def wants_repl(opts: argparse.Namespace) -> bool:

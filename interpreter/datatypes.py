@@ -9,7 +9,8 @@ exact integer      ``int`` (never ``bool``)
 exact rational     ``fractions.Fraction``
 inexact real       ``float``
 boolean            ``True`` / ``False``
-string             ``str`` (literals) or :class:`MString` (mutable)
+string             ``str`` (immutable: literals, symbol names, task-layer text)
+                   or :class:`MString` (mutable: what string procedures return)
 symbol             :class:`Symbol` (interned: compare with ``is``)
 keyword ``#:k``    :class:`Keyword` (interned)
 character          :class:`Char`
@@ -124,24 +125,48 @@ class Char:
 
 
 class MString:
-    """A mutable string (from ``make-string``, ``string-copy`` …); literals are ``str``."""
+    """A mutable string: what every string procedure returns. Literals are plain ``str``.
 
-    __slots__ = ("chars",)
+    It keeps its text as a ``str`` until first mutated, then as a list of characters,
+    so ``string-ref`` and ``string-set!`` are O(1); the ``str`` is rebuilt once, lazily,
+    when the whole text is next needed (``str(m)``).
+    """
+
+    __slots__ = ("text", "chars")
 
     def __init__(self, text: str = "") -> None:
-        self.chars = list(text)
+        self.text: str | None = text
+        self.chars: list[str] | None = None
 
     def __str__(self) -> str:
-        return "".join(self.chars)
+        text = self.text
+        if text is None:
+            text = self.text = "".join(self.chars)  # type: ignore[arg-type]
+        return text
+
+    def __len__(self) -> int:
+        text = self.text
+        return len(self.chars) if text is None else len(text)  # type: ignore[arg-type]
+
+    def ref(self, i: int) -> str:
+        """Character ``i`` (an index already checked)."""
+        text = self.text
+        return self.chars[i] if text is None else text[i]  # type: ignore[index]
+
+    def editable(self) -> list[str]:
+        """The characters as a list to change in place; the cached text is dropped."""
+        chars = self.chars
+        if chars is None:
+            chars = self.chars = list(self.text)  # type: ignore[arg-type]
+        self.text = None
+        return chars
 
     def __repr__(self) -> str:
         return f"MString({str(self)!r})"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, MString):
-            return self.chars == other.chars
-        if isinstance(other, str):
-            return str(self) == other
+        if isinstance(other, (MString, str)):
+            return str(self) == str(other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]

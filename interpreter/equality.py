@@ -20,6 +20,8 @@ def is_eqv(a: Any, b: Any) -> bool:
         return a == b and (a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b))
     if ta is int or ta is Fraction or ta is Char:
         return a == b
+    if ta is complex:
+        return is_eqv(a.real, b.real) and is_eqv(a.imag, b.imag)
     if ta is str:
         return a == "" and b == ""
     return False

@@ -116,9 +116,8 @@ class SchemeError(Exception):
         """``message`` followed by the irritants, written as Scheme data."""
         if not self.irritants:
             return self.message
-        from .printer import write_string
 
-        return self.message + " " + " ".join(write_string(x) for x in self.irritants)
+        return self.message + " " + " ".join(quoted(x) for x in self.irritants)
 
     def format(self) -> str:
         """The text a user sees: ``error: …``, the location, then the backtrace."""
@@ -156,14 +155,31 @@ class SchemeExit(Exception):
         self.code = code
 
 
-def type_error(who: str, expected: str, got: Any) -> SchemeError:
-    """``who: expected a <expected>, got <value>``."""
+def quoted(value: Any) -> str:
+    """A value as a message shows it: written, and quoted when it is a symbol or a list
+    (``'done``, ``'(a b)``), so that it reads as the datum it is, not as code."""
+    from .datatypes import Nil, Pair, Symbol
     from .printer import write_string
 
-    text = write_string(got)
+    text = write_string(value)
+    return "'" + text if type(value) in (Symbol, Pair, Nil) else text
+
+
+def _hint(expected: str, got: Any) -> str:
+    """The fix to suggest for a value handed over by a common mistake, or ''."""
+    from .tasks.records import TaskResult
+
+    if isinstance(got, TaskResult) and "string" in expected:
+        return "; a TaskResult is not a string: use its text with (get result 'content)"
+    return ""
+
+
+def type_error(who: str, expected: str, got: Any) -> SchemeError:
+    """``who: expected a <expected>, got <value>`` (symbols and lists quoted), with a hint when one helps."""
+    text = quoted(got)
     if len(text) > 60:
         text = text[:57] + "..."
-    return SchemeError(f"{who}: expected {expected}, got {text}", kind="type-error")
+    return SchemeError(f"{who}: expected {expected}, got {text}{_hint(expected, got)}", kind="type-error")
 
 
 def arity_error(who: str, expected: str, given: int) -> SchemeError:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, TypeVar, overload
 
@@ -204,17 +204,25 @@ class Interpreter:
         """
         return self.converter.to_python(self.eval_scheme(source, filename=filename))
 
-    def eval_scheme(self, source: str, *, filename: str = "<string>") -> Any:
-        """Like :meth:`eval`, but the value is returned as the interpreter holds it (no conversion)."""
+    def eval_scheme(self, source: str, *, filename: str = "<string>", whole: bool = False, check: bool = True) -> Any:
+        """Like :meth:`eval`, but the value is returned as the interpreter holds it (no conversion).
+
+        Unbound names are reported before anything runs (see :mod:`interpreter.unbound`):
+        all of them when ``whole`` (a file: the whole program), else those that code
+        running now would meet (incremental input, as at a REPL); not at all without ``check``
+        (the standard library)."""
         from .reader import read_with_spans
 
         result: Any = VOID
         from_host = not self.runtime.running and not filename.startswith("stdlib/")
+        nested = len(self.loading) > 1  # a file that a running program loads
         with self._top_level(filename):
             try:
                 forms = read_with_spans(source, filename)
             except RecursionError:
                 raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
+            if check and not nested:  # a program, not a file a running program loads
+                self.check_unbound(forms, whole)
             for datum, span in forms:
                 if from_host:
                     remember_definition(self.program_sources, datum, span)
@@ -222,6 +230,16 @@ class Interpreter:
                 if self.on_top_level_value is not None:
                     self.on_top_level_value(result, span)
         return result
+
+    def check_unbound(self, forms: list[tuple[Any, Span]], whole: bool = True) -> str | None:
+        """Refuse a program that uses names bound nowhere, naming them all, before it runs;
+        for incremental input (``whole`` false) the warning about names only procedure
+        bodies use (a later input may define them), or None."""
+        from .unbound import check_unbound
+
+        with suppress(RecursionError):  # too deep to walk: the run itself reports what it meets
+            return check_unbound(self, forms, whole)
+        return None
 
     async def aeval(self, source: str, *, filename: str = "<string>") -> Any:
         """:meth:`eval` on a worker thread, without blocking the event loop.
@@ -325,7 +343,7 @@ class Interpreter:
         nested = self.runtime.running
         self.loading.append(file.resolve())
         try:
-            value = self.eval_scheme(text, filename=str(path))
+            value = self.eval_scheme(text, filename=str(path), whole=True)
         finally:
             self.loading.pop()
         return value if nested else self.converter.to_python(value)
@@ -358,7 +376,7 @@ class Interpreter:
     def load_stdlib(self) -> None:
         """Load the standard library's start-up files (``stdlib/*.scm``, shipped as ``interpreter.stdlib``)."""
         for file in startup_files():
-            self.eval_scheme(file.read_text(encoding="utf-8"), filename=f"stdlib/{file.name}")
+            self.eval_scheme(file.read_text(encoding="utf-8"), filename=f"stdlib/{file.name}", check=False)
 
     def user_bindings(self) -> dict[str, Any]:
         """Names the program defined (not the built-ins), for the REPL's ``,env``."""

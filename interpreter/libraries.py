@@ -90,9 +90,10 @@ class FrameRef(Node):
 class Library:
     """A library declared with ``define-library``."""
 
-    def __init__(self, name: tuple[str, ...], span: Span | None) -> None:
+    def __init__(self, name: tuple[str, ...], span: Span | None, file: Path | None = None) -> None:
         self.name = name
         self.span = span
+        self.file = file  # where it was declared: includes in its body resolve against it
         self.exports: dict[Symbol, Symbol] = {}  # external name -> internal name
         self.imports: list[tuple[Any, Span | None]] = []
         self.body: list[tuple[Any, Span | None]] = []
@@ -144,7 +145,7 @@ def define_library(an: Analyzer, form: Pair) -> None:
     items = list_items(form)
     if len(items) < 2:
         raise syntax_error("define-library: expected (define-library (name ...) declaration ...)", form.span)
-    lib = Library(library_name(items[1][0], form.span), form.span)
+    lib = Library(library_name(items[1][0], form.span), form.span, an.interp.loading[-1] if an.interp.loading else None)
     declarations(an, lib, items[2:])
     registry(an.interp)[lib.name] = lib
 
@@ -195,10 +196,17 @@ def instantiate(an: Analyzer, lib: Library) -> LibraryScope:
             else:
                 scope.vars[name] = False
                 frame.vars[name] = value
-    scanned = an.scan_body(lib.body, scope)
-    for name in scope.vars:
-        frame.vars.setdefault(name, UNASSIGNED)
-    nodes = [an.analyze(f, scope, s) for f, s in scanned]
+    loading = an.interp.loading
+    if lib.file is not None:
+        loading.append(lib.file)
+    try:
+        scanned = an.scan_body(lib.body, scope)
+        for name in scope.vars:
+            frame.vars.setdefault(name, UNASSIGNED)
+        nodes = [an.analyze(f, scope, s) for f, s in scanned]
+    finally:
+        if lib.file is not None:
+            loading.pop()
     from .macros import call_at_expansion
     from .primitives.registry import make_primitive
 

@@ -41,6 +41,7 @@ from .datatypes import (
     Values,
     Void,
 )
+from .number_syntax import complex_text, float_text, parse_number
 from .ports import Port
 
 __all__ = ["display_string", "write_shared_string", "write_simple_string", "write_string"]
@@ -50,15 +51,6 @@ _ABBREVIATIONS = {S_QUOTE: "'", S_QUASIQUOTE: "`", S_UNQUOTE: ",", S_UNQUOTE_SPL
 # ---------------------------------------------------------------------------------
 # Atoms
 # ---------------------------------------------------------------------------------
-
-
-def _float_text(x: float) -> str:
-    """A float that reads back as the same inexact number."""
-    if x != x:
-        return "+nan.0"
-    if x in (float("inf"), float("-inf")):
-        return "+inf.0" if x > 0 else "-inf.0"
-    return repr(x)  # always has a '.' or an exponent
 
 
 def _control_escape(code: int) -> str:
@@ -78,13 +70,35 @@ def _string_text(s: str) -> str:
     return '"' + s.translate(_STRING_ESCAPES) + '"'
 
 
-_PLAIN_SYMBOL = re.compile(r"[^\s()\[\]\";'`,|#@][^\s()\[\]\";'`,|]*")  # a leading @ would join a preceding ,
-_NUMBER_LIKE = re.compile(r"[+-](?:inf|nan)\.0|[+-]?(?:\d+/\d+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+_DELIMITED = re.compile(r"[^\s()\[\]\";'`,|#]+")
+#: R7RS identifiers (7.1.1): an initial then subsequents, or a peculiar identifier
+#: (+, -, ..., ->x, .foo). Characters beyond ASCII count as letters.
+_INITIAL = r"[A-Za-z!$%&*/:<=>?^_~\u0080-\U0010ffff]"
+_SUBSEQUENT = r"[A-Za-z0-9!$%&*/:<=>?^_~+\-.@\u0080-\U0010ffff]"
+_SIGN_SUBSEQUENT = r"[A-Za-z!$%&*/:<=>?^_~+\-@\u0080-\U0010ffff]"
+_IDENTIFIER = re.compile(
+    rf"{_INITIAL}{_SUBSEQUENT}*|[+-]|[+-]{_SIGN_SUBSEQUENT}{_SUBSEQUENT}*"
+    rf"|[+-]?\.(?:{_SIGN_SUBSEQUENT}|\.){_SUBSEQUENT}*"
+)
+
+
+_INFNAN_PREFIXES = ("+inf.0", "-inf.0", "+nan.0", "-nan.0")
+
+
+def _reads_as_number(name: str) -> bool:
+    """True for a name the reader (or another Scheme's) could take for a number: ``+i``, ``+nan.0abc``."""
+    if name[:6].lower() in _INFNAN_PREFIXES:
+        return True
+    try:
+        return parse_number(name) is not None
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return True
 
 
 def _symbol_text(name: str) -> str:
-    """A symbol's name, in ``|bars|`` when it would not read back as this symbol."""
-    if _PLAIN_SYMBOL.fullmatch(name) and name != "." and name.isprintable() and not _NUMBER_LIKE.fullmatch(name):
+    """A symbol's name, in ``|bars|`` unless it is an identifier that reads back as this symbol
+    (so ``|a b|``, ``|1+|``, ``|+i|`` and ``||`` keep their bars)."""
+    if _DELIMITED.fullmatch(name) and _IDENTIFIER.fullmatch(name) and name.isprintable() and not _reads_as_number(name):
         return name
     return "|" + name.translate(_SYMBOL_ESCAPES) + "|"
 
@@ -129,7 +143,8 @@ def _bool_text(b: bool) -> str:
 _COMMON: dict[type, Callable[[Any], str]] = {
     int: int_to_decimal,
     bool: _bool_text,
-    float: _float_text,
+    float: float_text,
+    complex: complex_text,
     Fraction: _fraction_text,
     Keyword: lambda k: "#:" + k.name,
     Nil: lambda _: "()",

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
@@ -29,7 +28,6 @@ from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer, LexerState
 
-from .bignum import decimal_fraction, digits_to_int
 from .datatypes import (
     EOF,
     NIL,
@@ -44,6 +42,7 @@ from .datatypes import (
     Symbol,
 )
 from .errors import SchemeError
+from .number_syntax import NUMBER_START, NumberTooLarge, parse_number, parse_prefixed_number
 from .ports import InputPort
 
 __all__ = ["ReadError", "is_complete", "read_all", "read_from_port", "read_with_spans"]
@@ -62,62 +61,6 @@ class ReadError(SchemeError):
 # ---------------------------------------------------------------------------------
 # Atoms: numbers, characters, strings
 # ---------------------------------------------------------------------------------
-
-_RADIX_LETTERS = {"x": 16, "o": 8, "b": 2, "d": 10}
-_DIGITS = {2: "[01]", 8: "[0-7]", 10: "[0-9]", 16: "[0-9a-fA-F]"}
-_INTEGER_RE = {r: re.compile(f"[+-]?{d}+") for r, d in _DIGITS.items()}
-_RATIO_RE = {r: re.compile(f"[+-]?{d}+/{d}+") for r, d in _DIGITS.items()}
-_DECIMAL_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_SPECIAL_FLOATS = {"+inf.0": float("inf"), "-inf.0": float("-inf"), "+nan.0": float("nan"), "-nan.0": float("nan")}
-
-
-def _exact_or_int(value: Fraction) -> int | Fraction:
-    """A Fraction with denominator 1 is an int."""
-    return value.numerator if value.denominator == 1 else value
-
-
-def parse_number(text: str, radix: int = 10, exactness: str | None = None) -> int | Fraction | float | None:
-    """The number ``text`` denotes (no ``#`` prefixes), or None if it is not one.
-
-    ``exactness`` is ``"e"``, ``"i"`` or None. Raises ZeroDivisionError / OverflowError
-    for ``1/0`` and exact infinities.
-    """
-    value: int | Fraction | float
-    if radix == 10 and text in _SPECIAL_FLOATS:
-        if exactness == "e":
-            raise OverflowError("no exact infinity or NaN")
-        return _SPECIAL_FLOATS[text]
-    if _INTEGER_RE[radix].fullmatch(text):
-        value = digits_to_int(text, radix)
-    elif _RATIO_RE[radix].fullmatch(text):
-        num, den = text.split("/")
-        value = _exact_or_int(Fraction(digits_to_int(num, radix), digits_to_int(den, radix)))
-    elif radix == 10 and _DECIMAL_RE.fullmatch(text):
-        if exactness == "e":
-            return _exact_or_int(decimal_fraction(text))
-        return float(text)
-    else:
-        return None
-    return float(value) if exactness == "i" else value
-
-
-def parse_prefixed_number(text: str) -> int | Fraction | float | None:
-    """A number with ``#x #o #b #d #e #i`` prefixes (at most one radix, one exactness)."""
-    radix: int | None = None
-    exactness: str | None = None
-    while text.startswith("#") and len(text) >= 2:
-        letter = text[1].lower()
-        if letter in _RADIX_LETTERS and radix is None:
-            radix = _RADIX_LETTERS[letter]
-        elif letter in "ei" and exactness is None:
-            exactness = letter
-        else:
-            return None
-        text = text[2:]
-    if text.startswith("#"):
-        return None
-    return parse_number(text, radix or 10, exactness)
-
 
 CHAR_NAMES: dict[str, str] = {
     "space": " ",
@@ -321,20 +264,23 @@ class _Builder:
         raise ReadError(message, _offset_span(tok, self.file, offset) if offset else self._span(tok))
 
     # -- terminals -------------------------------------------------------------------
-    def NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def _number(self, tok: _Tok, parse: Any) -> Any:
+        """``parse(tok.value)``: a number, or None when the text is no number; a bad one fails."""
         try:
-            value = parse_number(tok.value)
+            return parse(tok.value)
+        except NumberTooLarge as exc:
+            self._fail(f"bad number: {tok.value}: {exc}", tok)
         except (ZeroDivisionError, OverflowError, ValueError):
-            value = None
+            self._fail(f"bad number: {tok.value}", tok)
+
+    def NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        value = self._number(tok, parse_number)
         if value is None:
             self._fail(f"bad number: {tok.value}", tok)
         return value, self._span(tok)
 
     def PREFIXED_NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
-        try:
-            value = parse_prefixed_number(tok.value)
-        except (ZeroDivisionError, OverflowError, ValueError):
-            value = None
+        value = self._number(tok, parse_prefixed_number)
         if value is None:
             self._fail(f"bad number: {tok.value}", tok)
         return value, self._span(tok)
@@ -352,7 +298,13 @@ class _Builder:
         return _unescape(tok, self.file, "string"), self._span(tok)
 
     def SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
-        return Symbol.intern(tok.value), self._span(tok)
+        text = tok.value
+        if text[0] in NUMBER_START and len(text) > 1:
+            # the numbers the NUMBER terminal leaves to us: 1+2i, +i, 1@2, +INF.0, 1s2
+            value = self._number(tok, parse_number)
+            if value is not None:
+                return value, self._span(tok)
+        return Symbol.intern(text), self._span(tok)
 
     def BAR_SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         return Symbol.intern(_unescape(tok, self.file, "symbol")), self._span(tok)
@@ -685,6 +637,10 @@ def _reader() -> _Reader:
 def _translate(exc: UnexpectedInput, text: str, file: str) -> ReadError:
     """A ReadError for a Lark error, pointing at the most useful place."""
     if isinstance(exc, UnexpectedToken):
+        if exc.token.type == "$END":
+            outermost = _outermost_open(exc)
+            if outermost is not None and outermost.type in _OPENERS:
+                return ReadError(_unclosed_form(outermost, text), Span(file, outermost.line, outermost.column), True)
         return _unexpected_token(exc, file)
     if isinstance(exc, UnexpectedCharacters):
         span = Span(file, exc.line, exc.column)
@@ -707,6 +663,36 @@ def _innermost_open(exc: UnexpectedToken) -> _Tok | None:
         if type(value) is _Tok and (value.type in _OPENERS or value.type in _PREFIXES):
             return value
     return None
+
+
+def _outermost_open(exc: UnexpectedToken) -> _Tok | None:
+    """The outermost opening bracket still waiting when the input ended."""
+    state = getattr(exc, "state", None)
+    for value in getattr(state, "value_stack", None) or []:
+        if type(value) is _Tok and value.type in _OPENERS:
+            return value
+    return None
+
+
+_HEAD_WORD = re.compile(r"\s*([^\s()\[\]\";'`,|]+)")
+_TOP_LEVEL_LINE = re.compile(r"^[^\s;]", re.MULTILINE)
+
+
+def _unclosed_form(opener: _Tok, text: str) -> str:
+    """The message for input that ends inside the form ``opener`` opens: the form by its
+    head word, and, when a later line starts at column 0 (a new top-level form, as people
+    write them), the likely place of the missing close bracket (as Racket reports it)."""
+    closer = ")" if opener.value.endswith("(") else "]"
+    head = _HEAD_WORD.match(text, opener.end_pos)
+    form = f"'{opener.value}{head.group(1)} …'" if head else f"'{opener.value}'"
+    kind = "vector" if opener.type == "VECTOR_OPEN" else "bytevector" if opener.type == "BYTEVECTOR_OPEN" else "form"
+    message = f"unclosed {form} ({kind} opened here): it needs a '{closer}'"
+    next_line = text.find("\n", opener.start_pos)
+    later = _TOP_LEVEL_LINE.search(text, next_line + 1) if next_line >= 0 else None
+    if later is not None:
+        line = text.count("\n", 0, later.start()) + 1
+        message += f"; a '{closer}' is probably missing before line {line}, which starts at column 0"
+    return message
 
 
 def _unexpected_token(exc: UnexpectedToken, file: str) -> ReadError:

@@ -109,7 +109,7 @@ def test_i_loads_a_file_then_reads_expressions_line_by_line(prog: Path, tmp_path
     stdin = "(twice\n  21)\n(car 1)\n(twice 2) (twice 3)\n,describe twice\n,nope\n(exit 4)\n(twice 0)\n"
     done = run("-i", str(lib), stdin=stdin)
     assert done.returncode == 4
-    assert done.stdout.startswith("42\n4\n6\n(twice x)  procedure, 1 argument\n")
+    assert done.stdout.startswith("$1 = 42\n$2 = 4\n$3 = 6\n(twice x)  procedure, 1 argument\n")
     assert "error: car: expected a pair, got 1" in done.stderr
     assert "unknown command ,nope" in done.stderr
     assert "> " not in done.stdout + done.stderr  # no prompts when nobody is typing
@@ -119,13 +119,13 @@ def test_i_starts_the_repl_even_if_loading_fails(tmp_path: Path) -> None:
     lib = tmp_path / "lib.scm"
     lib.write_text("(define ok 1)\n(car '())\n")
     done = run("-i", str(lib), stdin="ok\n")
-    assert (done.returncode, done.stdout) == (0, "1\n")
+    assert (done.returncode, done.stdout) == (0, "$1 = 1\n")
     assert f"{lib}:2:1" in done.stderr
 
 
 def test_i_with_e_and_without_file() -> None:
     done = run("-i", "-e", "(define z 9)", stdin="(* z z)\n")
-    assert (done.returncode, done.stdout) == (0, "81\n")
+    assert (done.returncode, done.stdout) == (0, "$1 = 81\n")
 
 
 def test_no_stdlib_still_has_builtins() -> None:

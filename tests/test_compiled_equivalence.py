@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from interpreter import Interpreter, SchemeError
 from interpreter.printer import write_string
+from interpreter.reader import read_all
 
 HELPERS = "(define (h x) (if (pair? x) (car x) x))"
 REBIND = "(define + (let ((plus +)) (lambda xs (apply plus xs)))) (define car (let ((first car)) (lambda (p) (first p))))"
@@ -61,7 +62,9 @@ arguments = st.sampled_from(["0", "3", "-2", "'()", "'(1 2)", "(cons 5 6)", "#f"
 
 def outcome(interp: Interpreter, source: str) -> str:
     try:
-        return "value " + write_string(interp.eval_scheme(source))
+        # eval_datum: the code itself, without the check for unbound names that runs before
+        # a program (it would refuse a free c even in a branch that never runs)
+        return "value " + write_string(interp.eval_datum(read_all(source)[0]))
     except SchemeError as err:
         return f"error {err.kind}: {err.message}"
 

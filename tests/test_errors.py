@@ -65,7 +65,7 @@ def test_runtime_error_kinds_and_messages(error, source: str, kind: str, message
 
 def test_error_irritants_are_written(error) -> None:
     err = error('(error "Something bad:" 42 "text" (list 1 2))')
-    assert err.full_message() == 'Something bad: 42 "text" (1 2)'
+    assert err.full_message() == "Something bad: 42 \"text\" '(1 2)"
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,7 @@ def test_error_irritants_are_written(error) -> None:
         ("(guard 5)", "guard: expected", "1:1"),
         ("(let-values (((a) 1 2)) a)", "let-values: each binding must be (formals expr)", "1:14"),
         (",x", "unquote: not inside a quasiquote", "1:1"),
-        ("(f . x)", "improper list", "1:1"),
+        ("(car . 1)", "improper list", "1:1"),
         ("(if . 1)", "improper list", "1:1"),
     ],
 )
@@ -110,6 +110,7 @@ def test_unclosed_parenthesis_points_where_the_list_opened(error) -> None:
     err = error("(define x 1)\n(define (f y)\n  (+ y 1)\n")
     assert err.kind == "read-error"
     assert "test.scm:2:1" in err.format()
+    assert "unclosed '(define …'" in err.format()
 
 
 def test_unexpected_close_paren_is_a_read_error(error) -> None:

@@ -175,14 +175,14 @@ def test_value(interp: Interpreter, src: str, expected: str) -> None:
 
 ERRORS = [
     ("(car 5)", "car: expected a pair, got 5", "type-error"),
-    ("(car '())", "car: expected a pair, got ()", "type-error"),
+    ("(car '())", "car: expected a pair, got '()", "type-error"),
     ("(cdr #f)", "cdr: expected a pair, got #f", "type-error"),
     ("(cadr '(1))", "cadr", "type-error"),
     ("(caddr '(1 2))", "caddr", "type-error"),
     ("(set-car! '() 1)", "set-car!: expected a pair", "type-error"),
     ("(car)", "car: expected 1 argument, given 0", "arity-error"),
     ("(cons 1)", "cons", "arity-error"),
-    ("(length '(1 2 . 3))", "length: expected a proper list, got (1 2 . 3)", "type-error"),
+    ("(length '(1 2 . 3))", "length: expected a proper list, got '(1 2 . 3)", "type-error"),
     ("(length 5)", "length: expected a proper list, got 5", "type-error"),
     ("(let ((x (list 1 2))) (set-cdr! (cdr x) x) (length x))", "circular list", "type-error"),
     ("(append '(1 . 2) '(3))", "append: expected a proper list", "type-error"),
@@ -205,7 +205,7 @@ ERRORS = [
     ("(assq 'a '(1 2))", "assq: expected an association list", "type-error"),
     ("(memq 'a 5)", "memq: expected a proper list", "type-error"),
     ("(sort 5 <)", "sort: expected a list or vector", "type-error"),
-    ("(sort '(1 a) <)", "<: expected a real number, got a", "type-error"),
+    ("(sort '(1 a) <)", "<: expected a real number, got 'a", "type-error"),
     ("(last-pair '())", "last-pair: expected a pair", "type-error"),
     ("(boolean=? 1 #t)", "boolean=?: expected a boolean", "type-error"),
 ]

@@ -7,6 +7,7 @@ from helpers import assert_error, same
 
 from interpreter import Interpreter, Symbol
 from interpreter.datatypes import MString
+from interpreter.printer import write_string
 
 CASES = [
     # characters
@@ -169,11 +170,13 @@ ERRORS = [
     ('(symbol->string "a")', "symbol->string: expected a symbol", "type-error"),
     ("(string->symbol 'a)", "string->symbol: expected a string", "type-error"),
     ('(symbol=? \'a "a")', "symbol=?: expected a symbol", "type-error"),
-    ("(string-length 'abc)", "string-length: expected a string, got abc", "type-error"),
+    ("(string-length 'abc)", "string-length: expected a string, got 'abc", "type-error"),
     ('(string-ref "abc" 3)', "string-ref: index 3 out of range for string of length 3", "index-error"),
     ('(string-ref "abc" -1)', "string-ref: index -1 out of range", "index-error"),
     ('(string-ref "abc" \'x)', "string-ref: expected an exact integer index", "type-error"),
-    ('(string-set! "abc" 0 #\\x)', "string-set!: string literal is immutable", "type-error"),
+    ('(string-set! "abc" 0 #\\x)', 'string-set!: the string "abc" is immutable', "type-error"),
+    ('(string-set! "abc" 0 #\\x)', "make a mutable copy with (string-copy s)", "type-error"),
+    ("(string-set! (symbol->string 'abc) 0 #\\x)", "is immutable", "type-error"),
     ("(string-set! (make-string 2) 5 #\\x)", "string-set!: index 5 out of range", "index-error"),
     ('(string-set! (make-string 2) 0 "x")', "string-set!: expected a character", "type-error"),
     ('(substring "hello" 2 1)', "substring: end index 1 out of range", "index-error"),
@@ -181,7 +184,8 @@ ERRORS = [
     ('(substring "hello" 7)', "substring: start index 7 out of range", "index-error"),
     ('(string-append "a" 5)', "string-append: expected a string, got 5", "type-error"),
     ('(string-copy! (make-string 2) 1 "abc")', "string-copy!: index 1 out of range", "index-error"),
-    ('(string-fill! "abc" #\\x)', "string-fill!: string literal is immutable", "type-error"),
+    ('(string-fill! "abc" #\\x)', 'string-fill!: the string "abc" is immutable', "type-error"),
+    ('(string-copy! "abc" 0 "x")', "string-copy!: the string", "type-error"),
     ("(make-string 1000000000)", "make-string: size 1000000000 is too large", "resource-exhaustion"),
     ("(make-string -1)", "make-string: expected a non-negative exact integer", "type-error"),
     ('(make-string 2 "a")', "make-string: expected a character", "type-error"),
@@ -206,7 +210,83 @@ def test_error(interp: Interpreter, src: str, message: str, kind: str) -> None:
 def test_mutable_strings(interp: Interpreter) -> None:
     assert type(interp.eval_scheme("(make-string 2 #\\a)")) is MString
     assert type(interp.eval_scheme('(string-copy "ab")')) is MString
-    assert type(interp.eval_scheme('(string-append "a" "b")')) is str
+    assert type(interp.eval_scheme('"ab"')) is str
+
+
+#: Every string a procedure returns is newly allocated and mutable (R7RS 6.7).
+FRESH_STRINGS = [
+    '(string #\\a #\\b)',
+    '(string-append "ab")',
+    '(string-append "a" "b")',
+    '(substring "xaby" 1 3)',
+    '(string-copy "ab")',
+    "(list->string (list #\\a #\\b))",
+    "(vector->string #(#\\a #\\b))",
+    "(number->string 171 16)",
+    '(string-map char-downcase "AB")',
+    '(string-upcase "xb")',
+    '(string-downcase "AB")',
+    '(string-foldcase "AB")',
+    '(read-line (open-input-string "ab\\ncd"))',
+    '(read-string 2 (open-input-string "abc"))',
+    '(let ((p (open-output-string))) (write-string "ab" p) (get-output-string p))',
+    '(call-with-output-string (lambda (p) (display "ab" p)))',
+    '(with-output-to-string (lambda () (display "ab")))',
+    '(utf8->string (bytevector 97 98))',
+    '(string-join (list "a" "b") "")',
+    '(car (string-split "ab cd"))',
+    '(string-trim "  ab ")',
+    '(string-pad-left "ab" 2)',
+    '(string-reverse "ba")',
+    '(string-head "abc" 2)',
+    '(string-tail "xab" 1)',
+]
+
+
+@pytest.mark.parametrize("expr", FRESH_STRINGS)
+def test_string_procedures_return_fresh_mutable_strings(interp: Interpreter, expr: str) -> None:
+    src = f"(let ((s {expr})) (string-set! s 0 #\\Z) s)"
+    assert str(interp.eval_scheme(src)).lower() == "zb"
+
+
+def test_a_result_never_shares_its_argument(interp: Interpreter) -> None:
+    src = """(define lit "ab")
+             (define s (string-append lit))
+             (define t (substring s 0 2))
+             (string-set! s 0 #\\x)
+             (list lit s t (eq? s lit))"""
+    assert same(interp.eval_scheme(src), '("ab" "xb" "ab" #f)')
+
+
+def test_mutation_then_whole_string_use(interp: Interpreter) -> None:
+    """The text is rebuilt after mutation wherever the whole string is needed."""
+    src = """(define s (make-string 5 #\\a))
+             (do ((i 0 (+ i 2))) ((>= i 5)) (string-set! s i #\\b))
+             (list s (string-ref s 1) (string-ref s 2) (string-append s "!") (string-length s)
+                   (string=? s "babab") (equal? s "babab") (string->symbol s))"""
+    assert same(interp.eval_scheme(src), '("babab" #\\a #\\b "babab!" 5 #t #t babab)')
+
+
+def test_interleaved_ref_and_set_on_a_long_string(interp: Interpreter) -> None:
+    src = """(define s (make-string 40000 #\\-))
+             (do ((i 0 (+ i 1))) ((= i 40000))
+               (string-set! s i (if (char=? (string-ref s (quotient i 2)) #\\-) #\\x #\\y)))
+             (list (string-ref s 0) (string-ref s 1) (string-ref s 39999) (string-length s))"""
+    assert same(interp.eval_scheme(src), "(#\\x #\\y #\\y 40000)")
+
+
+def test_string_copy_bang_and_fill_on_a_mutated_string(interp: Interpreter) -> None:
+    src = """(define s (string-copy "abcdef"))
+             (string-set! s 0 #\\A)
+             (string-copy! s 1 "XY")
+             (string-fill! s #\\z 4)
+             s"""
+    assert same(interp.eval_scheme(src), '"AXYdzz"')
+
+
+def test_read_line_drops_crlf(interp: Interpreter) -> None:
+    src = '(let ((p (open-input-string "one\\r\\ntwo\\n"))) (list (read-line p) (read-line p) (read-line p)))'
+    assert write_string(interp.eval_scheme(src)) == '("one" "two" #<eof>)'
 
 
 def test_gensym_prefix(interp: Interpreter) -> None:

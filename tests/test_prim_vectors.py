@@ -158,7 +158,7 @@ ERRORS = [
     ("(bytevector-length #(1))", "bytevector-length: expected a bytevector", "type-error"),
     ('(utf8->string "x")', "utf8->string: expected a bytevector", "type-error"),
     ("(hash-table-ref (make-hash-table) 'missing)", "hash-table-ref: key not found: missing", "value-error"),
-    ("(hash-table-set! '() 1 2)", "hash-table-set!: expected a hash table, got ()", "type-error"),
+    ("(hash-table-set! '() 1 2)", "hash-table-set!: expected a hash table, got '()", "type-error"),
     ("(hash-table-ref/default 5 1 2)", "hash-table-ref/default: expected a hash table", "type-error"),
     ("(hash-table-update! (make-hash-table) 'k (lambda (v) v))", "hash-table-update!: key not found: k", "value-error"),
     ("(hash-table-walk (make-hash-table) 5)", "hash-table-walk: expected a procedure", "type-error"),

@@ -120,7 +120,15 @@ def test_huge_integer() -> None:
         (s("#foo"), "|#foo|", "#foo"),
         (s("a|b"), "|a\\|b|", "a|b"),
         (s("new\nline"), "|new\\nline|", "new\nline"),
-        (s("1abc"), "1abc", "1abc"),
+        (s("1abc"), "|1abc|", "1abc"),
+        (s("1+"), "|1+|", "1+"),
+        (s("+i"), "|+i|", "+i"),
+        (s("-inf.0i"), "|-inf.0i|", "-inf.0i"),
+        (s("1@2"), "|1@2|", "1@2"),
+        (s("a b"), "|a b|", "a b"),
+        (s(""), "||", ""),
+        (s("->x"), "->x", "->x"),
+        (s(".foo"), ".foo", ".foo"),
         (s("..."), "...", "..."),
         (s("+"), "+", "+"),
     ],
@@ -296,6 +304,7 @@ def test_deep_quotes() -> None:
 _SYMBOL_CHARS = st.sampled_from([*"abcxyz019+-.*/<=>!?:$%_&~^@#|\\ ()[]\"';`,λ\n\t", "\x00", "\u3000"])
 _symbols = st.one_of(
     st.sampled_from(["a", "list->vector", "+", "-", "...", "->x", "<=?", "1+", ".", "1", "+inf.0", "#t", ""]),
+    st.sampled_from(["+i", "-i", "1+2i", "1@2", "+NAN.0", "-Inf.0", "1s2", "+inf.0i", "1e2+1e2i", ".5", "+.5i"]),
     st.lists(_SYMBOL_CHARS, max_size=8).map("".join),
     st.text(max_size=6),
 ).map(Symbol.intern)
@@ -310,6 +319,7 @@ _atoms = st.one_of(
     st.integers(min_value=-(10**40), max_value=10**40),
     st.fractions().map(lambda f: f.numerator if f.denominator == 1 else f),
     _floats,
+    st.complex_numbers(allow_nan=False),
     st.booleans(),
     st.text(),
     _chars,
@@ -356,6 +366,33 @@ def test_float_round_trip(x: float) -> None:
     assert type(y) is float and (y == x and math.copysign(1, y) == math.copysign(1, x))
 
 
+def _same_float(x: float, y: float) -> bool:
+    return x == y and math.copysign(1, y) == math.copysign(1, x)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.complex_numbers(allow_nan=False))
+def test_complex_round_trip(z: complex) -> None:
+    (w,) = read_all(write_string(z))
+    assert type(w) is complex and _same_float(w.real, z.real) and _same_float(w.imag, z.imag)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from("eEsSfFdDlL"))
+def test_exponent_markers(x: float, marker: str) -> None:
+    text = f"{x:e}".replace("e", marker)
+    assert read_all(text) == [float(f"{x:e}")]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["+inf.0", "-inf.0", "+nan.0", "-nan.0"]), st.data())
+def test_special_floats_read_in_any_case(name: str, data: st.DataObject) -> None:
+    mixed = "".join(c.upper() if data.draw(st.booleans()) else c for c in name)
+    (value,) = read_all(mixed)
+    expected = float(name[:-2])
+    assert (math.isnan(value) and math.isnan(expected)) or value == expected
+
+
 def test_nan_round_trip() -> None:
     (y,) = read_all(write_string(float("nan")))
     assert math.isnan(y)
@@ -370,7 +407,10 @@ def test_string_round_trip(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(_symbols)
 def test_symbol_round_trip(symbol: Symbol) -> None:
-    assert read_all(write_string(symbol)) == [symbol]
+    text = write_string(symbol)
+    assert read_all(text) == [symbol]
+    if not text.startswith("|"):  # a bare symbol is a portable R7RS identifier: never number-like
+        assert text[0] not in "0123456789" and not (text[0] in "+-" and text[1:2] in tuple("0123456789"))
 
 
 @settings(max_examples=300, deadline=None)

@@ -77,38 +77,52 @@ def repl() -> Repl:
 # -- reading and evaluating ------------------------------------------------------------
 def test_multi_line_definition_is_indented_and_evaluated(repl: Repl) -> None:
     assert repl.keys("(define (double x)", ENTER, "(* 2 x))", ENTER, "(double 21)", ENTER) == 0
-    assert repl.out.getvalue() == "42\n"
+    assert repl.out.getvalue() == "$1 = 42\n"
     assert repl.session.sources["<repl-1>"] == "(define (double x)\n  (* 2 x))"
 
 
 def test_open_string_continues_on_the_next_line(repl: Repl) -> None:
     repl.keys('(string-length "ab', ENTER, 'c")', ENTER)
-    assert repl.out.getvalue() == "4\n"
+    assert repl.out.getvalue() == "$1 = 4\n"
 
 
 def test_several_expressions_on_one_line_all_print(repl: Repl) -> None:
     repl.keys("1 (+ 1 1) 'three", ENTER)
-    assert repl.out.getvalue() == "1\n2\nthree\n"
+    assert repl.out.getvalue() == "$1 = 1\n$2 = 2\n$3 = three\n"
 
 
 def test_results_are_written_and_void_prints_nothing(repl: Repl) -> None:
     repl.keys('(define s "a\\nb")', ENTER, "s", ENTER, "(if #f #f)", ENTER, "(values 1 #\\a)", ENTER)
-    assert repl.out.getvalue() == '"a\\nb"\n1\n#\\a\n'
+    assert repl.out.getvalue() == '$1 = "a\\nb"\n$2 = 1\n$3 = #\\a\n'
+
+
+def test_results_are_numbered_and_reused_as_dollar_names(repl: Repl) -> None:
+    """A result is kept as $N: a costly model call need not run again to use its answer."""
+    repl.submit('(define calls 0)', '(begin (set! calls (+ calls 1)) "answer")', "(string-append $1 \"!\")",
+                "(values 10 20)", "(list $2 $3 calls)")
+    assert repl.out.getvalue() == '$1 = "answer"\n$2 = "answer!"\n$3 = 10\n$4 = 20\n$5 = ("answer!" 10 1)\n'
+
+
+def test_results_survive_a_reset_and_do_not_count_as_user_definitions(repl: Repl) -> None:
+    repl.submit("(* 6 7)", ",reset", "(+ $1 0)", ",env")
+    out = repl.out.getvalue()
+    assert out.startswith("$1 = 42\n; environment reset\n$2 = 42\n")
+    assert "nothing defined yet" in out
 
 
 def test_procedures_print_a_summary(repl: Repl) -> None:
     repl.submit("(define (f a . more) a)", "f", "car")
-    assert repl.out.getvalue() == "#<procedure f (a . more)>\n#<procedure car>\n"
+    assert repl.out.getvalue() == "$1 = #<procedure f (a . more)>\n$2 = #<procedure car>\n"
 
 
 def test_display_output_is_ended_before_the_next_result(repl: Repl) -> None:
     repl.submit('(display "hi") 5')
-    assert repl.out.getvalue() == "hi\n5\n"
+    assert repl.out.getvalue() == "hi\n$1 = 5\n"
 
 
 def test_error_is_reported_and_definitions_survive(repl: Repl) -> None:
     repl.keys("(define (f x) (car x))", ENTER, "(f 1)", ENTER, "(f '(7))", ENTER)
-    assert repl.out.getvalue() == "7\n"
+    assert repl.out.getvalue() == "$1 = 7\n"
     err = repl.err.getvalue()
     assert err.startswith("error: car: expected a pair, got 1")
     assert "<repl-1>:1:15" in err and "in f" in err
@@ -116,7 +130,7 @@ def test_error_is_reported_and_definitions_survive(repl: Repl) -> None:
 
 def test_error_in_the_middle_of_a_line_keeps_earlier_values(repl: Repl) -> None:
     repl.submit("1 (car '()) 3")
-    assert repl.out.getvalue() == "1\n"
+    assert repl.out.getvalue() == "$1 = 1\n"
     assert "error: car" in repl.err.getvalue()
 
 
@@ -127,7 +141,7 @@ def test_read_error_is_reported(repl: Repl) -> None:
 
 def test_ctrl_c_while_typing_clears_the_input(repl: Repl) -> None:
     repl.keys("(this is not finished", CTRL_C, "(+ 1 1)", ENTER)
-    assert repl.out.getvalue() == "2\n"
+    assert repl.out.getvalue() == "$1 = 2\n"
     assert repl.err.getvalue() == ""
 
 
@@ -157,7 +171,7 @@ def test_running_program_is_interrupted_and_environment_kept(repl: Repl, program
     assert time.monotonic() - start < 10
     assert "error: interrupted" in repl.err.getvalue()
     repl.submit("kept")
-    assert repl.out.getvalue() == "1\n"
+    assert repl.out.getvalue() == "$1 = 1\n"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
@@ -195,7 +209,7 @@ def test_completion_follows_reset(repl: Repl) -> None:
 
 def test_tab_completes_in_the_prompt(repl: Repl) -> None:
     repl.keys("(string-up", "\t", ' "abc")', ENTER, pause=0.25)
-    assert repl.out.getvalue() == '"ABC"\n'
+    assert repl.out.getvalue() == '$1 = "ABC"\n'
 
 
 def test_word_before_cursor() -> None:
@@ -212,12 +226,12 @@ def test_history_is_saved_and_recalled(tmp_path: Path) -> None:
     assert "(+ 40 2)" in file.read_text()
     second = Repl()
     second.keys(UP, ENTER, history=file)
-    assert second.out.getvalue() == "42\n"
+    assert second.out.getvalue() == "$1 = 42\n"
 
 
 def test_ctrl_r_searches_history(repl: Repl) -> None:
     repl.keys('(string-append "a" "b")', ENTER, "(+ 1 2)", ENTER, CTRL_R, "append", ENTER, ENTER, pause=0.15)
-    assert repl.out.getvalue() == '"ab"\n3\n"ab"\n'
+    assert repl.out.getvalue() == '$1 = "ab"\n$2 = 3\n$3 = "ab"\n'
 
 
 def test_history_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -264,7 +278,7 @@ def test_load_and_reload(repl: Repl, tmp_path: Path) -> None:
     lib.write_text("(define (answer) 42)\n")
     repl.submit(",reload", "(answer)")
     out = repl.out.getvalue()
-    assert f"; loaded {lib}" in out and "41\n" in out and out.endswith("42\n")
+    assert f"; loaded {lib}" in out and "$1 = 41\n" in out and out.endswith("$2 = 42\n")
 
 
 def test_load_of_a_missing_file_is_an_error(repl: Repl, tmp_path: Path) -> None:
@@ -302,7 +316,7 @@ def test_describe_builtins_and_unknown_names(repl: Repl) -> None:
 def test_time_prints_the_value_and_the_wall_time(repl: Repl) -> None:
     repl.submit(",time (+ 1 2)")
     out = repl.out.getvalue()
-    assert out.startswith("3\n; time: ") and out.endswith(" s\n")
+    assert out.startswith("$1 = 3\n; time: ") and out.endswith(" s\n")
 
 
 def test_reset_forgets_definitions(repl: Repl) -> None:
@@ -319,7 +333,7 @@ def test_trace_needs_an_argument(repl: Repl) -> None:
 def test_commands_in_a_bare_environment() -> None:
     bare = Repl(stdlib=False)
     bare.submit(",tasks", "(+ 1 2)")
-    assert bare.out.getvalue() == "; no tasks defined\n3\n"
+    assert bare.out.getvalue() == "; no tasks defined\n$1 = 3\n"
 
 
 # -- tasks -----------------------------------------------------------------------------
@@ -374,7 +388,7 @@ def test_usage_prints_the_totals(task_repl: Repl) -> None:
 
 def test_unquote_is_not_a_command(repl: Repl) -> None:
     repl.submit("`(1 ,(+ 1 1))")
-    assert repl.out.getvalue() == "(1 2)\n"
+    assert repl.out.getvalue() == "$1 = (1 2)\n"
 
 
 # -- the plain REPL (pipes, CI) --------------------------------------------------------
@@ -382,7 +396,7 @@ def test_plain_repl_reads_expressions_across_lines(repl: Repl) -> None:
     stdin = io.StringIO("(define (f x)\n  (+ x 1))\n(f 1) (f 2)\n,env\n(car 1)\n(f 10)\n(+ 1\n")
     assert run_plain(repl.session, stdin) == 0
     out = repl.out.getvalue()
-    assert out.startswith("2\n3\n  f  #<procedure f (x)>\n11\n")
+    assert out.startswith("$1 = 2\n$2 = 3\n  f  #<procedure f (x)>\n$3 = 11\n")
     err = repl.err.getvalue()
     assert "error: car" in err
     assert err.count("error:") == 2  # the unfinished (+ 1 at the end of input is reported
@@ -438,3 +452,58 @@ def test_error_colour() -> None:
 def _no_user_history(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("TASKSCHEME_HISTORY", "")
     yield
+
+
+# -- highlighting -------------------------------------------------------------------------
+def test_highlight_colours_are_readable_on_dark_and_light_terminals() -> None:
+    from interpreter.repl.highlight import TOKEN_COLOURS, contrast_ratio
+
+    for token, style in TOKEN_COLOURS.items():
+        colour = style.split()[0]
+        for background in ("#000000", "#ffffff"):
+            assert contrast_ratio(colour, background) >= 4.5, (token, colour, background)
+
+
+def test_identifiers_keep_the_terminal_colour_and_default_pygments_colours_are_off(repl: Repl) -> None:
+    from interpreter.repl.prompt import STYLE, make_prompt
+
+    for cls in ("pygments.name.variable", "pygments.name.function", "pygments.name"):
+        assert STYLE.get_attrs_for_style_str(f"class:{cls}").color == ""
+    assert make_prompt(repl.session, None).include_default_pygments_style is False
+
+
+@pytest.mark.parametrize("form", ["define-task", "sequential", "director-evaluator-loop", "with-evaluation", "define-model", "lambda"])
+def test_task_and_composition_forms_are_keywords(form: str) -> None:
+    from pygments.token import Keyword
+
+    from interpreter.repl.highlight import TaskSchemeLexer
+
+    tokens = [(token, value) for _, token, value in TaskSchemeLexer().get_tokens_unprocessed(f"({form} x)")]
+    assert (Keyword, form) in tokens
+    assert (Keyword, "x") not in tokens
+
+
+# -- ,describe for every special form -------------------------------------------------------
+def test_every_special_form_has_help_with_an_example() -> None:
+    from interpreter.analyzer import SPECIAL_FORMS
+    from interpreter.repl.forms_help import FORMS
+
+    Interpreter()  # every form is registered
+    assert sorted(s.name for s in SPECIAL_FORMS if s.name not in FORMS) == []
+
+
+@pytest.mark.parametrize("name", sorted(__import__("interpreter.repl.forms_help", fromlist=["FORMS"]).FORMS))
+def test_each_form_example_runs_and_prints_what_its_help_says(name: str) -> None:
+    from interpreter.repl.forms_help import FORMS
+
+    out = io.StringIO()
+    Interpreter(stdout=out).eval_scheme(FORMS[name].example, whole=True)
+    assert out.getvalue() == FORMS[name].prints
+
+
+def test_describe_shows_the_paragraph_and_the_example(repl: Repl) -> None:
+    repl.submit(",describe director-evaluator-loop", ",describe let")
+    out = repl.out.getvalue()
+    assert out.startswith("director-evaluator-loop: a special form\n(director-evaluator-loop (director expr)")
+    assert "Example:\n  (define r (director-evaluator-loop" in out and "; prints: (#t draft v2)" in out
+    assert "let: a special form\n(let ((name value) ...) body ...)" in out

@@ -69,7 +69,7 @@ def test_error_irritants_stay_in_loop_and_step_messages() -> None:
     assert r.error.message == "score out of range 42"
     assert (r.error.phase, r.error.location) == ("evaluator", "e.scm:1:52")
     s = interp.eval('(sequential (step a 1) (step b (error "bad thing" \'x "y")))')
-    assert s.notes["error"]["message"] == 'bad thing x "y"'
+    assert s.notes["error"]["message"] == 'bad thing \'x "y"'  # symbols are quoted in messages (issue 15)
     assert s.notes["partial_results"][0].step == "a"
 
 

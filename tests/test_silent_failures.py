@@ -48,7 +48,7 @@ def test_a_dropped_failed_loop_is_one_warning_with_place_type_iteration_phase_an
     assert (status, out) == (0, "before\nafter")
     assert err == (
         "warning: prog.scm:3:1: dropped a FAILED LoopResult: error in iteration 0 (director): "
-        "no draft for topic (at prog.scm:5:13)\n"
+        "no draft for 'topic (at prog.scm:5:13)\n"
     )
 
 
@@ -86,7 +86,7 @@ def test_strict_makes_a_dropped_failure_an_error_that_stops_the_program(
     assert (status, out) == (1, "before\n")
     assert err.splitlines() == [
         "error: TASK_FAILURE: dropped a FAILED LoopResult: error in iteration 0 (director): "
-        "no draft for topic (at prog.scm:5:13)",
+        "no draft for 'topic (at prog.scm:5:13)",
         "  at prog.scm:3:1",
     ]
 
@@ -179,9 +179,9 @@ def test_a_dropped_list_of_results_with_failures_is_reported(tmp_path: Path, cap
     assert status == 0
     assert err.splitlines() == [
         "warning: prog.scm:2:1: dropped a list holding 2 FAILED results; the first is a FAILED TaskResult: "
-        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+        "type-error in step only: car: expected a pair, got '() (at prog.scm:1:54)",
         "warning: prog.scm:3:1: dropped a vector holding a FAILED result; the first is a FAILED TaskResult: "
-        "type-error in step only: car: expected a pair, got () (at prog.scm:1:54)",
+        "type-error in step only: car: expected a pair, got '() (at prog.scm:1:54)",
     ]
 
 

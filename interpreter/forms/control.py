@@ -186,15 +186,25 @@ def has_unquote(x: Any) -> bool:
     return any(leaf is S_UNQUOTE or leaf is S_UNQUOTE_SPLICING for leaf in datum_leaves(x))
 
 
+#: Stands for a quasiquote tag that a local binding has turned into an ordinary symbol.
+_NO_TAG = Symbol("unquote (locally bound)")
+
+
 def is_tagged(x: Any, tag: Symbol) -> bool:
     return type(x) is Pair and x.car is tag and type(x.cdr) is Pair and x.cdr.cdr is NIL
 
 
 class Quasi:
-    """Builds the nodes for one quasiquote template."""
+    """Builds the nodes for one quasiquote template.
+
+    ``unquote`` and ``unquote-splicing`` lose their meaning where they are bound as
+    local variables (hygiene): ``(let ((unquote list)) `(,x))`` is ``((unquote x))``.
+    """
 
     def __init__(self, an: Analyzer, scope: Scope | None, form: Pair) -> None:
         self.an, self.scope, self.form = an, scope, form
+        self.unquote = _NO_TAG if an.resolve(S_UNQUOTE, scope) is not None else S_UNQUOTE
+        self.splice = _NO_TAG if an.resolve(S_UNQUOTE_SPLICING, scope) is not None else S_UNQUOTE_SPLICING
 
     def call(self, prim: Primitive, args: list[Node]) -> Node:
         return Call(Const(prim), args, self.form, self.scope.procedure if self.scope else None, self.form.span)
@@ -206,7 +216,7 @@ class Quasi:
             return self.call(LIST_TO_VECTOR, [self.build(make_list(x), depth)])
         if type(x) is not Pair:
             return Const(x, self.form.span)
-        if is_tagged(x, S_UNQUOTE):
+        if is_tagged(x, self.unquote):
             if depth == 1:
                 return self.an.analyze(x.cdr.car, self.scope, x.span or self.form.span)
             return self.tagged(S_UNQUOTE, x.cdr.car, depth - 1)
@@ -216,15 +226,15 @@ class Quasi:
         items: list[Any] = []
         p = x
         for cell in spine(x, "quasiquote"):
-            if is_tagged(cell, S_UNQUOTE):
+            if is_tagged(cell, self.unquote):
                 break
             items.append(cell.car)
             p = cell.cdr
         node = self.build(p, depth) if p is not NIL else Const(NIL)
         for item in reversed(items):
-            if is_tagged(item, S_UNQUOTE_SPLICING) and depth == 1:
+            if is_tagged(item, self.splice) and depth == 1:
                 node = self.call(APPEND2, [self.an.analyze(item.cdr.car, self.scope, self.form.span), node])
-            elif is_tagged(item, S_UNQUOTE_SPLICING):
+            elif is_tagged(item, self.splice):
                 node = self.call(CONS, [self.tagged(S_UNQUOTE_SPLICING, item.cdr.car, depth - 1), node])
             else:
                 node = self.call(CONS, [self.build(item, depth), node])

@@ -22,8 +22,8 @@ def if_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     items = list_items(form)
     if len(items) not in (3, 4):
         raise syntax_error("if: expected (if test then) or (if test then else)", form.span)
-    test, then = (an.analyze(x, scope, s) for x, s in items[1:3])
-    otherwise = an.analyze(items[3][0], scope, items[3][1]) if len(items) == 4 else None
+    test, then = (an.expression(x, scope, s) for x, s in items[1:3])
+    otherwise = an.expression(items[3][0], scope, items[3][1]) if len(items) == 4 else None
     return If(test, then, otherwise, form.span)
 
 
@@ -112,7 +112,7 @@ def define(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
         if len(items) == 2:
             return Define(name, Const(VOID, form.span), form.span)
         value = items[2]
-        node = an.analyze(value[0], scope, value[1])
+        node = an.expression(value[0], scope, value[1])
         if isinstance(node, Lambda) and node.name == "lambda":
             node.name = name.name
         return Define(name, node, form.span)

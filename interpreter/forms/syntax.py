@@ -65,6 +65,9 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
         literals = [None]
     if not all(type(x) is Symbol for x in literals):
         raise syntax_error("syntax-rules: literals must be a list of identifiers", lspan or spec.span)
+    if ellipsis in literals or an.resolve(ellipsis, scope) is not None:
+        # A literal (R7RS 4.3.2) or a local variable named like the ellipsis is no ellipsis here.
+        ellipsis = Symbol(f"{ellipsis.name} (not an ellipsis here)")
     rules = []
     for rule, rspan in items[1:]:
         parts = list(elements(rule)) if type(rule) is Pair else []
@@ -396,6 +399,8 @@ HARNESS_NAMES = [
     "test-results",
     "test-failures",
     "test-reset!",
+    "test-expect-fail",
+    "test-expected-failures",
 ]
 
 
@@ -413,7 +418,7 @@ class Autoload(Macro):
         for name in self.names:
             if analyzer.macros.get(sym(name)) is self:
                 del analyzer.macros[sym(name)]
-        analyzer.interp.eval(source, filename=f"stdlib/{self.name}")
+        analyzer.interp.eval_scheme(source, filename=f"stdlib/{self.name}", check=False)
         return form
 
 

@@ -18,7 +18,7 @@ from ..datatypes import (
     make_list,
     sym,
 )
-from ..errors import SchemeError, SchemeExit, type_error
+from ..errors import SchemeError, SchemeExit, arity_error, type_error
 from ..evaluator import Continuation, ContinuationInvoked, apply_procedure
 from ..nodes.binding import values_list
 from ..nodes.control import GUARD, condition_of, force
@@ -37,7 +37,7 @@ def is_procedure(x: Any) -> bool:
 def apply(proc: Any, *args: Any) -> TailCall:
     """(apply proc arg ... list): call proc with the args and the list's elements."""
     if not args:
-        return TailCall(proc, [])
+        raise arity_error("apply", "at least 2 arguments (a procedure and a list)", 1)
     try:
         spread = list_to_python(args[-1])
     except ValueError:

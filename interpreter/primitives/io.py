@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..datatypes import EOF, VOID, Char, Parameter
+from ..datatypes import EOF, VOID, Char, MString, Parameter
 from ..errors import SchemeError, type_error
 from ..ports import InputPort, OutputPort, Port, StringOutputPort
 from .chars import check_char
@@ -69,11 +69,11 @@ def open_output_string() -> StringOutputPort:
 
 
 @primitive("get-output-string")
-def get_output_string(port: Any) -> str:
-    """The text written so far to a string output port."""
+def get_output_string(port: Any) -> MString:
+    """The text written so far to a string output port, as a new string."""
     if type(port) is not StringOutputPort:
         raise type_error("get-output-string", "a string output port", port)
-    return port.getvalue()
+    return MString(port.getvalue())
 
 
 @primitive("eof-object")
@@ -152,8 +152,7 @@ def get_output_bytevector(port: Any) -> bytearray:
     return bytearray(port.buffer)
 
 
-@primitive("read-u8")
-def read_u8(port: Any) -> Any:
+def read_u8(port: Any = None) -> Any:
     """The next byte, or the eof object."""
     p = check_binary_input("read-u8", port)
     if p.pos >= len(p.data):
@@ -162,22 +161,19 @@ def read_u8(port: Any) -> Any:
     return p.data[p.pos - 1]
 
 
-@primitive("peek-u8")
-def peek_u8(port: Any) -> Any:
+def peek_u8(port: Any = None) -> Any:
     """The next byte without consuming it, or the eof object."""
     p = check_binary_input("peek-u8", port)
     return EOF if p.pos >= len(p.data) else p.data[p.pos]
 
 
-@primitive("u8-ready?")
-def u8_ready(port: Any) -> bool:
+def u8_ready(port: Any = None) -> bool:
     """True: a bytevector or file port never blocks."""
     check_binary_input("u8-ready?", port)
     return True
 
 
-@primitive("read-bytevector")
-def read_bytevector(k: Any, port: Any) -> Any:
+def read_bytevector(k: Any, port: Any = None) -> Any:
     """Up to ``k`` bytes as a new bytevector, or the eof object if none are left."""
     n = check_nonneg("read-bytevector", k)
     p = check_binary_input("read-bytevector", port)
@@ -188,8 +184,7 @@ def read_bytevector(k: Any, port: Any) -> Any:
     return bytearray(chunk)
 
 
-@primitive("read-bytevector!")
-def read_bytevector_into(bv: Any, port: Any, start: Any = None, end: Any = None) -> Any:
+def read_bytevector_into(bv: Any, port: Any = None, start: Any = None, end: Any = None) -> Any:
     """Read bytes into ``bv`` from ``start`` to ``end``; the count read, or eof."""
     if type(bv) is not bytearray:
         raise type_error("read-bytevector!", "a bytevector", bv)
@@ -203,8 +198,7 @@ def read_bytevector_into(bv: Any, port: Any, start: Any = None, end: Any = None)
     return len(chunk)
 
 
-@primitive("write-u8")
-def write_u8(byte: Any, port: Any) -> Any:
+def write_u8(byte: Any, port: Any = None) -> Any:
     """Write one byte."""
     if type(byte) is not int or not 0 <= byte <= 255:
         raise type_error("write-u8", "a byte (0 to 255)", byte)
@@ -212,14 +206,25 @@ def write_u8(byte: Any, port: Any) -> Any:
     return VOID
 
 
-@primitive("write-bytevector")
-def write_bytevector(bv: Any, port: Any, start: Any = None, end: Any = None) -> Any:
+def write_bytevector(bv: Any, port: Any = None, start: Any = None, end: Any = None) -> Any:
     """Write (part of) a bytevector's bytes."""
     if type(bv) is not bytearray:
         raise type_error("write-bytevector", "a bytevector", bv)
     lo, hi = check_range("write-bytevector", start, end, len(bv), "bytevector")
     check_binary_output("write-bytevector", port).write(bv[lo:hi])
     return VOID
+
+
+#: The binary I/O procedures, with the position of their port argument; the installer
+#: makes the port default to the current input or output port, as R7RS says.
+BINARY_INPUT = [
+    ("read-u8", read_u8, 0),
+    ("peek-u8", peek_u8, 0),
+    ("u8-ready?", u8_ready, 0),
+    ("read-bytevector", read_bytevector, 1),
+    ("read-bytevector!", read_bytevector_into, 1),
+]
+BINARY_OUTPUT = [("write-u8", write_u8, 1), ("write-bytevector", write_bytevector, 1)]
 
 
 @primitive("call-with-port")
@@ -265,18 +270,18 @@ def is_binary_port(x: Any) -> bool:
 
 @primitive("input-port-open?")
 def input_port_open(port: Any) -> bool:
-    """True if an input port is not closed."""
-    if not isinstance(port, (InputPort, BinaryInputPort)):
-        raise type_error("input-port-open?", "an input port", port)
-    return not port.closed
+    """True if ``port`` is an input port that is not closed (#f for an output port)."""
+    if not isinstance(port, Port):
+        raise type_error("input-port-open?", "a port", port)
+    return isinstance(port, (InputPort, BinaryInputPort)) and not port.closed
 
 
 @primitive("output-port-open?")
 def output_port_open(port: Any) -> bool:
-    """True if an output port is not closed."""
-    if not isinstance(port, (OutputPort, BinaryOutputPort)):
-        raise type_error("output-port-open?", "an output port", port)
-    return not port.closed
+    """True if ``port`` is an output port that is not closed (#f for an input port)."""
+    if not isinstance(port, Port):
+        raise type_error("output-port-open?", "a port", port)
+    return isinstance(port, (OutputPort, BinaryOutputPort)) and not port.closed
 
 
 @primitive("close-port")
@@ -388,14 +393,19 @@ def install_io(interp: Interpreter) -> None:
         return VOID
 
     def flush_output_port(port: Any = None) -> Any:
-        """Flush buffered output."""
-        out("flush-output-port", port).flush()
+        """Flush buffered output (of a textual or binary output port)."""
+        if isinstance(port, BinaryOutputPort):
+            check_binary_output("flush-output-port", port)  # written through already: nothing to flush
+        else:
+            out("flush-output-port", port).flush()
         return VOID
 
     def read_line(port: Any = None) -> Any:
-        """The next line without its newline, or the eof object."""
+        """The next line without its line ending (``\\n`` or ``\\r\\n``), or the eof object."""
         line = inp("read-line", port).read_line()
-        return EOF if line is None else line
+        if line is None:
+            return EOF
+        return MString(line[:-1] if line.endswith("\r") else line)
 
     def read_char(port: Any = None) -> Any:
         """The next character, or the eof object."""
@@ -421,7 +431,7 @@ def install_io(interp: Interpreter) -> None:
             chars.append(ch)
         if not chars and n > 0:
             return EOF
-        return "".join(chars)
+        return MString("".join(chars))
 
     def char_ready(port: Any = None) -> bool:
         """True if a character can be read without blocking."""
@@ -433,7 +443,7 @@ def install_io(interp: Interpreter) -> None:
 
         return read_from_port(inp("read", port))
 
-    def with_output_to_string(thunk: Any) -> str:
+    def with_output_to_string(thunk: Any) -> MString:
         """Call ``thunk`` with output going to a string; return the string."""
         check_proc("with-output-to-string", thunk)
         port = StringOutputPort()
@@ -443,14 +453,14 @@ def install_io(interp: Interpreter) -> None:
             apply_fn()(thunk, [])
         finally:
             out_param.value = saved
-        return port.getvalue()
+        return MString(port.getvalue())
 
-    def call_with_output_string(proc: Any) -> str:
+    def call_with_output_string(proc: Any) -> MString:
         """Call ``proc`` with a string output port; return what it wrote."""
         check_proc("call-with-output-string", proc)
         port = StringOutputPort()
         apply_fn()(proc, [port])
-        return port.getvalue()
+        return MString(port.getvalue())
 
     def with_input_from_string(s: Any, thunk: Any) -> Any:
         """Call ``thunk`` with input coming from the string ``s``."""
@@ -468,6 +478,22 @@ def install_io(interp: Interpreter) -> None:
         text = check_string("call-with-input-string", s)
         check_proc("call-with-input-string", proc)
         return apply_fn()(proc, [InputPort(text, "string")])
+
+    def binary_default(name: str, fn: Any, position: int, param: Parameter) -> Any:
+        """``fn`` with its port argument (at ``position``) defaulting to the current port."""
+
+        def with_default(*args: Any) -> Any:
+            if len(args) <= position or args[position] is None:
+                args = (*args[:position], param.value, *args[position + 1 :])
+            return fn(*args)
+
+        with_default.__wrapped__ = fn  # type: ignore[attr-defined]  # its signature gives the arity
+        interp.define_primitive(name, with_default)
+
+    for name, fn, position in BINARY_INPUT:
+        binary_default(name, fn, position, in_param)
+    for name, fn, position in BINARY_OUTPUT:
+        binary_default(name, fn, position, out_param)
 
     for name, fn in {
         "display": display,

@@ -1,4 +1,4 @@
-"""Numeric primitives: the exact/inexact tower of ints, Fractions and floats.
+"""Numeric primitives: the tower of ints, Fractions, floats and (inexact) complex numbers.
 
 Also home of the small argument checks (numbers, indices, ranges) that the other
 primitive modules share.
@@ -6,15 +6,23 @@ primitive modules share.
 
 from __future__ import annotations
 
+import cmath
 import math
-import re
 from fractions import Fraction
 from typing import Any
 
-from ..bignum import decimal_to_int, int_to_decimal
-from ..datatypes import Values
+from ..bignum import int_to_decimal
+from ..datatypes import MString, Values
 from ..errors import SchemeError, type_error
 from ..limits import MAX_ELEMENTS
+from ..number_syntax import (
+    NumberTooLarge,
+    complex_text,
+    float_text,
+    make_polar,
+    make_rectangular,
+    parse_prefixed_number,
+)
 from .registry import primitive
 
 #: Exact results larger than this many bits are refused (resource-exhaustion).
@@ -23,22 +31,23 @@ MAX_BITS = 10_000_000
 MAX_ALLOC = MAX_ELEMENTS
 
 INF = math.inf
-NUMBER_TYPES = (int, Fraction, float)
+NUMBER_TYPES = (int, Fraction, float, complex)
+_INEXACT = (float, complex)
 
 
 # ----------------------------------------------------------------------------------
 # shared argument checks
 # ----------------------------------------------------------------------------------
 def check_number(who: str, x: Any) -> Any:
-    """Return ``x`` if it is a Scheme number, else raise a type error."""
+    """Return ``x`` if it is a Scheme number (complex included), else raise a type error."""
     t = type(x)
-    if t is int or t is float or t is Fraction:
+    if t is int or t is float or t is Fraction or t is complex:
         return x
     raise type_error(who, "a number", x)
 
 
 def check_real(who: str, x: Any) -> Any:
-    """Numbers here are all real; kept separate for clearer messages."""
+    """Return ``x`` if it is a real number (not complex), else raise a type error."""
     t = type(x)
     if t is int or t is float or t is Fraction:
         return x
@@ -150,7 +159,7 @@ def mul(a: Any = 1, b: Any = 1, *rest: Any) -> Any:
 
 def _mul_guard(a: Any, b: Any) -> None:
     """Refuse products of exact numbers that would be too large."""
-    if type(a) is float or type(b) is float or a == 0 or b == 0:
+    if type(a) in _INEXACT or type(b) in _INEXACT or a == 0 or b == 0:
         return
     bits = _exact_bits(a) + _exact_bits(b)
     if bits > MAX_BITS:
@@ -211,9 +220,9 @@ def div(a: Any, b: Any = None, *rest: Any) -> Any:
     return result
 
 
-@primitive("abs", "magnitude")
+@primitive("abs")
 def scheme_abs(x: Any) -> Any:
-    """Absolute value."""
+    """Absolute value of a real number."""
     return abs(check_real("abs", x))
 
 
@@ -379,7 +388,9 @@ def num_eq(a: Any, b: Any = None, *rest: Any) -> bool:
             check_number("=", a)
             return True
         return check_number("=", a) == check_number("=", b)
-    return _compare_chain("=", (a, b, *rest), lambda x, y: x == y)
+    for x in (a, b, *rest):
+        check_number("=", x)
+    return all((a, b, *rest)[i] == (a, b, *rest)[i + 1] for i in range(len(rest) + 1))
 
 
 @primitive("<")
@@ -437,9 +448,16 @@ def num_ge(a: Any, b: Any = None, *rest: Any) -> bool:
 # ----------------------------------------------------------------------------------
 # predicates
 # ----------------------------------------------------------------------------------
-@primitive("number?", "complex?", "real?")
+@primitive("number?", "complex?")
 def is_number_p(x: Any) -> bool:
     """True for any number."""
+    t = type(x)
+    return t is int or t is float or t is Fraction or t is complex
+
+
+@primitive("real?")
+def is_real_p(x: Any) -> bool:
+    """True for real numbers: every number but a complex one."""
     t = type(x)
     return t is int or t is float or t is Fraction
 
@@ -479,31 +497,34 @@ def is_exact_nonneg(x: Any) -> bool:
 @primitive("exact?")
 def is_exact(x: Any) -> bool:
     """True for exact numbers."""
-    return type(check_number("exact?", x)) is not float
+    return type(check_number("exact?", x)) not in _INEXACT
 
 
 @primitive("inexact?")
 def is_inexact(x: Any) -> bool:
     """True for inexact numbers."""
-    return type(check_number("inexact?", x)) is float
+    return type(check_number("inexact?", x)) in _INEXACT
 
 
 @primitive("nan?")
 def is_nan(x: Any) -> bool:
-    """True for the float NaN."""
-    return type(check_number("nan?", x)) is float and math.isnan(x)
+    """True for the float NaN (or a complex number with a NaN part)."""
+    t = type(check_number("nan?", x))
+    return (t is float and math.isnan(x)) or (t is complex and cmath.isnan(x))
 
 
 @primitive("infinite?")
 def is_infinite(x: Any) -> bool:
-    """True for +inf.0 and -inf.0."""
-    return type(check_number("infinite?", x)) is float and math.isinf(x)
+    """True for +inf.0 and -inf.0 (or a complex number with an infinite part)."""
+    t = type(check_number("infinite?", x))
+    return (t is float and math.isinf(x)) or (t is complex and cmath.isinf(x))
 
 
 @primitive("finite?")
 def is_finite(x: Any) -> bool:
     """True for every number that is neither infinite nor NaN."""
-    return type(check_number("finite?", x)) is not float or math.isfinite(x)
+    t = type(check_number("finite?", x))
+    return t not in _INEXACT or (math.isfinite(x) if t is float else cmath.isfinite(x))
 
 
 @primitive("zero?")
@@ -544,19 +565,26 @@ def is_even(x: Any) -> bool:
 @primitive("exact", "inexact->exact")
 def exact(x: Any) -> Any:
     """The exact number nearest ``x``."""
-    if type(check_number("exact", x)) is not float:
+    t = type(check_number("exact", x))
+    if t is complex:
+        raise SchemeError(
+            f"exact: {complex_text(x)} has no exact representation (complex numbers are always inexact here)",
+            kind="value-error",
+        )
+    if t is not float:
         return x
     if not math.isfinite(x):
-        raise SchemeError(f"exact: {_float_text(x)} has no exact representation", kind="value-error")
+        raise SchemeError(f"exact: {float_text(x)} has no exact representation", kind="value-error")
     if x.is_integer():
         return int(x)
     return norm(Fraction(x))
 
 
 @primitive("inexact", "exact->inexact")
-def inexact(x: Any) -> float:
-    """The float nearest ``x``."""
-    check_number("inexact", x)
+def inexact(x: Any) -> Any:
+    """The float nearest ``x`` (a complex number is already inexact)."""
+    if type(check_number("inexact", x)) is complex:
+        return x
     try:
         return float(x)
     except OverflowError:
@@ -637,10 +665,13 @@ def _exact_root(n: int) -> int | None:
 
 @primitive("sqrt")
 def scheme_sqrt(x: Any) -> Any:
-    """Square root; exact for exact perfect squares."""
+    """Square root; exact for exact perfect squares, complex for negative numbers."""
     t = type(check_number("sqrt", x))
+    if t is complex:
+        return cmath.sqrt(x)
     if x < 0:
-        raise SchemeError(f"sqrt: negative argument {number_to_string(x)}", kind="value-error")
+        root = scheme_sqrt(-x)
+        return make_rectangular(0, root) if type(root) is not float else complex(0.0, root)
     if t is int:
         root = _exact_root(x)
         if root is not None:
@@ -670,10 +701,12 @@ def exact_integer_sqrt(n: Any) -> Values:
 
 @primitive("expt")
 def expt(base: Any, power: Any) -> Any:
-    """``base`` raised to ``power``."""
+    """``base`` raised to ``power``; complex when ``base`` is negative and ``power`` not an integer."""
     check_number("expt", base)
     check_number("expt", power)
     tb, tp = type(base), type(power)
+    if tb is complex or tp is complex:
+        return _complex_expt(base, power)
     if tp is int and tb is not float:
         return _exact_expt(base, power)
     if tp is Fraction and tb is not float and base >= 0:
@@ -685,13 +718,26 @@ def expt(base: Any, power: Any) -> Any:
     except OverflowError:
         raise _overflow("expt") from None
     if fb < 0 and not fp.is_integer():
-        raise SchemeError("expt: complex results are not supported", kind="value-error")
+        return _complex_expt(fb, fp)
     try:
         return fb**fp
     except ZeroDivisionError:
         return INF
     except OverflowError:
         return INF if fb > 0 or fp % 2 == 0 else -INF
+
+
+def _complex_expt(base: Any, power: Any) -> Any:
+    if base == 0:
+        if power == 0:
+            return 1 if type(base) is int and type(power) is int else 1.0
+        if power.real > 0:
+            return 0.0 if type(base) is not int else 0
+        raise _div_zero("expt")
+    try:
+        return complex(base) ** complex(power)
+    except OverflowError:
+        raise _overflow("expt") from None
 
 
 def _exact_expt(base: Any, power: int) -> Any:
@@ -728,7 +774,7 @@ def _exact_rational_root(base: Any, power: Fraction) -> Any:
 
 
 def _float_arg(who: str, x: Any) -> float:
-    check_number(who, x)
+    check_real(who, x)
     try:
         return float(x)
     except OverflowError:
@@ -740,16 +786,20 @@ def scheme_exp(x: Any) -> Any:
     """e raised to ``x``."""
     if type(x) is int and x == 0:
         return 1
+    if type(x) is complex:
+        return _complex_fn("exp", cmath.exp, x)
     try:
         return math.exp(_float_arg("exp", x))
     except OverflowError:
         return INF
 
 
-def _log1(who: str, x: Any) -> float:
+def _log1(who: str, x: Any) -> Any:
     check_number(who, x)
-    if x < 0:
-        raise SchemeError(f"{who}: negative argument {number_to_string(x)}", kind="value-error")
+    if type(x) is complex or x < 0:
+        if x == 0:
+            raise _div_zero(who)
+        return cmath.log(x if type(x) is complex else _float_arg(who, x))
     if x == 0:
         return -INF
     if type(x) is int:
@@ -772,8 +822,23 @@ def scheme_log(x: Any, base: Any = None) -> Any:
     return _log1("log", x) / denom
 
 
-def _trig(who: str, fn: Any, x: Any) -> float:
+def _complex_fn(who: str, fn: Any, z: Any) -> Any:
+    try:
+        return fn(z)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        raise SchemeError(f"{who}: argument {number_to_string(z)} out of domain", kind="value-error") from None
+
+
+#: The complex-plane versions of the real functions (asin and acos leave [-1, 1] for them).
+_CMATH = {name: getattr(cmath, name) for name in ("sin", "cos", "tan", "asin", "acos", "atan")}
+
+
+def _trig(who: str, fn: Any, x: Any) -> Any:
+    if type(x) is complex:
+        return _complex_fn(who, _CMATH[who], x)
     f = _float_arg(who, x)
+    if who in ("asin", "acos") and abs(f) > 1:
+        return _complex_fn(who, _CMATH[who], complex(f))
     try:
         return fn(f)
     except ValueError:
@@ -824,16 +889,6 @@ def scheme_atan(y: Any, x: Any = None) -> Any:
 # ----------------------------------------------------------------------------------
 # number <-> string
 # ----------------------------------------------------------------------------------
-def _float_text(x: float) -> str:
-    if math.isnan(x):
-        return "+nan.0"
-    if x == INF:
-        return "+inf.0"
-    if x == -INF:
-        return "-inf.0"
-    return repr(x)  # always has a '.' or an exponent, like the printer's output
-
-
 def _int_text(n: int, radix: int) -> str:
     if radix == 10:
         return int_to_decimal(n)
@@ -848,114 +903,42 @@ def number_to_string(x: Any, radix: int = 10) -> str:
         return _int_text(x, radix)
     if t is Fraction:
         return f"{_int_text(x.numerator, radix)}/{_int_text(x.denominator, radix)}"
+    if t is complex:
+        if radix != 10:
+            raise SchemeError("number->string: complex numbers are only written in radix 10", kind="value-error")
+        return complex_text(x)
     if radix != 10:
         if x.is_integer():
             return _int_text(int(x), radix) + "."
         raise SchemeError("number->string: inexact numbers are only written in radix 10", kind="value-error")
-    return _float_text(x)
+    return float_text(x)
 
 
 @primitive("number->string")
-def number_to_string_prim(x: Any, radix: Any = 10) -> str:
+def number_to_string_prim(x: Any, radix: Any = 10) -> MString:
     """The number as a string, in radix 2, 8, 10 or 16."""
     check_number("number->string", x)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
         raise SchemeError(f"number->string: radix must be 2, 8, 10 or 16, got {radix}", kind="value-error")
-    return number_to_string(x, radix)
-
-
-_PREFIX = re.compile(r"#[xXbBoOdDeEiI]")
-_DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
-_DECIMAL = re.compile(r"([+-]?)(\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d+))?")
-_SPECIAL = {"+inf.0": INF, "-inf.0": -INF, "+nan.0": math.nan, "-nan.0": math.nan}
-
-
-def _parse_uint(text: str, radix: int) -> int | None:
-    if not text or any(c not in _DIGITS[radix] for c in text):
-        return None
-    if radix == 10:
-        return decimal_to_int(text)
-    return int(text, radix)
-
-
-def _parse_real(body: str, radix: int, exactness: str | None) -> Any:
-    """Parse an unprefixed real; None if it is not one."""
-    if body.lower() in _SPECIAL:
-        if exactness == "e":
-            return None
-        return _SPECIAL[body.lower()]
-    sign = -1 if body[:1] == "-" else 1
-    unsigned = body[1:] if body[:1] in "+-" else body
-    if "/" in unsigned:
-        num_text, _, den_text = unsigned.partition("/")
-        num, den = _parse_uint(num_text, radix), _parse_uint(den_text, radix)
-        if num is None or den is None:
-            return None
-        if den == 0:
-            return None if exactness != "i" else (math.nan if num == 0 else sign * INF)
-        value: Any = norm(Fraction(sign * num, den))
-    else:
-        n = _parse_uint(unsigned, radix)
-        if n is not None:
-            value = sign * n
-        elif radix == 10 and _DECIMAL.fullmatch(body):
-            value = _parse_decimal(body, exactness)
-            if value is None:
-                return None
-        else:
-            return None
-    if exactness == "i":
-        return inexact(value)
-    return value
-
-
-def _parse_decimal(body: str, exactness: str | None) -> Any:
-    match = _DECIMAL.fullmatch(body)
-    assert match is not None
-    if exactness == "e":
-        exponent = int(match.group(3) or 0)
-        if abs(exponent) * 3.33 > MAX_BITS:
-            raise _too_big("string->number", int(abs(exponent) * 3.33))
-        return norm(Fraction(body))
-    return float(body)
+    return MString(number_to_string(x, radix))
 
 
 @primitive("string->number")
 def string_to_number(text: Any, radix: Any = 10) -> Any:
-    """Parse a number (with optional #x #b #o #d #e #i prefixes); #f if not a number."""
+    """Parse a number (with optional #x #b #o #d #e #i prefixes; complex too); #f if not a number."""
     from ..datatypes import is_string
 
     if not is_string(text):
         raise type_error("string->number", "a string", text)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
         raise SchemeError(f"string->number: radix must be 2, 8, 10 or 16, got {radix}", kind="value-error")
-    return parse_number(str(text), radix)
-
-
-def parse_number(s: str, radix: int = 10) -> Any:
-    """The number ``s`` denotes, or False."""
-    exactness: str | None = None
-    seen_radix = False
-    while len(s) >= 2 and _PREFIX.match(s):
-        p = s[1].lower()
-        if p in "ei":
-            if exactness is not None:
-                return False
-            exactness = p
-        else:
-            if seen_radix:
-                return False
-            seen_radix = True
-            radix = {"x": 16, "b": 2, "o": 8, "d": 10}[p]
-        s = s[2:]
-    if not s:
+    try:
+        value = parse_prefixed_number(str(text), radix)
+    except NumberTooLarge as exc:
+        raise SchemeError(f"string->number: {exc}", kind="resource-exhaustion") from None
+    except (ZeroDivisionError, OverflowError, ValueError):
         return False
-    value = _parse_real(s, radix, exactness)
-    if value is None:
-        return False
-    if exactness == "e" and type(value) is float:
-        return exact(value)
-    return value
+    return False if value is None else value
 
 
 # -- R7RS additions: rationalize, and the real-number face of (scheme complex) ---------------
@@ -993,21 +976,41 @@ def rationalize(x: Any, y: Any) -> Any:
     return float(result) if inexact_result else norm(result)
 
 
+@primitive("make-rectangular")
+def make_rectangular_prim(x: Any, y: Any) -> Any:
+    """The number ``x + y i``; a real number when ``y`` is an exact 0."""
+    return make_rectangular(check_real("make-rectangular", x), check_real("make-rectangular", y))
+
+
+@primitive("make-polar")
+def make_polar_prim(magnitude: Any, angle: Any) -> Any:
+    """The number with this magnitude and angle (radians); a real number when the angle is an exact 0."""
+    return make_polar(check_real("make-polar", magnitude), check_real("make-polar", angle))
+
+
 @primitive("real-part")
 def real_part(z: Any) -> Any:
-    """Real numbers only: z itself (complex numbers are not supported)."""
-    return check_number("real-part", z)
+    """The real part of ``z`` (``z`` itself for a real number)."""
+    return z.real if type(check_number("real-part", z)) is complex else z
 
 
 @primitive("imag-part")
 def imag_part(z: Any) -> Any:
-    """Real numbers only: 0 (complex numbers are not supported)."""
-    check_number("imag-part", z)
-    return 0
+    """The imaginary part of ``z`` (an exact 0 for a real number)."""
+    return z.imag if type(check_number("imag-part", z)) is complex else 0
+
+
+@primitive("magnitude")
+def magnitude(z: Any) -> Any:
+    """The distance of ``z`` from 0 (``abs`` for a real number)."""
+    return abs(check_number("magnitude", z))
 
 
 @primitive("angle")
 def angle(z: Any) -> Any:
-    """Real numbers only: 0 for non-negative z, pi for negative."""
-    check_real("angle", z)
+    """The angle of ``z`` in radians: 0 for positive reals, pi for negative ones."""
+    if type(check_number("angle", z)) is complex:
+        return cmath.phase(z)
+    if type(z) is float:
+        return math.atan2(0.0, z)
     return math.pi if z < 0 else 0

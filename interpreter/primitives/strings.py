@@ -1,5 +1,10 @@
-"""Strings: construction, access, mutation (of :class:`MString` only), comparison,
-case mapping, searching, splitting and joining. Results are ``str`` unless noted."""
+"""Strings: construction, access, mutation, comparison, case mapping, searching,
+splitting and joining.
+
+Every string a procedure here returns is newly allocated and mutable (an
+:class:`MString`); literals are immutable ``str`` and refuse mutation with an error
+that names ``string-copy``.
+"""
 
 from __future__ import annotations
 
@@ -22,17 +27,28 @@ def check_string(who: str, x: Any) -> str:
     if t is str:
         return x
     if t is MString:
-        return str(x)
+        text = x.text
+        return str(x) if text is None else text
     raise type_error(who, "a string", x)
 
 
 def check_mstring(who: str, x: Any) -> MString:
-    """A mutable string argument; literals are refused."""
+    """A mutable string argument; literals are refused with a pointer to ``string-copy``."""
     if type(x) is MString:
         return x
     if type(x) is str:
-        raise SchemeError(f"{who}: string literal is immutable", kind="type-error")
+        raise SchemeError(
+            f"{who}: the string {_preview(x)} is immutable (a literal or a constant); "
+            f"make a mutable copy with (string-copy s)",
+            kind="type-error",
+        )
     raise type_error(who, "a string", x)
+
+
+def _preview(text: str) -> str:
+    from ..printer import write_string
+
+    return write_string(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _slice(who: str, s: Any, start: Any, end: Any) -> str:
@@ -70,9 +86,9 @@ def make_string(k: Any, fill: Any = None) -> MString:
 
 
 @primitive("string")
-def string(*chars: Any) -> str:
+def string(*chars: Any) -> MString:
     """A string of the given characters."""
-    return "".join(check_char("string", c).ch for c in chars)
+    return MString("".join(check_char("string", c).ch for c in chars))
 
 
 @primitive("string-length")
@@ -81,13 +97,15 @@ def string_length(s: Any) -> int:
     if type(s) is str:
         return len(s)
     if type(s) is MString:
-        return len(s.chars)
+        return len(s)
     raise type_error("string-length", "a string", s)
 
 
 @primitive("string-ref")
 def string_ref(s: Any, k: Any) -> Char:
-    """Character ``k`` (from 0)."""
+    """Character ``k`` (from 0); O(1) on mutable strings too."""
+    if type(s) is MString:
+        return Char(s.ref(check_index("string-ref", k, len(s), "string")))
     text = check_string("string-ref", s)
     return Char(text[check_index("string-ref", k, len(text), "string")])
 
@@ -96,35 +114,36 @@ def string_ref(s: Any, k: Any) -> Char:
 def string_set(s: Any, k: Any, c: Any) -> Any:
     """Replace character ``k`` of a mutable string."""
     m = check_mstring("string-set!", s)
-    i = check_index("string-set!", k, len(m.chars), "string")
-    m.chars[i] = check_char("string-set!", c).ch
+    i = check_index("string-set!", k, len(m), "string")
+    ch = check_char("string-set!", c).ch
+    m.editable()[i] = ch
     return VOID
 
 
 @primitive("substring")
-def substring(s: Any, start: Any, end: Any = None) -> str:
+def substring(s: Any, start: Any, end: Any = None) -> MString:
     """Characters from ``start`` up to ``end``."""
-    return _slice("substring", s, start, end)
+    return MString(_slice("substring", s, start, end))
 
 
 @primitive("string-head")
-def string_head(s: Any, end: Any) -> str:
+def string_head(s: Any, end: Any) -> MString:
     """The first ``end`` characters."""
-    return _slice("string-head", s, 0, end)
+    return MString(_slice("string-head", s, 0, end))
 
 
 @primitive("string-tail")
-def string_tail(s: Any, start: Any) -> str:
+def string_tail(s: Any, start: Any) -> MString:
     """Characters from ``start`` to the end."""
-    return _slice("string-tail", s, start, None)
+    return MString(_slice("string-tail", s, start, None))
 
 
 @primitive("string-append")
-def string_append(*strings: Any) -> str:
+def string_append(*strings: Any) -> MString:
     """The strings joined together."""
     parts = [check_string("string-append", s) for s in strings]
     check_string_length("string-append", sum(map(len, parts)))
-    return "".join(parts)
+    return MString("".join(parts))
 
 
 @primitive("string-copy")
@@ -140,13 +159,13 @@ def string_copy_bang(to: Any, at: Any, src: Any, start: Any = None, end: Any = N
     text = _slice("string-copy!", src, start, end)
     if type(at) is not int:
         raise type_error("string-copy!", "an exact integer index", at)
-    if not 0 <= at <= len(m.chars) - len(text):
+    if not 0 <= at <= len(m) - len(text):
         raise SchemeError(
             f"string-copy!: index {at} out of range for copying {len(text)} characters "
-            f"into a string of length {len(m.chars)}",
+            f"into a string of length {len(m)}",
             kind="index-error",
         )
-    m.chars[at : at + len(text)] = list(text)
+    m.editable()[at : at + len(text)] = text
     return VOID
 
 
@@ -155,8 +174,8 @@ def string_fill(s: Any, c: Any, start: Any = None, end: Any = None) -> Any:
     """Set characters of a mutable string to ``c``."""
     m = check_mstring("string-fill!", s)
     ch = check_char("string-fill!", c).ch
-    lo, hi = check_range("string-fill!", start, end, len(m.chars), "string")
-    m.chars[lo:hi] = [ch] * (hi - lo)
+    lo, hi = check_range("string-fill!", start, end, len(m), "string")
+    m.editable()[lo:hi] = ch * (hi - lo)
     return VOID
 
 
@@ -199,21 +218,21 @@ _register_comparisons()
 
 
 @primitive("string-upcase")
-def string_upcase(s: Any) -> str:
+def string_upcase(s: Any) -> MString:
     """Upper-case copy."""
-    return check_string("string-upcase", s).upper()
+    return MString(check_string("string-upcase", s).upper())
 
 
 @primitive("string-downcase")
-def string_downcase(s: Any) -> str:
+def string_downcase(s: Any) -> MString:
     """Lower-case copy."""
-    return check_string("string-downcase", s).lower()
+    return MString(check_string("string-downcase", s).lower())
 
 
 @primitive("string-foldcase")
-def string_foldcase(s: Any) -> str:
+def string_foldcase(s: Any) -> MString:
     """Case-folded copy."""
-    return check_string("string-foldcase", s).casefold()
+    return MString(check_string("string-foldcase", s).casefold())
 
 
 # ----------------------------------------------------------------------------------
@@ -226,9 +245,9 @@ def string_to_list(s: Any, start: Any = None, end: Any = None) -> Any:
 
 
 @primitive("list->string")
-def list_to_string(lst: Any) -> str:
+def list_to_string(lst: Any) -> MString:
     """A string of the characters in a list."""
-    return "".join(check_char("list->string", c).ch for c in to_pylist("list->string", lst))
+    return MString("".join(check_char("list->string", c).ch for c in to_pylist("list->string", lst)))
 
 
 @primitive("string->vector")
@@ -238,12 +257,12 @@ def string_to_vector(s: Any, start: Any = None, end: Any = None) -> list[Any]:
 
 
 @primitive("vector->string")
-def vector_to_string(v: Any, start: Any = None, end: Any = None) -> str:
+def vector_to_string(v: Any, start: Any = None, end: Any = None) -> MString:
     """A string of the characters in (part of) a vector."""
     if type(v) is not list:
         raise type_error("vector->string", "a vector", v)
     lo, hi = check_range("vector->string", start, end, len(v), "vector")
-    return "".join(check_char("vector->string", c).ch for c in v[lo:hi])
+    return MString("".join(check_char("vector->string", c).ch for c in v[lo:hi]))
 
 
 # ----------------------------------------------------------------------------------
@@ -332,21 +351,21 @@ def string_split(s: Any, sep: Any = None) -> Any:
     """Split at a separator character or string; by default at runs of whitespace."""
     text = check_string("string-split", s)
     if sep is None:
-        return build_list(text.split())
+        return build_list([MString(part) for part in text.split()])
     if type(sep) is Char:
-        return build_list(text.split(sep.ch))
+        return build_list([MString(part) for part in text.split(sep.ch)])
     if is_string(sep) and str(sep):
-        return build_list(text.split(str(sep)))
+        return build_list([MString(part) for part in text.split(str(sep))])
     raise type_error("string-split", "a character or non-empty string separator", sep)
 
 
 @primitive("string-join")
-def string_join(strings: Any, sep: Any = " ") -> str:
+def string_join(strings: Any, sep: Any = " ") -> MString:
     """Join a list of strings with a separator (default a space)."""
     glue = check_string("string-join", sep)
     parts = [check_string("string-join", x) for x in to_pylist("string-join", strings)]
     check_string_length("string-join", sum(map(len, parts)) + len(glue) * max(0, len(parts) - 1))
-    return glue.join(parts)
+    return MString(glue.join(parts))
 
 
 def _trimmer(who: str, s: Any, what: Any) -> tuple[str, Callable[[str], bool]]:
@@ -357,7 +376,7 @@ def _trimmer(who: str, s: Any, what: Any) -> tuple[str, Callable[[str], bool]]:
 
 
 @primitive("string-trim")
-def string_trim(s: Any, what: Any = None) -> str:
+def string_trim(s: Any, what: Any = None) -> MString:
     """Remove leading and trailing whitespace (or characters matching ``what``)."""
     text, test = _trimmer("string-trim", s, what)
     lo, hi = 0, len(text)
@@ -365,27 +384,27 @@ def string_trim(s: Any, what: Any = None) -> str:
         lo += 1
     while hi > lo and test(text[hi - 1]):
         hi -= 1
-    return text[lo:hi]
+    return MString(text[lo:hi])
 
 
 @primitive("string-trim-left")
-def string_trim_left(s: Any, what: Any = None) -> str:
+def string_trim_left(s: Any, what: Any = None) -> MString:
     """Remove leading whitespace (or characters matching ``what``)."""
     text, test = _trimmer("string-trim-left", s, what)
     lo = 0
     while lo < len(text) and test(text[lo]):
         lo += 1
-    return text[lo:]
+    return MString(text[lo:])
 
 
 @primitive("string-trim-right")
-def string_trim_right(s: Any, what: Any = None) -> str:
+def string_trim_right(s: Any, what: Any = None) -> MString:
     """Remove trailing whitespace (or characters matching ``what``)."""
     text, test = _trimmer("string-trim-right", s, what)
     hi = len(text)
     while hi > 0 and test(text[hi - 1]):
         hi -= 1
-    return text[:hi]
+    return MString(text[:hi])
 
 
 def _pad_args(who: str, s: Any, n: Any, c: Any) -> tuple[str, int, str]:
@@ -396,23 +415,23 @@ def _pad_args(who: str, s: Any, n: Any, c: Any) -> tuple[str, int, str]:
 
 
 @primitive("string-pad-left")
-def string_pad_left(s: Any, n: Any, c: Any = None) -> str:
+def string_pad_left(s: Any, n: Any, c: Any = None) -> MString:
     """Right-align in ``n`` characters (keeping the rightmost characters if longer)."""
     text, width, ch = _pad_args("string-pad-left", s, n, c)
-    return text[len(text) - width :] if len(text) >= width else ch * (width - len(text)) + text
+    return MString(text[len(text) - width :] if len(text) >= width else ch * (width - len(text)) + text)
 
 
 @primitive("string-pad-right")
-def string_pad_right(s: Any, n: Any, c: Any = None) -> str:
+def string_pad_right(s: Any, n: Any, c: Any = None) -> MString:
     """Left-align in ``n`` characters (keeping the leftmost characters if longer)."""
     text, width, ch = _pad_args("string-pad-right", s, n, c)
-    return text[:width] if len(text) >= width else text + ch * (width - len(text))
+    return MString(text[:width] if len(text) >= width else text + ch * (width - len(text)))
 
 
 @primitive("string-reverse")
-def string_reverse(s: Any) -> str:
+def string_reverse(s: Any) -> MString:
     """The characters in reverse order."""
-    return check_string("string-reverse", s)[::-1]
+    return MString(check_string("string-reverse", s)[::-1])
 
 
 # ----------------------------------------------------------------------------------
@@ -425,13 +444,13 @@ def _char_rows(who: str, strings: tuple[Any, ...]) -> list[list[Char]]:
 
 
 @primitive("string-map")
-def string_map(f: Any, s: Any, *more: Any) -> str:
+def string_map(f: Any, s: Any, *more: Any) -> MString:
     """The string of ``(f c ...)`` over corresponding characters."""
     call = caller(check_proc("string-map", f), 1 + len(more))
     out = []
     for row in _char_rows("string-map", (s, *more)):
         out.append(check_char("string-map", call(*row)).ch)
-    return "".join(out)
+    return MString("".join(out))
 
 
 @primitive("string-for-each")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..datatypes import VOID, is_string
+from ..datatypes import VOID, MString, is_string
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
@@ -281,9 +281,9 @@ def bytevector_append(*bvs: Any) -> bytearray:
 
 
 @primitive("utf8->string")
-def utf8_to_string(bv: Any, start: Any = None, end: Any = None) -> str:
+def utf8_to_string(bv: Any, start: Any = None, end: Any = None) -> MString:
     """Decode UTF-8 bytes (invalid sequences become U+FFFD)."""
-    return _bv_part("utf8->string", bv, start, end).decode("utf-8", errors="replace")
+    return MString(_bv_part("utf8->string", bv, start, end).decode("utf-8", errors="replace"))
 
 
 @primitive("string->utf8")

@@ -11,6 +11,7 @@ from ..datatypes import Primitive, Procedure, Span, sym
 from ..evaluator import Closure
 from ..printer import write_string
 from ..reader import is_complete
+from .forms_help import form_help
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
@@ -135,7 +136,7 @@ def describe(interp: Interpreter, name: str, sources: Mapping[str, str]) -> str:
     elif symbol in interp.analyzer.macros:
         found.append(f"{name}: a macro")
     elif symbol in SPECIAL_FORMS:
-        found.append(f"{name}: a special form")
+        found.append(form_help(name) or f"{name}: a special form")
     task = describe_task(interp, name)
     if task is not None:
         found.append(task)

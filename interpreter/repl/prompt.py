@@ -20,20 +20,22 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout.processors import HighlightMatchingBracketProcessor
 from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.output import Output
-from prompt_toolkit.styles import Style
-from pygments.lexers.lisp import SchemeLexer
+from prompt_toolkit.styles import Style, merge_styles
 
 from .. import __version__
 from ..reader import is_complete
 from .commands import is_command
 from .completion import SchemeCompleter
+from .highlight import TaskSchemeLexer, pygments_style
 from .session import ReplSession
 from .syntax import continuation_indent
 
 PROMPT = FormattedText([("class:prompt", "> ")])
 BANNER = f"taskscheme {__version__}: ,help lists the commands, Ctrl-D exits."
 
-STYLE = Style.from_dict({"prompt": "ansigreen bold", "continuation": "ansibrightblack"})
+STYLE = merge_styles(
+    [Style.from_dict({"prompt": "ansigreen bold", "continuation": "ansibrightblack"}), pygments_style()]
+)
 
 
 def history_path(option: str | None = None) -> Path | None:
@@ -130,7 +132,7 @@ def make_prompt(
     return PromptSession(
         PROMPT,
         multiline=True,
-        lexer=PygmentsLexer(SchemeLexer),
+        lexer=PygmentsLexer(TaskSchemeLexer),
         completer=SchemeCompleter(lambda: session.interp),
         complete_while_typing=False,
         history=open_history(history),
@@ -139,6 +141,7 @@ def make_prompt(
         input_processors=[HighlightMatchingBracketProcessor(chars="()[]{}")],
         key_bindings=key_bindings(),
         style=STYLE,
+        include_default_pygments_style=False,  # its colours are unreadable on dark terminals
         enable_open_in_editor=True,
         tempfile_suffix=".scm",
         input=input,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from ..datatypes import VOID, Values
+from ..datatypes import VOID, Symbol, Values
 from ..errors import SchemeError, SchemeExit
 from ..evaluator import Interrupted
 from ..interpreter import Interpreter
@@ -41,6 +41,7 @@ class ReplSession:
         self.sources: dict[str, str] = {}  # REPL input by its file name, for ,describe
         self.loaded: list[Path] = []  # files loaded with -i and ,load, for ,reload
         self.count = 0
+        self.results: list[Any] = []  # every value shown, as $1, $2 … name them
         self.done = False
         self.exit_code = 0
         self.tracing = False
@@ -51,6 +52,8 @@ class ReplSession:
     def use(self, interp: Interpreter) -> None:
         """Make ``interp`` the session's interpreter; names bound now are not the user's."""
         self.interp = interp
+        for number, value in enumerate(self.results, 1):  # earlier results survive ,reset
+            interp.define(result_name(number), value)
         self.baseline = dict(interp.global_env.vars)
         if self.tracing:
             self.attach_trace()
@@ -92,15 +95,20 @@ class ReplSession:
             self.err.write("\n")
 
     def show_value(self, value: Any) -> None:
-        """Print a result with ``write``; ``VOID`` prints nothing, several values one per line.
-        A FAILED task or loop result shows its error first, as an error."""
+        """Print a result as ``$N = value`` and bind ``$N`` to it, as Guile does (a costly model
+        call need not run again to reuse its answer); ``VOID`` prints nothing, several values
+        get a number each. A FAILED task or loop result shows its error first, as an error."""
         if value is VOID:
             return
         items = value.items if isinstance(value, Values) else [value]
         for item in items:
             if is_failed_result(item):
                 self.complain(format_failure(item, self.colour))
-            self.say(summary(item))
+            self.results.append(item)
+            name = result_name(len(self.results))
+            self.interp.define(name, item)
+            self.baseline[Symbol.intern(name)] = item
+            self.say(f"{name} = {summary(item)}")
 
     # -- input ---------------------------------------------------------------------
     def submit(self, text: str) -> None:
@@ -120,7 +128,11 @@ class ReplSession:
 
     def evaluate(self, text: str, filename: str) -> None:
         """Evaluate every expression in ``text``, printing each value; stop at the first error."""
-        for datum, span in read_with_spans(text, filename):
+        forms = read_with_spans(text, filename)
+        warning = self.interp.check_unbound(forms, whole=False)
+        if warning is not None:
+            self.complain(warning)
+        for datum, span in forms:
             self.show_value(self.interp.eval_datum(datum, span))
             if self.interrupted:
                 raise Interrupted("interrupted", kind="resource-exhaustion")
@@ -187,3 +199,8 @@ class ReplSession:
 
 
 _MISSING = object()
+
+
+def result_name(number: int) -> str:
+    """``$1``, ``$2`` …: the name of the REPL's ``number``-th result."""
+    return f"${number}"

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..datatypes import NIL, Pair, Record, Symbol
+from ..datatypes import NIL, MString, Pair, Record, Symbol
 from ..errors import SchemeError
 from .records import SchemeRecord, record_kind
 from .templates import normal_name
@@ -48,7 +48,7 @@ def field_of(container: Any, key: Any, who: str) -> Any:
         return _from_python(container, wanted)
     if type(container) is HashTable:
         for original, value in container.entries.values():
-            if isinstance(original, (Symbol, str)) and normal_name(key_name(original)) == wanted:
+            if isinstance(original, (Symbol, str, MString)) and normal_name(key_name(original)) == wanted:
                 return value
         return MISSING
     if type(container) is Record:

@@ -1,7 +1,9 @@
 """``{{name}}`` templates: find the names a template uses and render it with values.
 
 Names compare in either spelling (``max-words`` and ``max_words`` are the same);
-values are inserted in their ``display`` form (a task result as its content).
+values are inserted in their ``display`` form (a task result as its content). A backslash
+before the braces keeps them literal, as in Handlebars: ``\\{{name}}`` renders as
+``{{name}}`` (in a Scheme string literal the backslash is doubled: ``"\\\\{{name}}"``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-PLACEHOLDER = re.compile(r"\{\{\s*([^\s{}]+)\s*\}\}")
+#: ``{{name}}`` (group 1 is the name), or an escaped ``\{{`` (no group) that stays literal.
+PLACEHOLDER = re.compile(r"\\\{\{|\{\{\s*([^\s{}]+)\s*\}\}")
 
 
 def normal_name(name: str) -> str:
@@ -22,7 +25,8 @@ def placeholders(text: str) -> list[str]:
     """The names used in ``text``, in order of first use."""
     seen: dict[str, None] = {}
     for match in PLACEHOLDER.finditer(text):
-        seen.setdefault(match.group(1), None)
+        if match.group(1) is not None:
+            seen.setdefault(match.group(1), None)
     return list(seen)
 
 
@@ -44,6 +48,8 @@ def render(text: str, values: Mapping[str, Any], show: Callable[[Any], str] | No
     table = {normal_name(k): v for k, v in values.items()}
 
     def fill(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return "{{"
         key = normal_name(match.group(1))
         return show(table[key]) if key in table else match.group(0)
 

@@ -1,15 +1,24 @@
 ;;; A compact SRFI-64-style test harness: test-begin, test-end, test, test-equal,
-;;; test-eqv, test-eq, test-assert, test-error. (test-results) is (passed failed);
-;;; (test-failures) lists the failures as strings, oldest first.
+;;; test-eqv, test-eq, test-assert, test-error, test-expect-fail. (test-results) is
+;;; (passed failed); (test-failures) lists the failures as strings, oldest first;
+;;; (test-expected-failures) lists the tests that failed as expected, with the reason given.
 
 (define %test-passed 0)
 (define %test-failed 0)
 (define %test-failures '())
 (define %test-groups '())
+(define %test-xfails '())
+(define %test-expect-fail #f)
 
 (define (test-results) (list %test-passed %test-failed))
 (define (test-failures) (reverse %test-failures))
-(define (test-reset!) (set! %test-passed 0) (set! %test-failed 0) (set! %test-failures '()))
+(define (test-expected-failures) (reverse %test-xfails))
+(define (test-reset!)
+  (set! %test-passed 0) (set! %test-failed 0) (set! %test-failures '()) (set! %test-xfails '()))
+
+;; (test-expect-fail "reason"): the next test is expected to fail, for the reason given.
+;; It counts apart when it fails, and as a failure when it passes.
+(define (test-expect-fail reason) (set! %test-expect-fail reason))
 
 (define (test-begin . name) (set! %test-groups (cons (if (pair? name) (car name) "tests") %test-groups)))
 
@@ -22,12 +31,20 @@
 (define (%test-approx? a b)
   (cond ((and (number? a) (number? b) (or (inexact? a) (inexact? b)))
          (or (= a b) (and (nan? a) (nan? b))
-             (< (abs (- a b)) (* 1e-9 (max 1 (abs a))))))
+             (< (magnitude (- a b)) (* 1e-9 (max 1 (magnitude a))))))
         ((and (pair? a) (pair? b)) (and (%test-approx? (car a) (car b)) (%test-approx? (cdr a) (cdr b))))
         ((and (vector? a) (vector? b)) (%test-approx? (vector->list a) (vector->list b)))
         (else (equal? a b))))
 
 (define (%test-record! ok name text)
+  (let ((reason %test-expect-fail))
+    (set! %test-expect-fail #f)
+    (cond ((and reason (not ok))
+           (set! %test-xfails (cons (string-append (%test-show name) ": " reason) %test-xfails)))
+          (reason (%test-record-outcome! #f name (string-append "passed, but was expected to fail: " reason)))
+          (else (%test-record-outcome! ok name text)))))
+
+(define (%test-record-outcome! ok name text)
   (if ok
       (set! %test-passed (+ %test-passed 1))
       (let ((line (string-append "FAIL " (if (pair? %test-groups) (car %test-groups) "")

@@ -18,7 +18,7 @@
 (test-error (string-set! (symbol->string 'immutable) 0 #\?))
 (test-error (string-set! (g) 0 #\?))
 (test "a?c" (let ((s (string-copy "abc"))) (string-set! s 1 #\?) s))
-(test "x?c" (let ((s (string-copy (string #\x #\b #\c)))) (string-set! s 1 #\?) s))
+(test "x?c" (let ((s (string #\x #\b #\c))) (string-set! s 1 #\?) s))
 (test #t (string=? "abc" "abc"))
 (test #t (string=? "abc" "abc" "abc"))
 (test #f (string=? "abc" "abd"))
