@@ -46,12 +46,19 @@ from .core import (
     make_binder,
     primitive_failure,
 )
-from .fastpath import BINARY_OPS, CONSTRUCTORS, UNARY_OPS, builtins_intact
+from .fastpath import BINARY_OPS, CONSTRUCTORS, UNARY_OPS, builtins_intact, generic_application
 
 if TYPE_CHECKING:
     from ..evaluator import Runtime
 
 SIMPLE_CONSTANTS = (int, bool)
+
+#: Limits that keep generated code inside what Python's compiler accepts ("too many
+#: levels of indentation" past 100, "too many nested parentheses" past 200) whatever
+#: the nesting of the program: past them a node runs its ordinary compiled code.
+MAX_INDENT = 60  # statement nesting of if/and/or/cond arms
+MAX_INLINE_HEIGHT = 12  # inline operators nested in one expression
+MAX_REGISTER_SCOPES = 8  # frames in Python locals (every frame expression names them all)
 
 
 class Emitter:
@@ -93,6 +100,8 @@ class Emitter:
         self.counter = 0
         self.sites: list[tuple[Call, int]] = []  # (call node, enclosing site or -1)
         self.current_site = -1
+        self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
+        self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -164,9 +173,12 @@ class Emitter:
         return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
 
     def slow(self, node: Node, tail: bool = False) -> str:
-        """A call of ``node``'s ordinary compiled code on the frame (variables re-read
-        afterwards in register mode; the call made every frame)."""
-        call = f"{self.constant(node.compile(tail), 'n')}({self.frame})"
+        """A call of ``node``'s ordinary compiled code on the frame."""
+        return self.reloading(f"{self.constant(node.compile(tail), 'n')}({self.frame})", tail)
+
+    def reloading(self, call: str, tail: bool = False) -> str:
+        """``call`` (which may have made every frame and, through a task run in this
+        frame, assigned its variables) followed in register mode by re-reading them."""
         reloads = [walrus for scope in self.scopes for walrus in self.reloads(scope)]
         if tail or not reloads:
             return call
@@ -176,7 +188,7 @@ class Emitter:
         """Whether a ``let`` becomes a register frame: in register mode, a plain let
         (no internal defines) whose variables nothing assigns."""
         return (
-            bool(self.scopes)
+            0 < len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and not assigned_names(node.body) & set(node.names)
@@ -210,7 +222,7 @@ class Emitter:
             return self.global_value(node)
         if kind is Call:
             return self.call(node, tail=False)
-        if kind is If:
+        if kind is If and self.fits(node):
             temp = self.fresh("t")
             self.branch(node, lambda n: self.line(f"{temp} = {self.value(n)}"))
             return temp
@@ -226,9 +238,10 @@ class Emitter:
             inline = self.pure(node)
             if inline is not None:
                 return inline
-            temp = self.fresh("t")
-            self.logic(node, lambda n: self.line(f"{temp} = {self.value(n)}"), temp)
-            return temp
+            if self.fits(node):
+                temp = self.fresh("t")
+                self.logic(node, lambda n: self.line(f"{temp} = {self.value(n)}"), temp)
+                return temp
         temp = self.fresh("t")
         self.line(f"{temp} = {self.slow(node)}")
         return temp
@@ -254,7 +267,7 @@ class Emitter:
     # -- statements in tail position: end in return or continue --------------------
     def tail(self, node: Node) -> None:
         kind = type(node)
-        if kind is If:
+        if kind is If and self.fits(node):
             self.branch(node, self.tail)
         elif kind is Seq and node.body:
             for part in node.body[:-1]:
@@ -270,10 +283,18 @@ class Emitter:
             inline = self.pure(node)
             if inline is not None:
                 self.line(f"return {inline}")
-            else:
+            elif self.fits(node):
                 self.logic(node, self.tail, None)
+            else:
+                self.line(f"return {self.slow(node, tail=True)}")
         else:
             self.line(f"return {self.slow(node, tail=True)}")
+
+    def fits(self, node: Node) -> bool:
+        """Whether the if/else statements of an ``if``, ``and``, ``or`` or ``cond`` nest
+        here within :data:`MAX_INDENT` (else it runs its ordinary compiled code)."""
+        levels = len(node.clauses) if type(node) is Cond else len(node.parts) if type(node) in (And, Or) else 1
+        return self.indent + levels <= MAX_INDENT
 
     # -- and, or, cond as statements -------------------------------------------------
     def plain_cond(self, node: Cond) -> bool:
@@ -382,14 +403,31 @@ class Emitter:
 
         Pure are constants, variables, and built-in operators (:data:`UNARY_OPS`,
         :data:`BINARY_OPS`, :data:`CONSTRUCTORS`) applied to pure operands. The
-        expression computes inline while the operator's global still holds its
-        built-in and the operands have the right type; otherwise it runs the call's
-        ordinary code, which evaluates the (pure) operands again."""
+        expression evaluates each operand exactly once, into a temporary, and computes
+        inline while the operator's global still holds its built-in and the operands have
+        the right type; otherwise it applies the operator the ordinary way to the values
+        it already has (:func:`~.fastpath.generic_application`). Nothing is compiled or
+        evaluated twice, so the code of a nest of operators grows with its size, not
+        exponentially with its depth. A node found impure is remembered: callers ask
+        again on the way down."""
         simple = self.simple(node)
         if simple is not None:
             return simple
-        if type(node) in (And, Or):
-            return self.pure_logic(node)
+        if id(node) in self.impure:
+            return None
+        inline = self.pure_logic(node) if type(node) in (And, Or) else self.pure_call(node)
+        if inline is None:
+            self.impure.add(id(node))
+        return inline
+
+    def within_height(self, node: Node, parts: list[Node], levels: int) -> bool:
+        """Record the nesting height of ``node``'s inline expression (``levels`` over its
+        highest part); False past :data:`MAX_INLINE_HEIGHT`."""
+        height = levels + max((self.heights.get(id(part), 0) for part in parts), default=0)
+        self.heights[id(node)] = height
+        return height <= MAX_INLINE_HEIGHT
+
+    def pure_call(self, node: Node) -> str | None:
         if type(node) is not Call or type(node.operator) is not GlobalRef:
             return None
         name = node.operator.name.name
@@ -399,34 +437,61 @@ class Emitter:
         if builtin is None or not known:
             return None
         operands = [self.pure(a) for a in node.operands]
-        if any(o is None for o in operands):
+        if any(o is None for o in operands) or not self.within_height(node, node.operands, 1):
             return None
         ok = self.constant(builtins_intact(node.operator, builtin), "ok") + "[0]"
-        slow = self.slow(node)
         if name in UNARY_OPS:
             expr, guard = UNARY_OPS[name]
+            (source,) = operands
+            if guard is None and source.isidentifier():
+                return f"({expr.format(a=source)} if {ok} else {self.fallback(node, [source])})"
             temp = self.fresh("t")
-            bound = f"({temp} := {operands[0]})"  # a name, never a literal, beside `is`
-            if guard is None:
-                return f"({expr.format(a=bound)} if {ok} else {slow})"
-            return f"({expr.format(a=temp)} if {guard.format(a=bound)} and {ok} else {slow})"
+            bound = f"({temp} := {source})"  # a name, never a literal, beside `is`
+            check = guard.format(a=bound) if guard is not None else f"{bound} is {temp}"
+            return f"({expr.format(a=temp)} if {check} and {ok} else {self.fallback(node, [temp])})"
         if name in CONSTRUCTORS:
-            return f"({CONSTRUCTORS[name].format(a=operands[0], b=operands[1])} if {ok} else {slow})"
-        checks, values = [], []
-        for source in operands:
+            checks, values = [], []
+            for source in operands:
+                if source.isidentifier() or is_int_literal(source):
+                    values.append(source)
+                else:
+                    temp = self.fresh("t")
+                    checks.append(f"({temp} := {source}) is {temp}")  # always true: binds the value
+                    values.append(temp)
+            guard = " and ".join([*checks, ok])
+            fast = CONSTRUCTORS[name].format(a=values[0], b=values[1])
+            return f"({fast} if {guard} else {self.fallback(node, values)})"
+        values, given, checks = [], [], []  # operands; what the fallback gets; type checks
+        evaluated = 0  # operands that are neither constants nor variables
+        for operand, source in zip(node.operands, operands):
             if is_int_literal(source):  # an exact integer constant needs no check
                 values.append(source)
-            else:
-                temp = self.fresh("t")
-                checks.append(f"type({temp} := {source}) is int")
-                values.append(temp)
-        guard = " and ".join([*checks, ok])
-        return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {slow})"
+                given.append(source)
+                continue
+            temp = self.fresh("t")
+            values.append(temp)
+            if self.simple(operand) is not None:  # a variable: the fallback reads it again
+                given.append(source)
+                checks.append(f"type({temp} := {source})")
+            else:  # evaluated once, first, whatever the other operand's check says
+                evaluated += 1
+                given.append(temp)
+                checks.insert(evaluated - 1, f"type({temp} := {source})")
+        if evaluated == 2:  # `type(a) is type(b) is int` evaluates both before it can fail
+            checks = [" is ".join(checks)]
+        guard = " and ".join([*(f"{check} is int" for check in checks), ok])
+        return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {self.fallback(node, given)})"
+
+    def fallback(self, node: Call, values: list[str]) -> str:
+        """A call applying ``node``'s operator the ordinary way to operand ``values``
+        already computed."""
+        apply = self.constant(generic_application(node), "n")
+        return self.reloading(f"{apply}({', '.join([self.frame, *values])})")
 
     def pure_logic(self, node: And | Or) -> str | None:
         """``and``/``or`` of pure parts as one short-circuiting expression."""
         parts = [self.pure(p) for p in node.parts]
-        if any(p is None for p in parts):
+        if any(p is None for p in parts) or not self.within_height(node, node.parts, len(parts)):
             return None
         if not parts:
             return "True" if type(node) is And else "False"
@@ -601,18 +666,21 @@ class BodyErrors:
         self.sites = sites
 
     def __call__(self, exc: BaseException, site: int) -> BaseException:
-        if site < 0:
-            return exc
-        node, parent = self.sites[site]
-        if not isinstance(exc, PASS_THROUGH):
-            tb = exc.__traceback__
-            callee = tb.tb_frame.f_locals.get(f"f{site}") if tb is not None else None
-            exc = primitive_failure(callee, len(node.operands), exc)
-        if isinstance(exc, SchemeError):
-            while site >= 0 and exc.wants_frames():
-                node, parent = self.sites[site]
-                exc.add_frame(node.text(), node.span, node.procedure)
-                site = parent
+        if site >= 0:
+            node, parent = self.sites[site]
+            if not isinstance(exc, PASS_THROUGH):
+                tb = exc.__traceback__
+                callee = tb.tb_frame.f_locals.get(f"f{site}") if tb is not None else None
+                exc = primitive_failure(callee, len(node.operands), exc)
+            if isinstance(exc, SchemeError):
+                while site >= 0 and exc.wants_frames():
+                    node, parent = self.sites[site]
+                    exc.add_frame(node.text(), node.span, node.procedure)
+                    site = parent
+        # The DSL backtrace is in the error; a Python traceback through every body of a
+        # deep recursion would keep all their frames alive while it unwinds (and make the
+        # collector walk them), so a limit hit 200,000 calls down took seconds to arrive.
+        exc.__traceback__ = None
         return exc
 
 

@@ -469,6 +469,7 @@ class Call(Node):
         if isinstance(exc, PASS_THROUGH):
             if isinstance(exc, SchemeError) and exc.wants_frames():
                 exc.add_frame(self.text(), self.span, self.procedure)
+            exc.__traceback__ = None  # see codegen.BodyErrors: deep recursions unwind fast
             return exc
         err = primitive_failure(f, nargs, exc)
         err.add_frame(self.text(), self.span, self.procedure)

@@ -67,6 +67,23 @@ def builtins_intact(ref: GlobalRef, builtin: Any) -> Any:
     return intact if intact is not None else StillBuiltin(ref.gvars, ref.name, builtin)
 
 
+def generic_application(call: Call) -> Callable[..., Any]:
+    """``apply(env, *values)``: ``call`` made the ordinary way (operator looked up, any
+    procedure, errors with the call's backtrace frame) on operand values already
+    computed. The fallback of an inline operator whose guard failed."""
+    ref, on_error, count = call.operator.compile(False), call.on_error, len(call.operands)
+
+    def apply(env: Any, *values: Any) -> Any:
+        f = None
+        try:
+            f = ref(env)
+            return apply_with_caller(f, list(values), env)
+        except BaseException as exc:
+            raise on_error(exc, f, count) from None
+
+    return apply
+
+
 def value_source(node: Node, key: str, namespace: dict[str, Any], emitter: Any) -> str:
     """A Python expression for a node's value: inline when the node is pure (constants,
     variables, built-in operators on pure operands: see ``Emitter.pure``), else a call of
