@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..datatypes import NIL, Pair, Primitive, Span, Symbol, Void
-from ..env import ContextBoundary, Env, implicit_lookup
+from ..env import ContextBoundary, Env
 from ..errors import SchemeError, arity_error
 from ..evaluator import (
     PASS_THROUGH,
@@ -181,20 +181,22 @@ class DynamicRef(Node):
         name, span, fallback = self.name, self.span, self.fallback
 
         def dynamic_ref(env: Env) -> Any:
-            value = implicit_lookup(env, name, UNBOUND)
-            if value is UNBOUND:
-                found = fallback(name) if fallback is not None else None
-                if found is None:
-                    raise hidden_by_context(unbound_error(name, span), env)
-                return found
-            if value is UNASSIGNED:
-                raise unassigned_error(name, span)
-            return value
+            frame: Env | None = env
+            while frame is not None:  # implicit_lookup, inlined: this runs for every free name
+                vars = frame.vars
+                if name in vars:
+                    value = vars[name]
+                    if value is UNASSIGNED:
+                        raise unassigned_error(name, span)
+                    return value
+                frame = frame.implicit if type(frame) is ContextBoundary else frame.outer
+            found = fallback(name) if fallback is not None else None
+            if found is None:
+                raise hidden_by_context(unbound_error(name, span), env)
+            return found
 
         return dynamic_ref
 
-
-UNBOUND = object()
 
 
 def hidden_by_context(err: SchemeError, env: Env) -> SchemeError:
