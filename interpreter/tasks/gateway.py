@@ -171,6 +171,9 @@ class ModelGateway:
                     self.usage.add(
                         task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1)
                     )
+            meter = self.runtime.current().meter  # a batch item's own usage
+            if meter is not None and not cached:
+                meter.add(response.input_tokens, response.output_tokens)
             counted = True
             if self.recorder is not None:
                 self._record(request, response)
