@@ -118,32 +118,6 @@ def test_a_failing_run_ends_with_its_error() -> None:
     assert events[-1].error is not None and events[-1].error["type"] == "type-error"
 
 
-def test_threads_in_a_copied_context_hang_under_the_caller() -> None:
-    import contextvars
-
-    interp = Interpreter()
-    interp.models.register("m", lambda p, s: p)
-    interp.eval('(define-task (t x) (model "m") (prompt "{{x}}"))')
-    events: list[Event] = []
-    interp.on_event(events.append)
-    hub = interp.events
-
-    def branch(n: int) -> None:
-        interp.tasks.gateway.complete("m", f"p{n}")
-
-    outer = hub.open("parallel", "p")
-    threads = [threading.Thread(target=contextvars.copy_context().run, args=(branch, n)) for n in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    hub.finish("parallel", "p", outer, "ok")
-    assert outer is not None
-    models = [e for e in events if e.kind == "model"]
-    assert len(models) == 4 and all(e.parent_id == outer.id for e in models)
-    assert len({e.id for e in events}) == len(events)
-
-
 # -- taskscheme trace ------------------------------------------------------------------
 def test_trace_command_prints_each_run_as_a_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     program = tmp_path / "p.scm"
