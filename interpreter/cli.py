@@ -354,6 +354,16 @@ def trace_command(argv: list[str]) -> int:
 SUBCOMMANDS["trace"] = trace_command
 
 
+def batch_command(argv: list[str]) -> int:
+    """``taskscheme batch PROGRAM --task NAME --inputs FILE --output FILE``: one task over many inputs."""
+    from .batch.cli import main as batch_main
+
+    return batch_main(argv)
+
+
+SUBCOMMANDS["batch"] = batch_command
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)

@@ -175,8 +175,10 @@ class Runtime:
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
         self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
+        self.trace_parent: Any = None  # the innermost open trace span (tasks/tracing.py)
         self.parameters: dict[Parameter, Any] | None = None  # parameterize inside a branch (datatypes.Parameter)
         self.cancelled = False  # a branch whose form gave up on it
+        self.meter: Any = None  # counts the model usage of a batch item (batch/items.py), if any
         # -- shared by every branch of a run --------------------------------------------
         self.root: Runtime = self
         self.lock = threading.RLock()  # guards the fields below and what branches write together
@@ -313,17 +315,9 @@ class Runtime:
         if self.interrupted:
             raise Interrupted("interrupted", kind="resource-exhaustion")
         if self.step_limit_at is not None and self.run_steps() >= self.step_limit_at:
-            raise SchemeError(
-                f"step limit exceeded: max_steps = {self.max_steps}",
-                kind="resource-exhaustion",
-                details={"resource": "steps", "used": self.run_steps(), "limit": self.max_steps},
-            )
+            raise step_limit_error(self.max_steps, self.run_steps())
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise SchemeError(
-                f"time limit exceeded: timeout = {self.timeout} s",
-                kind="resource-exhaustion",
-                details={"resource": "time", "limit": self.timeout},
-            )
+            raise time_limit_error(self.timeout)
         if self.memory is not None:
             self.memory.check()
         if self.extra_check is not None:
@@ -404,8 +398,7 @@ class Branch(Runtime):
 
     It starts as a copy of its parent's context: depth, exception handlers,
     dynamic-wind list, task activations (shared entries: turns count for the whole
-    form) and parameterizations. (The trace parent is a ContextVar of its own,
-    ``tasks.tracing.TRACE_PARENT``; a branch runs in a copy of its parent's contextvars.)
+    form), parameterizations and the trace parent (the form's ``parallel`` span).
     It counts its own steps and charges them to the run; it obeys the run's deadline, step limit and interruption, its
     ancestors' extra checks, and its own ``cancelled`` flag (:meth:`cancel`).
     """
@@ -429,8 +422,12 @@ class Branch(Runtime):
         self.thread_base = (0, 0)
         self.extra_check = None
         self.activations = list(parent.activations)
+        self.trace_parent = parent.trace_parent
         self.parameters = dict(parent.parameters) if parent.parameters else None
         self.cancelled = False
+        self.meter = parent.meter
+        self.own_deadline: float | None = None  # limits of its own (a batch item), beside the run's
+        self.own_steps: int | None = None
         self.lock = root.lock
         self.shared = 0
         self.branches = set()
@@ -451,6 +448,11 @@ class Branch(Runtime):
             root.charge_steps(self.steps - self.charged)
             self.charged = self.steps
             CURRENT.reset(token)
+
+    def limit(self, timeout: float | None, max_steps: int | None) -> None:
+        """Give this branch limits of its own (a batch item): ``timeout`` seconds from now, ``max_steps`` steps."""
+        self.own_deadline = time.monotonic() + timeout if timeout is not None else None
+        self.own_steps = max_steps
 
     def cancel(self) -> None:
         """Stop this branch (and what it started) at its next call or step."""
@@ -494,11 +496,17 @@ class Branch(Runtime):
             self._set_mark(self.depth_mark)
         used, self.charged = self.steps - self.charged, self.steps
         self.check_at = self.steps + self.root.charge_steps(used)
+        if self.own_steps is not None:
+            self.check_at = min(self.check_at, max(self.own_steps, self.steps + 1))
         self.check_limits()
 
     def check_limits(self) -> None:
         if self.cancelled:
             raise BranchCancelled("cancelled", kind="resource-exhaustion", details={"resource": "cancelled"})
+        if self.own_steps is not None and self.steps >= self.own_steps:
+            raise step_limit_error(self.max_steps, self.steps)
+        if self.own_deadline is not None and time.monotonic() > self.own_deadline:
+            raise time_limit_error(self.timeout)
         if self.extra_check is not None:
             self.extra_check()
         self.parent.check_limits()
@@ -510,6 +518,22 @@ class Branch(Runtime):
 
     def interrupt(self) -> None:
         self.root.interrupt()
+
+
+def step_limit_error(limit: int | None, used: int) -> SchemeError:
+    return SchemeError(
+        f"step limit exceeded: max_steps = {limit}",
+        kind="resource-exhaustion",
+        details={"resource": "steps", "used": used, "limit": limit},
+    )
+
+
+def time_limit_error(limit: float | None) -> SchemeError:
+    return SchemeError(
+        f"time limit exceeded: timeout = {limit} s",
+        kind="resource-exhaustion",
+        details={"resource": "time", "limit": limit},
+    )
 
 
 class BranchCancelled(Interrupted):

@@ -6,7 +6,7 @@ The REPL, the CLI and Python hosts all go through this object.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, TypeVar, overload
@@ -16,7 +16,7 @@ from . import primitives as _primitives  # noqa: F401 - registers the built-in p
 from .analyzer import Analyzer
 from .capabilities import FileCapability, check_file_access
 from .conversion import Converter
-from .datatypes import VOID, Keyword, Parameter, Span, Symbol, sym
+from .datatypes import VOID, Keyword, Pair, Parameter, Span, Symbol, sym
 from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
 from .errors import SchemeError
@@ -86,6 +86,23 @@ class Interpreter:
         self.input = Parameter(_stdin_port(stdin), name="current-input-port")
         self.max_output = max_output
         self.max_concurrency = max_concurrency_setting("Interpreter", max_concurrency)
+        # What a batch worker process needs to rebuild this interpreter (batch/spec.py): the
+        # settings that travel (capabilities, limits, model, replay) and the program its host gave it.
+        self.settings: dict[str, Any] = {
+            "max_steps": max_steps,
+            "timeout": timeout,
+            "max_depth": max_depth,
+            "stdlib": stdlib,
+            "allow_files": allow_files,
+            "allow_scripts": allow_scripts,
+            "allow_python": allow_python,
+            "model": model,
+            "replay": str(replay) if replay is not None else None,
+            "task_limits": task_limits.model_dump() if isinstance(task_limits, Limits) else task_limits,
+            "max_output": max_output,
+            "max_concurrency": max_concurrency,
+        }
+        self.program_sources: list[tuple[str, str]] = []
         if max_output is not None:
             budget = OutputBudget(self.runtime, max_output)
             for port in (self.output.value, self.error_output.value):
@@ -107,7 +124,7 @@ class Interpreter:
         # Memory for fresh context (remember, recall, index-files): in memory unless a path is given.
         self.memory = memory if isinstance(memory, Memory) else Memory(memory, memory_ranking)
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
-        self.events = EventHub()
+        self.events = EventHub(self.runtime)
         self.tasks.gateway.events = self.events
         configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
         self.tasks.gateway.may_write_files = allow_files is True
@@ -203,6 +220,7 @@ class Interpreter:
         from .reader import read_with_spans
 
         result: Any = VOID
+        from_host = not self.runtime.running and not filename.startswith("stdlib/")
         nested = len(self.loading) > 1  # a file that a running program loads
         with self._top_level(filename):
             try:
@@ -212,6 +230,8 @@ class Interpreter:
             if check and not nested:  # a program, not a file a running program loads
                 self.check_unbound(forms, whole)
             for datum, span in forms:
+                if from_host:
+                    remember_definition(self.program_sources, datum, span)
                 result = self.eval_datum(datum, span)
                 if self.on_top_level_value is not None:
                     self.on_top_level_value(result, span)
@@ -275,6 +295,35 @@ class Interpreter:
             if watchdog is not None:
                 watchdog.stop()
             limits.__exit__(None, None, None)
+
+    def run_scheme(self, thunk: Callable[[], Any]) -> Any:
+        """Call ``thunk`` as a top-level run (limits counted from here); its value as it is."""
+        return self._run(thunk)
+
+    def batch(
+        self,
+        task: str,
+        inputs: Iterable[Mapping[str, Any]],
+        *,
+        workers: int | None = None,
+        processes: bool = False,
+        cluster: str | None = None,
+        skip: Container[int] = (),
+    ) -> Iterator[dict[str, Any]]:
+        """Run ``task`` once per input (its arguments by name); yield a record per item as
+        items complete: ``{"index", "input", "status", "result", "error", "usage", "seconds"}``.
+
+        Threads (the default) run items as branches of this interpreter, ``workers`` at once
+        (default ``max_concurrency``); ``processes=True`` uses worker processes and
+        ``cluster="tcp://…"`` or ``"local:N"`` a Dask cluster, each rebuilding this
+        interpreter from the program its host gave it and its settings. The interpreter's
+        ``timeout`` and ``max_steps`` apply to each item. ``skip`` holds indices to leave out
+        (a resumed batch). See docs/concurrency.md."""
+        from .batch import run_batch
+
+        items = [(i, given) for i, given in enumerate(inputs) if i not in skip]
+        count = workers if workers is not None else self.max_concurrency
+        return run_batch(self, task, items, workers=count, processes=processes, cluster=cluster)
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
@@ -345,6 +394,35 @@ class Interpreter:
 
     def symbol(self, name: str) -> Symbol:
         return sym(name)
+
+
+#: Top-level forms a batch worker replays to rebuild the program (batch/spec.py).
+DEFINING = frozenset(
+    [
+        "define",
+        "define-task",
+        "define-model",
+        "define-record-type",
+        "define-syntax",
+        "define-values",
+        "begin",
+        "import",
+        "load",
+        "load-task-templates",
+        "define-library",
+    ]
+)
+
+
+def remember_definition(sources: list[tuple[str, str]], datum: Any, span: Span | None) -> None:
+    """Keep a definition the host gave (as text, with where it came from); other forms are
+    what the host ran, not the program, and a worker does not run them again."""
+    head = datum.car if type(datum) is Pair else None
+    if type(head) is Symbol and head.name in DEFINING:
+        from .printer import write_string
+
+        where = f"{span.file}, the form at line {span.line}" if span is not None else "<program>"
+        sources.append((write_string(datum), where))
 
 
 def _stdin_port(stream: IO[str] | None) -> InputPort:

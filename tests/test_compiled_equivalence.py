@@ -1,6 +1,8 @@
 """Differential test of the body compiler: one random expression, five ways to run it.
 
-1. the body of a procedure whose parameters stay Python locals (register mode);
+1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
+   ``let-values`` and ``do`` variables too; ``case`` as if/elif; built-ins of
+   ``fastpath``'s tables computed inline);
 2. the same with ``(set! a a)`` first, which keeps the parameters in a frame;
 3. like 1, with ``+`` and ``car`` rebound to equivalent procedures, which sends every
    inline operation down its slow path (the frame is made and re-read);
@@ -19,15 +21,24 @@ from interpreter import Interpreter, SchemeError
 from interpreter.printer import write_string
 from interpreter.reader import read_all
 
-HELPERS = "(define (h x) (if (pair? x) (car x) x))"
+HELPERS = '(define (h x) (if (pair? x) (car x) x)) (define v (vector 1 2.5 #\\a)) (define s "ab")'
 REBIND = "(define + (let ((plus +)) (lambda xs (apply plus xs)))) (define car (let ((first car)) (lambda (p) (first p))))"
 
-atoms = st.one_of(st.integers(-4, 4).map(str), st.sampled_from(["a", "b", "c", "'()", "#t", "#f"]))
+atoms = st.one_of(
+    st.integers(-4, 4).map(str),
+    st.sampled_from(["a", "b", "c", "'()", "#t", "#f"]),
+    # floats, characters, a vector and a string: the guarded inline operations' types
+    st.sampled_from(["1.5", "-0.5", "0.0", "#\\a", "#\\b", "v", "s", "(vector a b)"]),
+)
 
 
 def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    binary = st.sampled_from(["+", "-", "*", "<", "=", "quotient", "cons", "eq?"])
-    unary = st.sampled_from(["car", "cdr", "null?", "pair?", "not", "h"])
+    binary = st.sampled_from(
+        ["+", "-", "*", "<", "=", "quotient", "cons", "eq?", "/", ">=", "modulo", "vector-ref", "string-ref", "char<?", "char=?"]
+    )
+    unary = st.sampled_from(
+        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?", "cadr", "cddr"]
+    )
     return st.one_of(
         st.builds(lambda op, x, y: f"({op} {x} {y})", binary, inner, inner),
         st.builds(lambda op, x: f"({op} {x})", unary, inner),
@@ -48,11 +59,18 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(when {x} {y})", inner, inner),
         st.builds(lambda x, y: f"(unless {x} {y})", inner, inner),
         st.builds(lambda x, y, z: f"(case {x} ((0 1) {y}) (else {z}))", inner, inner, inner),
+        st.builds(lambda x, y, z: f"(case {x} ((a #t ()) {y}) ((#\\a 1.5 -2) {z}))", inner, inner, inner),
         st.builds(lambda x, y: f"(do ((i 0 (+ i 1)) (c {x} {y})) ((= i 2) c))", inner, inner),
         st.builds(lambda x, y: f"(let* ((c {x}) (c (cons c {y}))) c)", inner, inner),
         st.builds(lambda x: f"(letrec ((c (lambda () {x}))) (c))", inner),
         st.builds(lambda x, y: f"(apply (lambda (c d) {y}) (list {x} a))", inner, inner),
         st.builds(lambda x: f"(vector-ref (vector {x} b) 0)", inner),
+        st.builds(lambda x, y, z: f"(let ((w (vector {x} 0))) (vector-set! w {y} {z}) w)", inner, inner, inner),
+        st.builds(lambda x, y: f"(do ((i 0 (+ i 1)) (c {x})) ((>= i 2) c) (set! c {y}))", inner, inner),
+        st.builds(lambda x, y: f"(do ((i {x} (+ i 1))) ((not (< i 2)) (list i {y})))", inner, inner),
+        st.builds(lambda x: f"(do ((i 0 (+ i 1)) (fs '() (cons (lambda () i) fs))) ((= i 2) (map (lambda (f) (f)) fs)) {x})", inner),
+        st.builds(lambda x, y: f"(let-values (((c d) (values {x} {y})) ((e) {y})) (list d c e))", inner, inner),
+        st.builds(lambda x, y: f"(let-values (((c d) (if {x} (values 1 2) {y}))) (lambda () (cons c d)))", inner, inner),
     )
 
 

@@ -282,3 +282,25 @@ def test_record_then_replay_a_parallel_program(tmp_path: Path):
     assert replayer.eval(program) == recorded
     assert replayer.usage.total.calls == 8
     assert [json.loads(line)["response"] for line in lines] != []
+
+
+def test_ctrl_c_in_the_cli_stops_every_branch(tmp_path: Path):
+    import signal
+    import subprocess
+    import sys
+
+    program = tmp_path / "spin.scm"
+    program.write_text(
+        '(define (spin) (spin))\n(display "started\\n")\n(flush-output-port)\n(parallel-map (lambda (x) (spin)) (iota 4))\n',
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "interpreter", str(program)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "started\n"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted" in err

@@ -140,6 +140,14 @@ def values_list(value: Any) -> list[Any]:
     return list(value.items) if type(value) is Values else [value]
 
 
+def unpacked_values(names: list[Symbol], span: Any, value: Any) -> list[Any]:
+    """The values of ``value`` for the formals ``names`` (no rest formal), or the arity
+    error ``let-values`` gives (for compiled bodies, which unpack the usual case inline)."""
+    target: dict[Symbol, Any] = {}
+    bind_formals(names, None, values_list(value), target, span)
+    return [target[name] for name in names]
+
+
 def bind_formals(
     names: list[Symbol], rest: Symbol | None, values: list[Any], target: dict[Symbol, Any], span: Any
 ) -> None:

@@ -24,15 +24,17 @@ same work inline:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import NIL, Pair, Primitive, Symbol, TailCall
+from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
 from ..env import Env
+from ..equality import is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
-from .binding import Let
-from .control import And, Cond, Or
+from .binding import Do, Let, LetValues, unpacked_values
+from .control import And, Case, Cond, Or
 from .core import (
     Call,
     Const,
@@ -46,7 +48,15 @@ from .core import (
     make_binder,
     primitive_failure,
 )
-from .fastpath import BINARY_OPS, CONSTRUCTORS, UNARY_OPS, builtins_intact, generic_application
+from .fastpath import (
+    BINARY_OPS,
+    CONSTRUCTORS,
+    GUARDED_OPS,
+    GUARDED_STATEMENTS,
+    UNARY_OPS,
+    builtins_intact,
+    generic_application,
+)
 
 if TYPE_CHECKING:
     from ..evaluator import Runtime
@@ -88,7 +98,13 @@ class Emitter:
         self.namespace |= {
             "Primitive": Primitive,
             "Pair": Pair,
+            "Char": Char,
+            "MString": MString,
+            "Values": Values,
+            "REAL": (int, float),
             "NIL": NIL,
+            "UNASSIGNED": UNASSIGNED,
+            "is_eqv": is_eqv,
             "VOID": _void(),
             "Closure": Closure,
             "TailCall": TailCall,
@@ -101,6 +117,7 @@ class Emitter:
         self.sites: list[tuple[Call, int]] = []  # (call node, enclosing site or -1)
         self.current_site = -1
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
+        self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
 
     # -- bookkeeping ---------------------------------------------------------------
@@ -209,6 +226,120 @@ class Emitter:
         finally:
             self.scopes.pop()
 
+    def case(self, node: Case, arm: Callable[[Node], Any]) -> None:
+        """Emit a ``case`` without ``=>`` clauses as an if/elif chain on the key's value;
+        each datum is compared as ``eqv?`` does, inline for symbols, booleans, exact
+        integers and characters."""
+        key = self.fresh("t")
+        self.line(f"{key} = {self.value(node.key)}")
+        keyword = "if"
+        for data, body, _receiver in node.clauses:
+            test = " or ".join(self.eqv_test(key, datum) for datum in data) or "False"
+            self.line(f"{keyword} {test}:")
+            self.indent += 1
+            arm(body)
+            self.indent -= 1
+            keyword = "elif"
+        if keyword == "elif":
+            self.line("else:")
+            self.indent += 1
+        arm(node.default if node.default is not None else Const(_void()))
+        if keyword == "elif":
+            self.indent -= 1
+
+    def eqv_test(self, value: str, datum: Any) -> str:
+        """An expression: whether ``value`` (a name) is ``eqv?`` to the constant ``datum``."""
+        t = type(datum)
+        if t is int:
+            return f"({value} == {datum!r} and type({value}) is int)"
+        if t is Char:
+            return f"(type({value}) is Char and {value}.ch == {datum.ch!r})"
+        if t in (float, str) or t.__name__ == "Fraction":
+            return f"is_eqv({value}, {self.constant(datum)})"
+        return f"{value} is {self.constant(datum)}"
+
+    def inline_let_values(self, node: LetValues) -> bool:
+        """Whether a ``let-values`` becomes register variables: in register mode, without
+        rest formals or internal defines, when nothing assigns its variables."""
+        names = [name for formals, _rest, _init in node.clauses for name in formals]
+        return (
+            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            and not node.sequential
+            and not node.defines
+            and all(formals and rest is None for formals, rest, _init in node.clauses)
+            and not assigned_names(node.body) & set(names)
+        )
+
+    def let_values(self, node: LetValues, body: Callable[[Node], Any]) -> Any:
+        """Emit a register ``let-values``: each init's values unpacked into fresh locals
+        (a wrong count is the arity error the ``let-values`` node gives), then ``body``."""
+        values = self.operand_values([init for _formals, _rest, init in node.clauses])
+        names: dict[Symbol, str] = {}
+        for (formals, _rest, _init), value in zip(node.clauses, values):
+            locals_ = [self.fresh("l") for _ in formals]
+            names.update(zip(formals, locals_))
+            temp = self.fresh("t")
+            unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
+            self.line(f"{temp} = {value}")
+            self.line(
+                f"{', '.join(locals_)}, = {temp}.items if type({temp}) is Values and len({temp}.items) == "
+                f"{len(formals)} else {unpack}({temp})"
+            )
+        scope = Registers(names, self.fresh("e"))
+        self.line(f"{scope.env} = None")
+        self.scopes.append(scope)
+        try:
+            return body(node.body)
+        finally:
+            self.scopes.pop()
+
+    def inline_do(self, node: Do) -> bool:
+        """Whether a ``do`` becomes a Python loop over register variables: in register
+        mode, when nothing assigns its variables and the loop nests within the limits."""
+        return (
+            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            and self.indent + 2 <= MAX_INDENT
+            and not assigned_names(node) & set(node.names)
+        )
+
+    def do(self, node: Do, finish: Callable[[Node], Any]) -> Any:
+        """Emit a ``do`` as ``while True:`` over Python locals, then ``finish(result)``.
+
+        Each iteration gets a fresh frame (made only if a closure or a slow path needs it,
+        so closures capture that iteration's bindings); the steps are computed from the
+        old values before any is assigned; each iteration counts one step, as the
+        ``do`` node does."""
+        values = self.operand_values(node.inits)
+        names = {name: self.fresh("l") for name in node.names}
+        for local, value in zip(names.values(), values):
+            self.line(f"{local} = {value}")
+        scope = Registers(names, self.fresh("e"))
+        self.scopes.append(scope)
+        try:
+            self.line("while True:")
+            self.indent += 1
+            self.line(f"{scope.env} = None")
+            self.line(f"if {self.test(node.test)} is not False:")
+            self.line("    break")
+            if node.commands is not None:
+                self.effect(node.commands)
+            stepped = [(names[name], step) for name, step in zip(node.names, node.steps) if step is not None]
+            new_values = []
+            for value in self.operand_values([step for _, step in stepped]):
+                temp = self.fresh("t")
+                self.line(f"{temp} = {value}")
+                new_values.append(temp)
+            for (local, _), value in zip(stepped, new_values):
+                self.line(f"{local} = {value}")
+            self.line("rt.steps += 1")
+            self.line("if rt.steps >= rt.check_at:")
+            self.line("    rt.check()")
+            self.indent -= 1
+            result = node.result
+            return finish(Const(_void()) if type(result) is Seq and not result.body else result)
+        finally:
+            self.scopes.pop()
+
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
         kind = type(node)
@@ -218,6 +349,12 @@ class Emitter:
             return self.constant(node.value)
         if kind is LocalRef and not node.checked:
             return self.local(node)
+        if kind is LocalRef:  # a letrec or internal-define variable: read inline, checked
+            temp = self.fresh("t")
+            self.line(f"{temp} = {self.local(node)}")
+            self.line(f"if {temp} is UNASSIGNED:")
+            self.line(f"    {temp} = {self.slow(node)}")  # raises the error
+            return temp
         if kind is GlobalRef:
             return self.global_value(node)
         if kind is Call:
@@ -233,6 +370,18 @@ class Emitter:
         if kind is Let and self.inline_let(node):
             temp = self.fresh("t")
             self.let(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
+            return temp
+        if kind is Case and self.plain_case(node):
+            temp = self.fresh("t")
+            self.case(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
+            return temp
+        if kind is LetValues and self.inline_let_values(node):
+            temp = self.fresh("t")
+            self.let_values(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
+            return temp
+        if kind is Do and self.inline_do(node):
+            temp = self.fresh("t")
+            self.do(node, lambda result: self.line(f"{temp} = {self.value(result)}"))
             return temp
         if kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
             inline = self.pure(node)
@@ -277,6 +426,12 @@ class Emitter:
             self.call(node, tail=True)
         elif kind is Let and self.inline_let(node):
             self.let(node, self.tail)
+        elif kind is Do and self.inline_do(node):
+            self.do(node, self.tail)
+        elif kind is LetValues and self.inline_let_values(node):
+            self.let_values(node, self.tail)
+        elif kind is Case and self.plain_case(node):
+            self.case(node, self.tail)
         elif kind in (Const, LocalRef, GlobalRef):
             self.line(f"return {self.value(node)}")
         elif kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
@@ -297,6 +452,12 @@ class Emitter:
         return self.indent + levels <= MAX_INDENT
 
     # -- and, or, cond as statements -------------------------------------------------
+    def plain_case(self, node: Case) -> bool:
+        """A case without ``=>`` clauses, nesting within :data:`MAX_INDENT`, of at most 64 data."""
+        data = sum(len(d) for d, _b, _r in node.clauses)
+        receivers = node.default_receiver is not None or any(r is not None for _d, _b, r in node.clauses)
+        return not receivers and data <= 64 and self.indent + 2 <= MAX_INDENT
+
     def plain_cond(self, node: Cond) -> bool:
         """A cond without ``=>`` clauses and short enough to nest as if/else."""
         return len(node.clauses) <= 20 and all(c.receiver is None for c in node.clauses)
@@ -385,10 +546,31 @@ class Emitter:
     # -- calls ---------------------------------------------------------------------
     def simple(self, node: Node) -> str | None:
         """An expression for a side-effect-free operand (constant or variable), else None."""
-        if type(node) is Const and type(node.value) in SIMPLE_CONSTANTS:
-            return repr(node.value)
+        if type(node) is Const:
+            if type(node.value) in SIMPLE_CONSTANTS:
+                return repr(node.value)
+            name = self.const_names.get(id(node))
+            if name is None:
+                name = self.const_names[id(node)] = self.constant(node.value)
+            return name
         if type(node) is LocalRef and not node.checked:
             return self.value(node)
+        return None
+
+    def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
+        """``(count, guard, code, statement)`` when ``node`` calls a built-in of
+        :data:`GUARDED_OPS` (code is a value) or :data:`GUARDED_STATEMENTS` with its count."""
+        if type(node.operator) is not GlobalRef or node.operator.name.name not in self.builtins:
+            return None
+        name, count = node.operator.name.name, len(node.operands)
+        for table, statement in ((GUARDED_OPS, False), (GUARDED_STATEMENTS, True)):
+            if name in table and table[name][0] == count:
+                return (*table[name], statement)
+        if name in UNARY_OPS and count == 1:
+            code, guard = UNARY_OPS[name]
+            return (1, guard or "True", code, False)
+        if name in CONSTRUCTORS and count == 2:
+            return (2, "True", CONSTRUCTORS[name], False)
         return None
 
     def builtin_op(self, node: Call) -> tuple[str, Any] | None:
@@ -434,7 +616,8 @@ class Emitter:
         builtin = self.builtins.get(name)
         arity = len(node.operands)
         known = (arity == 1 and name in UNARY_OPS) or (arity == 2 and (name in BINARY_OPS or name in CONSTRUCTORS))
-        if builtin is None or not known:
+        guarded = self.guarded(node) if name in GUARDED_OPS else None
+        if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
         operands = [self.pure(a) for a in node.operands]
         if any(o is None for o in operands) or not self.within_height(node, node.operands, 1):
@@ -449,17 +632,25 @@ class Emitter:
             bound = f"({temp} := {source})"  # a name, never a literal, beside `is`
             check = guard.format(a=bound) if guard is not None else f"{bound} is {temp}"
             return f"({expr.format(a=temp)} if {check} and {ok} else {self.fallback(node, [temp])})"
-        if name in CONSTRUCTORS:
+        if name in CONSTRUCTORS or not known:  # a constructor, or a guarded built-in
             checks, values = [], []
             for source in operands:
-                if source.isidentifier() or is_int_literal(source):
+                # a guarded operation's code may subscript or take attributes: names only
+                named = source.isidentifier() and source not in ("True", "False")
+                if named or (is_int_literal(source) and name in CONSTRUCTORS):
                     values.append(source)
                 else:
                     temp = self.fresh("t")
                     checks.append(f"({temp} := {source}) is {temp}")  # always true: binds the value
                     values.append(temp)
-            guard = " and ".join([*checks, ok])
-            fast = CONSTRUCTORS[name].format(a=values[0], b=values[1])
+            if name in CONSTRUCTORS:
+                fast, test = CONSTRUCTORS[name].format(a=values[0], b=values[1]), ok
+            else:
+                assert guarded is not None
+                _count, guard_template, code, _statement = guarded
+                fast = code.format(**dict(zip("ab", values)))
+                test = f"{guard_template.format(**dict(zip('ab', values)))} and {ok}"
+            guard = " and ".join([*checks, test])
             return f"({fast} if {guard} else {self.fallback(node, values)})"
         values, given, checks = [], [], []  # operands; what the fallback gets; type checks
         evaluated = 0  # operands that are neither constants nor variables
@@ -480,7 +671,12 @@ class Emitter:
         if evaluated == 2:  # `type(a) is type(b) is int` evaluates both before it can fail
             checks = [" is ".join(checks)]
         guard = " and ".join([*(f"{check} is int" for check in checks), ok])
-        return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {self.fallback(node, given)})"
+        otherwise = self.fallback(node, given)
+        if guarded is not None:  # floats: the operands are bound once the integer check has run
+            _count, float_guard, code, _statement = guarded
+            fields = dict(zip("ab", given))
+            otherwise = f"({code.format(**fields)} if {float_guard.format(**fields)} and {ok} else {otherwise})"
+        return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {otherwise})"
 
     def fallback(self, node: Call, values: list[str]) -> str:
         """A call applying ``node``'s operator the ordinary way to operand ``values``
@@ -522,14 +718,29 @@ class Emitter:
         args = self.operand_values(node.operands)
         if len(self.sites) > site + 1:  # an operand made calls of its own
             self.line(f"site = {site}")
+        guarded = self.guarded(node)
+        if guarded is not None:  # each operand's value in a name, for the guard to test
+            for i, arg in enumerate(args):
+                if not arg.isidentifier() or arg in ("True", "False"):
+                    args[i] = self.fresh("t")
+                    self.line(f"{args[i]} = {arg}")
         arglist = ", ".join(args)
         result = self.fresh("t")
         give = "return" if tail else f"{result} ="
-        if found is not None:
-            op, builtin = found
-            prim = self.constant(builtin, "b")
-            self.line(f"if {f} is {prim} and type({args[0]}) is int and type({args[1]}) is int:")
-            self.line(f"    {give} {args[0]} {op} {args[1]}")
+        if found is not None or guarded is not None:
+            keyword = "if"
+            prim = self.constant(self.builtins[node.operator.name.name], "b")  # type: ignore[attr-defined]
+            if found is not None:
+                self.line(f"if {f} is {prim} and type({args[0]}) is int and type({args[1]}) is int:")
+                self.line(f"    {give} {args[0]} {found[0]} {args[1]}")
+                keyword = "elif"
+            if guarded is not None:
+                _count, guard, code, statement = guarded
+                fields = dict(zip("abc", args))
+                self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
+                if statement:
+                    self.line(f"    {code.format(**fields)}")
+                self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
             self.line(f"elif type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
             self.line(f"elif type({f}) is Closure:")
@@ -571,7 +782,7 @@ class Emitter:
             self.line("else:")
             self.line(f"    {result} = apply_procedure({f}, [{arglist}])")
         self.indent -= 1
-        if found is None and not self.names_builtin(node.operator):
+        if found is None and guarded is None and not self.names_builtin(node.operator):
             self.line(f"elif type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
         self.line("else:")

@@ -36,13 +36,56 @@ UNARY_OPS = {
     "pair?": ("type({a}) is Pair", None),
     "not": ("{a} is False", None),
     "zero?": ("{a} == 0", "type({a}) is int"),
+    "cadr": ("{a}.cdr.car", "type({a}) is Pair and type({a}.cdr) is Pair"),
+    "cddr": ("{a}.cdr.cdr", "type({a}) is Pair and type({a}.cdr) is Pair"),
+    "even?": ("{a} % 2 == 0", "type({a}) is int"),
+    "odd?": ("{a} % 2 == 1", "type({a}) is int"),
 }
 
 #: Two-operand built-ins that build a value inline.
 CONSTRUCTORS = {"cons": "Pair({a}, {b})"}
 
+#: A guard over operands ``{a}`` and ``{b}``: a float with a float or an exact integer
+#: (two exact integers are :data:`BINARY_OPS`' case, or for ``*`` and ``/`` the
+#: primitive's: bignums and exact rationals).
+FLOAT_PAIR = "(type({a}) is float and type({b}) in REAL or type({b}) is float and type({a}) is int)"
+
+#: Two exact integers whose product cannot pass the primitive's size limit (as ``*`` checks).
+SMALL_INTS = (
+    "type({a}) is int and type({b}) is int and -0xFFFFFFFFFFFFFFFF < {a} < 0xFFFFFFFFFFFFFFFF"
+    " and -0xFFFFFFFFFFFFFFFF < {b} < 0xFFFFFFFFFFFFFFFF"
+)
+
+#: Built-ins computed inline when their operands pass a guard: name to (operand count,
+#: guard over ``{a}`` ``{b}`` ``{c}``, value). Anything else (a wrong type, an index out of
+#: range, a redefined name) makes the ordinary call, so meaning and errors are unchanged.
+#: Vectors are Python lists; strings are ``str`` (literals) or :class:`MString`.
+GUARDED_OPS: dict[str, tuple[int, str, str]] = {
+    "vector-ref": (2, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}]"),
+    "vector-length": (1, "type({a}) is list", "len({a})"),
+    "string-ref": (
+        2,
+        "(type({a}) is str or type({a}) is MString) and type({b}) is int and 0 <= {b} < len({a})",
+        "Char({a}[{b}] if type({a}) is str else {a}.ref({b}))",
+    ),
+    "string-length": (1, "(type({a}) is str or type({a}) is MString)", "len({a})"),
+    **{
+        name: (2, "type({a}) is Char and type({b}) is Char", f"{{a}}.ch {op} {{b}}.ch")
+        for name, op in {"char=?": "==", "char<?": "<", "char>?": ">", "char<=?": "<=", "char>=?": ">="}.items()
+    },
+    **{name: (2, FLOAT_PAIR, f"{{a}} {op} {{b}}") for name, op in BINARY_OPS.items()},
+    "*": (2, f"({SMALL_INTS} or {FLOAT_PAIR})", "{a} * {b}"),
+    "modulo": (2, "type({a}) is int and type({b}) is int and {b} != 0", "{a} % {b}"),
+    "/": (2, FLOAT_PAIR + " and {b} != 0", "{a} / {b}"),
+}
+
+#: Built-ins done inline as a statement (same guards); their value is the unspecified value.
+GUARDED_STATEMENTS: dict[str, tuple[int, str, str]] = {
+    "vector-set!": (3, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}] = {c}"),
+}
+
 #: Every global name whose built-in compiled code may compute inline.
-INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS)
+INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS, *GUARDED_OPS, *GUARDED_STATEMENTS)
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).
 MAX_INLINE_ARGS = 4

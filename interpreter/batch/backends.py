@@ -1,0 +1,163 @@
+"""Where batch items run: branches of the interpreter itself (threads, the default),
+worker processes, or a Dask cluster. Each yields item records as items complete."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..evaluator import Branch
+from ..limits import Watchdog
+from .items import ItemRecord, run_item
+from .spec import ProgramSpec, run_remote
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+Item = tuple[int, Any]  # (index, the input: arguments by name)
+_DONE = object()
+
+
+def run_batch(
+    interp: Interpreter,
+    task: str,
+    items: Iterable[Item],
+    *,
+    workers: int = 8,
+    processes: bool = False,
+    cluster: str | None = None,
+) -> Iterator[ItemRecord]:
+    """The record of every item, in the order items complete."""
+    items = list(items)
+    if not items:
+        return iter(())
+    if cluster is not None:
+        return on_cluster(ProgramSpec.of(interp), task, items, cluster, workers)
+    if processes:
+        return in_processes(ProgramSpec.of(interp), task, items, workers)
+    return in_branches(interp, task, items, workers)
+
+
+# -- threads: branches of this interpreter ----------------------------------------------
+def in_branches(interp: Interpreter, task: str, items: list[Item], workers: int) -> Iterator[ItemRecord]:
+    """Each item a branch of one parallel form on ``interp`` with limits of its own: the
+    interpreter's ``timeout`` and ``max_steps`` apply to each item, not to the batch."""
+    from ..parallel import run_parallel
+
+    rt = interp.runtime
+    out: queue.Queue[Any] = queue.Queue()
+
+    def job(index: int, given: Any) -> Any:
+        def run(branch: Branch) -> None:
+            branch.limit(rt.timeout, rt.max_steps)
+            watchdog = Watchdog(branch, rt.timeout) if rt.timeout is not None else None
+            try:
+                call = lambda proc, args, meter: metered(branch, proc, args, meter)
+                out.put(run_item(interp, task, index, given, call))
+            finally:
+                if watchdog is not None:
+                    watchdog.stop()
+
+        return run
+
+    def drive() -> None:
+        def batch() -> None:
+            rt.deadline = rt.step_limit_at = None  # the limits are each item's
+            run_parallel(interp, [job(i, given) for i, given in items], cap=workers, who="batch", noun="item")
+
+        try:
+            interp.run_scheme(batch)
+            out.put(_DONE)
+        except BaseException as exc:  # handed to the consumer
+            out.put(exc)
+
+    driver = threading.Thread(target=drive, name="taskscheme-batch", daemon=True)
+    driver.start()
+    return _drain(out, driver, interp)
+
+
+def metered(branch: Branch, proc: Any, args: list[Any], meter: Any) -> Any:
+    branch.meter = meter
+    return branch.apply(proc, args)
+
+
+def _drain(out: queue.Queue[Any], driver: threading.Thread, interp: Interpreter) -> Iterator[ItemRecord]:
+    """Yield records as the driver produces them; closing the generator stops the batch."""
+    finished = False
+    try:
+        while True:
+            try:
+                got = out.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if got is _DONE:
+                finished = True
+                return
+            if isinstance(got, BaseException):
+                finished = True
+                raise got
+            yield got
+    finally:
+        if not finished:  # the consumer stopped early, or Ctrl-C: stop the branches
+            interp.runtime.interrupt()
+            driver.join()
+
+
+# -- processes -------------------------------------------------------------------------------
+def in_processes(spec: ProgramSpec, task: str, items: list[Item], workers: int) -> Iterator[ItemRecord]:
+    """Worker processes (started fresh, not forked), each building the program once."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        futures = [pool.submit(run_remote, spec, task, i, given) for i, given in items]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- a Dask cluster ---------------------------------------------------------------------------
+def on_cluster(spec: ProgramSpec, task: str, items: list[Item], address: str, workers: int) -> Iterator[ItemRecord]:
+    """``tcp://host:port``: an existing Dask scheduler; ``local:N``: a LocalCluster of N processes."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        from ..errors import SchemeError
+
+        raise SchemeError(
+            "batch --cluster needs Dask's distributed scheduler: pip install 'taskscheme[cluster]'",
+            kind="value-error",
+        ) from None
+    cluster = None
+    if address.startswith("local:"):
+        cluster = LocalCluster(
+            n_workers=local_size(address), threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        futures = [client.submit(run_remote, spec, task, i, given, pure=False) for i, given in items]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def local_size(address: str) -> int:
+    """N from ``local:N``."""
+    from ..errors import SchemeError
+
+    try:
+        n = int(address.removeprefix("local:"))
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise SchemeError(f"batch: --cluster local:N needs a positive N, got {address}", kind="value-error")
+    return n

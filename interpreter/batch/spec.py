@@ -1,0 +1,69 @@
+"""What travels to a worker process or a cluster: the program text and the settings
+(capabilities and limits) the host granted. A worker builds its own interpreter from
+them, once per program (:func:`run_remote`); nothing else is assumed to exist there."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .items import ItemRecord, run_item
+
+if TYPE_CHECKING:
+    from ..interpreter import Interpreter
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    """Sources (text, file name) evaluated in order, and ``Interpreter`` keyword arguments."""
+
+    sources: tuple[tuple[str, str], ...]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, interp: Interpreter) -> ProgramSpec:
+        """The program ``interp`` was given by its host, with its settings."""
+        return cls(tuple(interp.program_sources), dict(interp.settings))
+
+    def key(self) -> str:
+        """A hash naming this program and its settings."""
+        text = json.dumps([self.sources, self.settings], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def build(self) -> Interpreter:
+        """A new interpreter with these settings that has run the program."""
+        from ..interpreter import Interpreter
+
+        interp = Interpreter(**self.settings)
+        for text, filename in self.sources:
+            interp.eval_scheme(text, filename=filename, check=False)  # checked where the host ran it
+        return interp
+
+
+_built: dict[str, Interpreter] = {}
+_building = threading.Lock()
+
+
+def run_remote(spec: ProgramSpec, task: str, index: int, given: Any) -> ItemRecord:
+    """Run one item in a worker process, on the interpreter this process keeps for ``spec``."""
+    key = spec.key()
+    with _building:
+        interp = _built.get(key)
+        if interp is None:
+            interp = _built[key] = spec.build()
+    return run_item(interp, task, index, given, lambda proc, args, meter: call_at_top(interp, proc, args, meter))
+
+
+def call_at_top(interp: Interpreter, proc: Any, args: list[Any], meter: Any) -> Any:
+    """Apply ``proc`` as a top-level run of ``interp`` (its limits apply to the item), charging ``meter``."""
+    from ..evaluator import apply_procedure
+
+    rt = interp.runtime
+    rt.meter = meter
+    try:
+        return interp.run_scheme(lambda: apply_procedure(proc, args))
+    finally:
+        rt.meter = None
