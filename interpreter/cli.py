@@ -224,7 +224,13 @@ def byte_size(text: str) -> int:
 # -- making interpreters ---------------------------------------------------------------
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
-    kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
+    kwargs: dict[str, Any] = {
+        "stdlib": not opts.no_stdlib,
+        "allow_files": True,
+        "allow_scripts": True,
+        "allow_models": True,
+        "stdin": sys.stdin,  # the command line's program reads the terminal or pipe it was given
+    }
     for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency", "max_memory"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)

@@ -168,6 +168,7 @@ class Runtime:
         self.deadline: float | None = None
         self.step_limit_at: int | None = None
         self.interrupted = False
+        self.waiting_for_input = False  # blocked reading the host's stdin (Ctrl-C ends the read at once)
         self.output_used = 0  # characters written this run (max_output, see limits.py)
         # -- the dynamic state every context has (a Branch copies it from its parent) --
         self.handlers: list[Any] = []  # with-exception-handler stack (procedures, or GUARD markers)

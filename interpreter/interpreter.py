@@ -6,7 +6,7 @@ The REPL, the CLI and Python hosts all go through this object.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, TypeVar, overload
@@ -20,7 +20,7 @@ from .datatypes import VOID, Keyword, Pair, Parameter, Span, Symbol, sym
 from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
 from .errors import SchemeError
-from .evaluator import ContinuationInvoked, Runtime, apply_procedure
+from .evaluator import ContinuationInvoked, Interrupted, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
 from .memory import MemoryBudget, run_limits
 from .nodes.fastpath import INLINE_NAMES
@@ -57,6 +57,7 @@ class Interpreter:
         allow_scripts: bool = False,
         task_limits: Limits | dict[str, Any] | None = None,
         allow_python: bool = False,
+        allow_models: bool | Sequence[str] = False,
         max_output: int | None = None,
         max_memory: int | None = None,
         max_digits: int | None = None,
@@ -83,7 +84,8 @@ class Interpreter:
         out = stdout if stdout is not None else sys.stdout
         self.output = Parameter(OutputPort.to_stream(out), name="current-output-port")
         self.error_output = Parameter(OutputPort.to_stream(sys.stderr, "stderr"), name="current-error-port")
-        self.input = Parameter(_stdin_port(stdin), name="current-input-port")
+        # stdin is a capability: an embedded program reads only the stream the host gives it
+        self.input = Parameter(_stdin_port(stdin, self.runtime), name="current-input-port")
         self.max_output = max_output
         self.max_concurrency = max_concurrency_setting("Interpreter", max_concurrency)
         # What a batch worker process needs to rebuild this interpreter (batch/spec.py): the
@@ -96,6 +98,9 @@ class Interpreter:
             "allow_files": allow_files,
             "allow_scripts": allow_scripts,
             "allow_python": allow_python,
+            "allow_models": allow_models,
+            "max_memory": max_memory,
+            "max_digits": max_digits,
             "model": model,
             "replay": str(replay) if replay is not None else None,
             "task_limits": task_limits.model_dump() if isinstance(task_limits, Limits) else task_limits,
@@ -117,7 +122,10 @@ class Interpreter:
         self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
         self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_NAMES})
         # Tasks: the library (``task-library``), its models and usage; unbound operators resolve to tasks.
-        self.tasks = TaskLibrary(self, model=model, record=record, replay=replay, limits=task_limits)
+        self.allow_models = allow_models
+        self.tasks = TaskLibrary(
+            self, model=model, record=record, replay=replay, limits=task_limits, allow_models=allow_models
+        )
         self.models = self.tasks.models
         self.usage = self.tasks.usage
         self.global_env.vars[sym(LIBRARY_NAME)] = self.tasks
@@ -425,13 +433,24 @@ def remember_definition(sources: list[tuple[str, str]], datum: Any, span: Span |
         sources.append((write_string(datum), where))
 
 
-def _stdin_port(stream: IO[str] | None) -> InputPort:
-    source = stream if stream is not None else sys.stdin
+def _stdin_port(stream: IO[str] | None, runtime: Runtime) -> InputPort:
+    """``current-input-port``: lines of ``stream`` (none if the host gave none). A Ctrl-C
+    while the program waits for a line ends the run with an ``interrupted`` error."""
 
     def more() -> str:
+        if stream is None:
+            return ""
+        runtime.waiting_for_input = True
         try:
-            return source.readline() if source is not None else ""
+            line = stream.readline()
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted", kind="resource-exhaustion") from None
         except (OSError, ValueError):
             return ""
+        finally:
+            runtime.waiting_for_input = False
+        if runtime.interrupted:  # Ctrl-C came while it waited: this is no end of input
+            raise Interrupted("interrupted", kind="resource-exhaustion")
+        return line
 
     return InputPort("", "stdin", more)

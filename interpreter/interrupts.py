@@ -50,8 +50,8 @@ def interruptible(interp: Interpreter, hint_to: IO[str] | None = None) -> Iterat
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:
         watch.presses += 1
-        if watch.presses > 1:
-            raise KeyboardInterrupt
+        if watch.presses > 1 or interp.runtime.waiting_for_input:
+            raise KeyboardInterrupt  # a blocking read: only an exception ends it
         interp.runtime.interrupt()
         if hint_to is not None:
             timer = threading.Timer(HINT_AFTER, _write_line, (hint_to, HINT))

@@ -417,7 +417,7 @@ def test_llms_concise_schema_form() -> None:
 
 def test_llm_options_are_validated_by_the_models_options_class() -> None:
     pytest.importorskip("llm_echo")
-    interp = Interpreter()
+    interp = Interpreter(allow_models=True)
     interp.eval('(define-task (t) (model "echo") (options (example-bool #t)) (prompt "hi"))')
     data = json.loads(interp.eval("(get (t) 'content)"))
     assert data["prompt"] == "hi" and data["options"] == {"example_bool": True}
@@ -434,7 +434,7 @@ def test_llm_options_are_validated_by_the_models_options_class() -> None:
 
 def test_schema_with_an_llm_model() -> None:
     pytest.importorskip("llm_echo")
-    interp = Interpreter()
+    interp = Interpreter(allow_models=True)
     raw = json.dumps({"raw": '{"name": "Ada"}'})
     interp.define("raw-prompt", raw)
     interp.eval(
@@ -478,7 +478,7 @@ def test_attachments_reach_llm_models(tmp_path: Path) -> None:
     pytest.importorskip("llm_echo")
     image = tmp_path / "dot.png"
     image.write_bytes(PNG)
-    interp = Interpreter(allow_files=True)
+    interp = Interpreter(allow_files=True, allow_models=True)
     interp.eval('(define-task (look image) (model "echo") (attachments "{{image}}") (prompt "what is it?"))')
     data = json.loads(interp.eval(f'(get (look "{image}") \'content)'))
     assert [a["path"] for a in data["attachments"]] == [str(image)]

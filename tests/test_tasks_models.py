@@ -103,7 +103,7 @@ def test_backend_exception_is_task_failure():
 
 
 def test_llm_echo_adapter():
-    interp = Interpreter()
+    interp = Interpreter(allow_models=True)
     interp.eval('(define-task (t x) (model "echo") (system "be brief") (prompt "hello {{x}}"))')
     result = interp.eval('(t "world")')
     data = json.loads(result.content)
@@ -113,7 +113,7 @@ def test_llm_echo_adapter():
 
 
 def test_unknown_model_suggests_similar_names():
-    interp = Interpreter()
+    interp = Interpreter(allow_models=True)
     interp.eval('(define-task (t) (model "ecoh") (prompt "x"))')
     with pytest.raises(TaskError) as info:
         interp.eval("(t)")
@@ -123,7 +123,7 @@ def test_unknown_model_suggests_similar_names():
 
 def test_default_model_order(monkeypatch, llm_home):
     (llm_home / "default_model.txt").write_text("echo")
-    interp = Interpreter()
+    interp = Interpreter(allow_models=True)
     interp.models.register("env-model", lambda p, s: "from env")
     interp.models.register("arg-model", lambda p, s: "from arg")
     interp.eval('(define-task (t) (prompt "hello"))')

@@ -261,7 +261,7 @@ def terminal_interp(monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> tuple[Int
     monkeypatch.delenv("TASKSCHEME_PROGRESS", raising=False)
     monkeypatch.setenv("TERM", "xterm")
     screen = FakeTerminal()
-    interp = Interpreter(**kwargs)
+    interp = Interpreter(**{"allow_models": True, **kwargs})  # the llm-echo plugin's model
     interp.events.use_progress(TerminalProgress(screen, delay=0.05, interval=0.01))
     return interp, screen
 

@@ -9,7 +9,7 @@ task name anywhere else: tasks are values.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,11 +79,12 @@ class TaskLibrary:
         record: str | Path | None = None,
         replay: str | Path | None = None,
         limits: Limits | dict[str, Any] | None = None,
+        allow_models: bool | Collection[str] = True,
     ) -> None:
         from .calls import TaskRunner
 
         self.interp = interp
-        self.models = ModelRegistry(model)
+        self.models = ModelRegistry(model, allow_models)
         self.gateway = ModelGateway(
             self.models,
             interp.runtime,

@@ -24,7 +24,7 @@ import difflib
 import functools
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -303,11 +303,20 @@ def _positional_count(fn: Callable[..., Any]) -> int:
 
 
 class ModelRegistry:
-    """Models by name: those registered here, then any ``llm`` model by id or alias."""
+    """Models by name: those registered here, then the ``llm`` models (by id or alias)
+    that ``allow`` grants: the ``allow_models`` capability. The host's own default
+    model (``Interpreter(model=…)``) is granted with it."""
 
-    def __init__(self, default: str | None = None) -> None:
+    def __init__(self, default: str | None = None, allow: bool | Collection[str] = True) -> None:
         self.default = default
+        self.allow = allow
         self._models: dict[str, Model] = {}
+
+    def allows(self, name: str) -> bool:
+        """Whether an ``llm`` model called ``name`` may be reached."""
+        if self.allow is True or name == self.default:
+            return True
+        return self.allow is not False and name in self.allow
 
     def register(self, name: str, model: Model | Callable[..., Any]) -> Model:
         """Register ``model`` (a :class:`Model`, a DSL procedure or a Python callable) as ``name``."""
@@ -341,6 +350,8 @@ class ModelRegistry:
         found = self._models.get(name)
         if found is not None:
             return found
+        if not self.allows(name):
+            raise self._unknown(name)
         import llm
 
         try:
@@ -355,8 +366,11 @@ class ModelRegistry:
         import llm
 
         known = list(self._models)
-        with contextlib.suppress(Exception):  # a broken plugin must not hide the real problem
-            known += [alias for m in llm.get_models_with_aliases() for alias in (m.model.model_id, *m.aliases)]
+        if self.allow is True:  # suggest only what the program may reach
+            with contextlib.suppress(Exception):  # a broken plugin must not hide the real problem
+                known += [alias for m in llm.get_models_with_aliases() for alias in (m.model.model_id, *m.aliases)]
         similar = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
         hint = f"; did you mean: {', '.join(similar)}?" if similar else ""
+        if self.allow is not True:  # the same words whether llm has such a model or not
+            hint += "; models installed with llm are reachable only with the allow_models capability"
         return task_failure("unknown_model", f"unknown model {name}{hint}")
