@@ -108,6 +108,19 @@ def test_a_failed_iteration_carries_its_error() -> None:
     assert "car" in iteration.error["message"]
 
 
+def test_a_schema_mismatch_event_keeps_the_answer() -> None:
+    interp = Interpreter()
+    interp.models.register("m", lambda p, s: "no json here")
+    events: list[Event] = []
+    interp.on_event(events.append)
+    interp.eval('(define-task (t) (model "m") (schema "{\\"type\\": \\"object\\"}") (prompt "x"))')
+    with pytest.raises(Exception, match="not JSON"):
+        interp.eval("(t)")
+    model = next(e for e in events if e.kind == "model")
+    assert model.status == "error" and model.info["response"] == "no json here"
+    assert model.error is not None and model.error["type"] == "TASK_FAILURE"
+
+
 def test_a_failing_run_ends_with_its_error() -> None:
     interp = Interpreter()
     events: list[Event] = []
