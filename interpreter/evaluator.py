@@ -171,6 +171,7 @@ class Runtime:
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
         self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
+        self.trace_parent: Any = None  # the innermost open trace span (tasks/tracing.py)
         self.parameters: dict[Parameter, Any] | None = None  # parameterize inside a branch (datatypes.Parameter)
         self.cancelled = False  # a branch whose form gave up on it
         self.meter: Any = None  # counts the model usage of a batch item (batch/items.py), if any
@@ -390,8 +391,7 @@ class Branch(Runtime):
 
     It starts as a copy of its parent's context: depth, exception handlers,
     dynamic-wind list, task activations (shared entries: turns count for the whole
-    form) and parameterizations. (The trace parent is a ContextVar of its own,
-    ``tasks.tracing.TRACE_PARENT``; a branch runs in a copy of its parent's contextvars.)
+    form), parameterizations and the trace parent (the form's ``parallel`` span).
     It counts its own steps and charges them to the run; it obeys the run's deadline, step limit and interruption, its
     ancestors' extra checks, and its own ``cancelled`` flag (:meth:`cancel`).
     """
@@ -415,6 +415,7 @@ class Branch(Runtime):
         self.thread_base = (0, 0)
         self.extra_check = None
         self.activations = list(parent.activations)
+        self.trace_parent = parent.trace_parent
         self.parameters = dict(parent.parameters) if parent.parameters else None
         self.cancelled = False
         self.meter = parent.meter

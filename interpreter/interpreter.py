@@ -118,7 +118,7 @@ class Interpreter:
         # Memory for fresh context (remember, recall, index-files): in memory unless a path is given.
         self.memory = memory if isinstance(memory, Memory) else Memory(memory, memory_ranking)
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
-        self.events = EventHub()
+        self.events = EventHub(self.runtime)
         self.tasks.gateway.events = self.events
         configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
         self.tasks.gateway.may_write_files = allow_files is True

@@ -1,7 +1,8 @@
 """Differential test of the body compiler: one random expression, five ways to run it.
 
-1. the body of a procedure whose parameters stay Python locals (register mode: ``let``
-   and ``do`` variables too; built-ins of ``fastpath``'s tables computed inline);
+1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
+   ``let-values`` and ``do`` variables too; ``case`` as if/elif; built-ins of
+   ``fastpath``'s tables computed inline);
 2. the same with ``(set! a a)`` first, which keeps the parameters in a frame;
 3. like 1, with ``+`` and ``car`` rebound to equivalent procedures, which sends every
    inline operation down its slow path (the frame is made and re-read);
@@ -58,6 +59,7 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(when {x} {y})", inner, inner),
         st.builds(lambda x, y: f"(unless {x} {y})", inner, inner),
         st.builds(lambda x, y, z: f"(case {x} ((0 1) {y}) (else {z}))", inner, inner, inner),
+        st.builds(lambda x, y, z: f"(case {x} ((a #t ()) {y}) ((#\\a 1.5 -2) {z}))", inner, inner, inner),
         st.builds(lambda x, y: f"(do ((i 0 (+ i 1)) (c {x} {y})) ((= i 2) c))", inner, inner),
         st.builds(lambda x, y: f"(let* ((c {x}) (c (cons c {y}))) c)", inner, inner),
         st.builds(lambda x: f"(letrec ((c (lambda () {x}))) (c))", inner),

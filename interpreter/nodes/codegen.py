@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
 from ..env import Env
+from ..equality import is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
 from .binding import Do, Let, LetValues, unpacked_values
-from .control import And, Cond, Or
+from .control import And, Case, Cond, Or
 from .core import (
     Call,
     Const,
@@ -103,6 +104,7 @@ class Emitter:
             "REAL": (int, float),
             "NIL": NIL,
             "UNASSIGNED": UNASSIGNED,
+            "is_eqv": is_eqv,
             "VOID": _void(),
             "Closure": Closure,
             "TailCall": TailCall,
@@ -224,6 +226,38 @@ class Emitter:
         finally:
             self.scopes.pop()
 
+    def case(self, node: Case, arm: Callable[[Node], Any]) -> None:
+        """Emit a ``case`` without ``=>`` clauses as an if/elif chain on the key's value;
+        each datum is compared as ``eqv?`` does, inline for symbols, booleans, exact
+        integers and characters."""
+        key = self.fresh("t")
+        self.line(f"{key} = {self.value(node.key)}")
+        keyword = "if"
+        for data, body, _receiver in node.clauses:
+            test = " or ".join(self.eqv_test(key, datum) for datum in data) or "False"
+            self.line(f"{keyword} {test}:")
+            self.indent += 1
+            arm(body)
+            self.indent -= 1
+            keyword = "elif"
+        if keyword == "elif":
+            self.line("else:")
+            self.indent += 1
+        arm(node.default if node.default is not None else Const(_void()))
+        if keyword == "elif":
+            self.indent -= 1
+
+    def eqv_test(self, value: str, datum: Any) -> str:
+        """An expression: whether ``value`` (a name) is ``eqv?`` to the constant ``datum``."""
+        t = type(datum)
+        if t is int:
+            return f"({value} == {datum!r} and type({value}) is int)"
+        if t is Char:
+            return f"(type({value}) is Char and {value}.ch == {datum.ch!r})"
+        if t in (float, str) or t.__name__ == "Fraction":
+            return f"is_eqv({value}, {self.constant(datum)})"
+        return f"{value} is {self.constant(datum)}"
+
     def inline_let_values(self, node: LetValues) -> bool:
         """Whether a ``let-values`` becomes register variables: in register mode, without
         rest formals or internal defines, when nothing assigns its variables."""
@@ -337,6 +371,10 @@ class Emitter:
             temp = self.fresh("t")
             self.let(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
             return temp
+        if kind is Case and self.plain_case(node):
+            temp = self.fresh("t")
+            self.case(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
+            return temp
         if kind is LetValues and self.inline_let_values(node):
             temp = self.fresh("t")
             self.let_values(node, lambda body: self.line(f"{temp} = {self.value(body)}"))
@@ -392,6 +430,8 @@ class Emitter:
             self.do(node, self.tail)
         elif kind is LetValues and self.inline_let_values(node):
             self.let_values(node, self.tail)
+        elif kind is Case and self.plain_case(node):
+            self.case(node, self.tail)
         elif kind in (Const, LocalRef, GlobalRef):
             self.line(f"return {self.value(node)}")
         elif kind in (And, Or) or (kind is Cond and self.plain_cond(node)):
@@ -412,6 +452,12 @@ class Emitter:
         return self.indent + levels <= MAX_INDENT
 
     # -- and, or, cond as statements -------------------------------------------------
+    def plain_case(self, node: Case) -> bool:
+        """A case without ``=>`` clauses, nesting within :data:`MAX_INDENT`, of at most 64 data."""
+        data = sum(len(d) for d, _b, _r in node.clauses)
+        receivers = node.default_receiver is not None or any(r is not None for _d, _b, r in node.clauses)
+        return not receivers and data <= 64 and self.indent + 2 <= MAX_INDENT
+
     def plain_cond(self, node: Cond) -> bool:
         """A cond without ``=>`` clauses and short enough to nest as if/else."""
         return len(node.clauses) <= 20 and all(c.receiver is None for c in node.clauses)

@@ -150,6 +150,7 @@ class ModelGateway:
         span = hub.open("model", name, self._call_info(request, task)) if hub is not None else None
         start = time.monotonic()
         attempts, cached, counted = 0, False, False
+        answer: str | None = None  # the model's text, kept for the event when a later check fails
         try:
             store = self._cache_for(cache)
             if self.replay is not None:
@@ -162,6 +163,7 @@ class ModelGateway:
             else:
                 response, attempts = self._attempts(request, retry or self.retry, timeout, span)
             duration = time.monotonic() - start
+            answer = response.text
             response = self._counted(response, estimate)
             assert response.input_tokens is not None and response.output_tokens is not None
             with self.lock:
@@ -191,7 +193,10 @@ class ModelGateway:
                     self.usage.add_failed(task, name, attempts)
             if hub is not None:
                 status = "error" if isinstance(err, SchemeError) else "interrupted"
-                hub.finish("model", name, span, status, info={"attempts": attempts, "cached": False}, error=err)
+                info = {"attempts": attempts, "cached": cached}
+                if answer is not None:  # e.g. an answer that does not match the schema
+                    info["response"] = answer
+                hub.finish("model", name, span, status, info=info, error=err)
             raise
         response.attempts, response.cached = attempts, cached
         if hub is not None:

@@ -9,15 +9,14 @@ run pays one list test per event. ``interp.on_event(fn)`` subscribes; :class:`Js
 writes events as JSON lines (``--trace run.jsonl``); watchers (the terminal progress
 line, OpenTelemetry) also hear when a span opens.
 
-The innermost open span of a branch is kept in :data:`TRACE_PARENT`, a
-``contextvars.ContextVar``: threads and asyncio tasks each see their own. Code that
-runs work on another thread should run it in a copy of the caller's context
-(``contextvars.copy_context().run``) so its spans hang under the caller's.
+The innermost open span of a branch is its context's ``trace_parent``: the
+interpreter's ``runtime.current()`` (a parallel branch's own :class:`~interpreter.evaluator.Branch`,
+which starts under the form's ``parallel`` span, else the root runtime). A hub without
+a runtime keeps it itself.
 """
 
 from __future__ import annotations
 
-import contextvars
 import json
 import secrets
 import sys
@@ -32,7 +31,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from .progress import TerminalProgress, first_line
 
 __all__ = [
-    "TRACE_PARENT",
     "Event",
     "EventHub",
     "JsonlWriter",
@@ -103,10 +101,6 @@ class Watcher(Protocol):
     def closed(self, span: Span, event: Event) -> None: ...
 
 
-#: The innermost open span of the current branch (thread or asyncio task).
-TRACE_PARENT: contextvars.ContextVar[Span | None] = contextvars.ContextVar("taskscheme_trace_parent", default=None)
-
-
 def new_id(nbytes: int = 8) -> str:
     """A random id in hex: 8 bytes for spans, 16 for runs (the sizes OpenTelemetry uses)."""
     return secrets.token_hex(nbytes)
@@ -123,7 +117,10 @@ def error_info(err: BaseException) -> dict[str, str]:
 class EventHub:
     """The subscribers and watchers of one interpreter, its open runs, and its progress line."""
 
-    def __init__(self) -> None:
+    def __init__(self, runtime: Any = None) -> None:
+        #: Whose ``current()`` context holds the trace parent (None: this hub holds it).
+        self.runtime = runtime
+        self.trace_parent: Span | None = None
         self.subscribers: list[Subscriber] = []
         self.watchers: list[Watcher] = []
         self.progress = TerminalProgress()
@@ -156,14 +153,19 @@ class EventHub:
             self.watchers.append(progress)
 
     # -- spans -----------------------------------------------------------------------
+    def _context(self) -> Any:
+        """The calling branch's context, whose ``trace_parent`` is the innermost open span."""
+        return self.runtime.current() if self.runtime is not None else self
+
     def open(self, kind: str, name: str, info: dict[str, Any] | None = None) -> Span | None:
         """Begin a span under the current one; None (and no cost) when nobody listens."""
         if not (self.subscribers or self.watchers):
             return None
-        parent = TRACE_PARENT.get() or self._run
+        context = self._context()
+        parent = context.trace_parent or self._run
         run_id = parent.run_id if parent is not None else self._loose_run_id
         span = Span(kind, name, new_id(), parent, run_id, now(), info or {})
-        TRACE_PARENT.set(span)
+        context.trace_parent = span
         self._notify_open(span)
         return span
 
@@ -180,12 +182,14 @@ class EventHub:
         """Close the span ``start`` (from :meth:`open`) or report an action that began at
         ``start`` (a :func:`now` value) and ends now."""
         span = start if isinstance(start, Span) else None
-        if span is not None and TRACE_PARENT.get() is span:
-            TRACE_PARENT.set(span.parent)
+        if span is not None:
+            context = self._context()
+            if context.trace_parent is span:
+                context.trace_parent = span.parent
         if not (self.subscribers or self.watchers):
             return
         if span is None:
-            parent = TRACE_PARENT.get() or self._run
+            parent = self._context().trace_parent or self._run
             begun = start if isinstance(start, float | int) else now()
             run_id = parent.run_id if parent is not None else self._loose_run_id
             span = Span(kind, name, new_id(), parent, run_id, float(begun))
@@ -220,7 +224,7 @@ class EventHub:
 
         info = {"program": program, "argv": list(argv), "version": __version__}
         span = Span("run", program, new_id(), None, new_id(16), now(), info)
-        TRACE_PARENT.set(span)
+        self._context().trace_parent = span
         self._run = span
         self.emit(
             Event(
@@ -242,7 +246,7 @@ class EventHub:
             return
         if self._run is span:
             self._run = None
-        TRACE_PARENT.set(None)
+        self._context().trace_parent = None
         code = getattr(error, "code", None)
         if isinstance(code, int):  # (exit n) ends a run normally
             self.finish("run", span.name, span, f"exit {code}", error=error if code else None)
