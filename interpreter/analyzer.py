@@ -221,6 +221,8 @@ class Analyzer:
         if type(x) is Symbol:
             return self.variable(x, scope, span)
         if type(x) is Pair:
+            if self.rt.attention:  # a timeout or the memory budget, during (macro) analysis
+                self.rt.check()
             return self.analyze_pair(x, scope)
         if x is NIL:
             raise syntax_error("empty combination (); use '() for the empty list", span)
@@ -333,6 +335,8 @@ class Analyzer:
         queue = list(reversed(body))
         begin = sym("begin")
         while queue:
+            if self.rt.attention:  # splicing a doubling expansion: a timeout, the memory budget
+                self.rt.check()
             form, span = queue.pop()
             form = self.expand_head(form, scope)
             kw = self.keyword(form.car, scope) if type(form) is Pair else None

@@ -7,10 +7,41 @@ numbers are split (divide and conquer) into pieces under the limit.
 
 from __future__ import annotations
 
+import contextvars
+import math
 from fractions import Fraction
 
 #: Pieces stay under CPython's int/str conversion limit (4,300 digits).
 DIGIT_LIMIT = 4000
+
+#: The default ``max_digits``: the most decimal digits an exact number may get. Division,
+#: square roots and printing cost time quadratic in the digits inside one Python call
+#: that no time limit can interrupt; at this size each stays well under half a second.
+MAX_DIGITS = 50_000
+#: ``max_digits`` of the run under way (``Interpreter(max_digits=…)``).
+DIGITS: contextvars.ContextVar[int] = contextvars.ContextVar("taskscheme_max_digits", default=MAX_DIGITS)
+BITS_PER_DIGIT = math.log2(10)
+
+
+class NumberTooLarge(OverflowError):
+    """The text names an exact number too large to build (a resource limit, not a syntax error):
+    past ``max_digits``. The reader reports it as a read error."""
+
+
+def max_bits() -> int:
+    return int(DIGITS.get() * BITS_PER_DIGIT) + 1
+
+
+def check_digits(who: str, digits: float) -> None:
+    """Refuse an exact number of about ``digits`` decimal digits past ``max_digits``."""
+    limit = DIGITS.get()
+    if digits > limit:
+        raise NumberTooLarge(f"{who}: a number of about {int(digits)} digits is past max_digits = {limit}")
+
+
+def check_bits(who: str, bits: int) -> None:
+    """Refuse an exact result of about ``bits`` bits past ``max_digits``."""
+    check_digits(who, bits / BITS_PER_DIGIT)
 
 
 def int_to_decimal(n: int) -> str:
@@ -36,6 +67,7 @@ def digits_to_int(text: str, radix: int = 10) -> int:
     """``int(text, radix)`` (optional sign) for digit strings of any length."""
     sign = -1 if text.startswith("-") else 1
     body = text.lstrip("+-")
+    check_digits("number", len(body) * math.log10(radix))
     if radix != 10 or len(body) <= DIGIT_LIMIT:
         return int(text, radix)  # power-of-two radixes have no limit
     return sign * decimal_to_int(body)
@@ -46,8 +78,10 @@ def decimal_fraction(text: str) -> Fraction:
     mantissa, _, exponent = text.lower().partition("e")
     sign = -1 if mantissa.startswith("-") else 1
     whole, _, frac = mantissa.lstrip("+-").partition(".")
+    check_digits("number", len(whole) + len(frac))
     value = Fraction(decimal_to_int((whole + frac) or "0"), 10 ** len(frac))
     if exponent:
-        power = int(exponent)
+        power = int(exponent.lstrip("+-").lstrip("0")[:30] or "0") * (-1 if exponent.startswith("-") else 1)
+        check_digits("number", len(whole) + len(frac) + abs(power))
         value = value * 10**power if power >= 0 else value / 10**-power
     return sign * value

@@ -107,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop the whole run after SECONDS with a resource-exhaustion error (exit 1); in the REPL, each input",
     )
     running.add_argument(
+        "--max-memory",
+        type=byte_size,
+        metavar="SIZE",
+        help="stop the run once it adds SIZE bytes of memory (e.g. 500M, 2G) with a resource-exhaustion error",
+    )
+    running.add_argument(
         "--strict",
         action="store_true",
         help="a FAILED task or loop result that a top-level form drops is an error (exit 1), not a warning",
@@ -199,11 +205,27 @@ def positive_seconds(text: str) -> float:
     return seconds
 
 
+BYTE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def byte_size(text: str) -> int:
+    """An option's value as a positive number of bytes: ``1000000``, ``500M``, ``2G``, ``64KB``."""
+    digits = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = digits[-1:] if digits[-1:] in BYTE_UNITS else ""
+    try:
+        size = float(digits[: len(digits) - len(unit)]) * BYTE_UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size such as 500M or 2G, got {text!r}") from None
+    if not 0 < size < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive size, got {text!r}")
+    return int(size)
+
+
 # -- making interpreters ---------------------------------------------------------------
 def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
     """A function making interpreters configured by the options (``,reset`` calls it again)."""
     kwargs: dict[str, Any] = {"stdlib": not opts.no_stdlib, "allow_files": True, "allow_scripts": True}
-    for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency"):
+    for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency", "max_memory"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     kwargs.update(model_call_settings(opts))

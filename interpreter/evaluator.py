@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .current import CURRENT
 from .datatypes import (
@@ -34,6 +34,9 @@ from .datatypes import (
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
 
+if TYPE_CHECKING:
+    from .memory import MemoryBudget
+
 
 class Unassigned:
     """Marks a letrec/internal-define variable that has not been given its value yet."""
@@ -45,6 +48,7 @@ class Unassigned:
 
 
 UNASSIGNED = Unassigned()
+
 
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
@@ -182,6 +186,7 @@ class Runtime:
         self.branches: set[Branch] = set()
         self.parked_steps = 0  # the root's steps when the first parallel form began
         self.branch_steps = 0  # steps the branches have charged since then
+        self.memory: MemoryBudget | None = None  # max_memory (memory.py): the run's, branches included
 
     # -- start of a top-level evaluation --------------------------------------------
     def begin(self) -> None:
@@ -313,6 +318,8 @@ class Runtime:
             raise step_limit_error(self.max_steps, self.run_steps())
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise time_limit_error(self.timeout)
+        if self.memory is not None:
+            self.memory.check()
         if self.extra_check is not None:
             self.extra_check()
 
@@ -327,12 +334,12 @@ class Runtime:
         """Called when ``depth`` reaches ``hop_mark``: serve :meth:`attend`, enforce
         max_depth, then extend this thread's budget or hop to a new thread. While
         parked, the call belongs to the calling thread's branch."""
-        if self.shared:
-            ctx = self.current()
-            if ctx is self:  # DSL code on a thread of no branch while branches run: give it one
-                ctx = Branch(self)
-                return ctx.run(lambda: ctx.apply(proc, args))
-            return ctx.apply(proc, args)
+        if self.shared:  # every call of every branch comes here: keep it short
+            ctx = CURRENT.get()
+            if ctx is not None and ctx.root is self:
+                return ctx.apply(proc, args)
+            ctx = Branch(self)  # DSL code on a thread of no branch while branches run: give it one
+            return ctx.run(lambda: ctx.apply(proc, args))
         if self.attention:
             self.check()
             if self.depth < self.hop_mark:
@@ -369,7 +376,7 @@ class Runtime:
             except BaseException as exc:
                 box.append((False, exc))
 
-        context = contextvars.copy_context()  # the new thread keeps this thread's branch
+        context = contextvars.copy_context()  # the new thread keeps this thread's branch and memory budget
         thread = threading.Thread(target=context.run, args=(worker,), name="taskscheme-deep", daemon=True)
         thread.start()
         try:

@@ -22,6 +22,7 @@ from .env import Env, GlobalBindings
 from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
+from .memory import MemoryBudget, run_limits
 from .nodes.fastpath import INLINE_NAMES
 from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
@@ -57,6 +58,8 @@ class Interpreter:
         task_limits: Limits | dict[str, Any] | None = None,
         allow_python: bool = False,
         max_output: int | None = None,
+        max_memory: int | None = None,
+        max_digits: int | None = None,
         # model calls in production (docs/models.md)
         retries: int | RetryPolicy | dict[str, Any] | None = None,
         cache: str | Path | bool | None = None,
@@ -73,6 +76,9 @@ class Interpreter:
         self.allow_python = allow_python
         self.global_env = Env(GlobalBindings())
         self.runtime = Runtime(max_depth=max_depth, max_steps=max_steps, timeout=timeout)
+        self.max_memory = max_memory
+        self.max_digits = max_digits  # None: bignum.MAX_DIGITS
+        self.runtime.memory = MemoryBudget(max_memory) if max_memory is not None else None
         self.analyzer = Analyzer(self)
         out = stdout if stdout is not None else sys.stdout
         self.output = Parameter(OutputPort.to_stream(out), name="current-output-port")
@@ -273,6 +279,8 @@ class Interpreter:
         rt.begin()
         rt.running = True
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
+        limits = run_limits(rt, self.max_digits)
+        limits.__enter__()
         run = self.events.begin_run(program, self.command_line)
         try:
             yield
@@ -286,6 +294,7 @@ class Interpreter:
             rt.depth = 0
             if watchdog is not None:
                 watchdog.stop()
+            limits.__exit__(None, None, None)
 
     def run_scheme(self, thunk: Callable[[], Any]) -> Any:
         """Call ``thunk`` as a top-level run (limits counted from here); its value as it is."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from .errors import SchemeError
 from .evaluator import Interrupted
+from .memory import CHAR_BYTES, ELEMENT_BYTES, reserve
 
 if TYPE_CHECKING:
     from .evaluator import Runtime
@@ -53,10 +54,12 @@ def too_large(who: str, size: int, limit: int, what: str = "size") -> SchemeErro
     )
 
 
-def check_elements(who: str, n: int) -> int:
-    """``n`` if a structure of ``n`` elements may be built, else a resource-exhaustion error."""
+def check_elements(who: str, n: int, element_bytes: int = ELEMENT_BYTES) -> int:
+    """``n`` if a structure of ``n`` elements may be built (the cap, and the run's memory
+    budget), else a resource-exhaustion error."""
     if n > MAX_ELEMENTS:
         raise too_large(who, n, MAX_ELEMENTS)
+    reserve(n * element_bytes)
     return n
 
 
@@ -64,6 +67,7 @@ def check_string_length(who: str, n: int) -> int:
     """``n`` if a string of ``n`` characters may be built, else a resource-exhaustion error."""
     if n > MAX_STRING:
         raise too_large(who, n, MAX_STRING, "string length")
+    reserve(n * CHAR_BYTES)
     return n
 
 

@@ -13,6 +13,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from .bignum import NumberTooLarge as NumberTooLarge  # raised by decimal_fraction, digits_to_int
 from .bignum import decimal_fraction, digits_to_int
 
 _RADIX_LETTERS = {"x": 16, "o": 8, "b": 2, "d": 10}
@@ -24,14 +25,8 @@ _DECIMAL_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eEsSfFdDlL][+-]?\d+)?")
 _EXPONENT_MARKERS = str.maketrans("EsSfFdDlL", "eeeeeeeee")
 #: Read case-insensitively: +inf.0, +INF.0 and +Inf.0 are one number.
 _SPECIAL_FLOATS = {"+inf.0": float("inf"), "-inf.0": float("-inf"), "+nan.0": float("nan"), "-nan.0": float("nan")}
-#: Exact decimals with a larger exponent than this are refused (their digits alone would not fit).
-MAX_EXACT_EXPONENT = 3_000_000
 #: Characters that can begin a number written without a ``#`` prefix.
 NUMBER_START = frozenset("+-.0123456789")
-
-
-class NumberTooLarge(OverflowError):
-    """The text names an exact number too large to build (a resource limit, not a syntax error)."""
 
 
 def _exact_or_int(value: Fraction) -> int | Fraction:
@@ -58,10 +53,7 @@ def parse_real(text: str, radix: int = 10, exactness: str | None = None) -> int 
         value = _exact_or_int(Fraction(digits_to_int(num, radix), digits_to_int(den, radix)))
     elif radix == 10 and _DECIMAL_RE.fullmatch(text):
         text = text.translate(_EXPONENT_MARKERS)
-        if exactness == "e":
-            _, _, exponent = text.partition("e")
-            if exponent and abs(int(exponent)) > MAX_EXACT_EXPONENT:
-                raise NumberTooLarge(f"an exact number with exponent {exponent} is too large")
+        if exactness == "e":  # decimal_fraction refuses one past max_digits (NumberTooLarge)
             return _exact_or_int(decimal_fraction(text))
         return float(text)
     else:

@@ -269,7 +269,8 @@ class _Builder:
         try:
             return parse(tok.value)
         except NumberTooLarge as exc:
-            self._fail(f"bad number: {tok.value}: {exc}", tok)
+            shown = tok.value if len(tok.value) <= 40 else tok.value[:37] + "..."
+            self._fail(f"bad number: {shown}: {exc}", tok)
         except (ZeroDivisionError, OverflowError, ValueError):
             self._fail(f"bad number: {tok.value}", tok)
 

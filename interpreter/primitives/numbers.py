@@ -11,10 +11,11 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..bignum import int_to_decimal
+from ..bignum import BITS_PER_DIGIT, DIGITS, int_to_decimal, max_bits
 from ..datatypes import MString, Values
 from ..errors import SchemeError, type_error
 from ..limits import MAX_ELEMENTS
+from ..memory import reserve
 from ..number_syntax import (
     NumberTooLarge,
     complex_text,
@@ -25,8 +26,6 @@ from ..number_syntax import (
 )
 from .registry import primitive
 
-#: Exact results larger than this many bits are refused (resource-exhaustion).
-MAX_BITS = 10_000_000
 #: Largest vector / string / list a single allocation may make (see limits.py).
 MAX_ALLOC = MAX_ELEMENTS
 
@@ -81,6 +80,7 @@ def check_size(who: str, x: Any) -> int:
     n = check_nonneg(who, x)
     if n > MAX_ALLOC:
         raise SchemeError(f"{who}: size {n} is too large (limit {MAX_ALLOC})", kind="resource-exhaustion")
+    reserve(n * 8)  # a vector slot; a list or string costs more, checked by the sampler
     return n
 
 
@@ -118,7 +118,14 @@ def norm(x: Any) -> Any:
 
 
 def _too_big(who: str, bits: int) -> SchemeError:
-    return SchemeError(f"{who}: result would have about {bits} bits (limit {MAX_BITS})", kind="resource-exhaustion")
+    """An exact result past ``max_digits`` (see bignum.py)."""
+    limit = DIGITS.get()
+    digits = int(bits / BITS_PER_DIGIT)
+    return SchemeError(
+        f"{who}: the result would have about {digits} digits (max_digits = {limit})",
+        kind="resource-exhaustion",
+        details={"resource": "digits", "limit": limit, "used": digits},
+    )
 
 
 def _overflow(who: str) -> SchemeError:
@@ -162,8 +169,13 @@ def _mul_guard(a: Any, b: Any) -> None:
     if type(a) in _INEXACT or type(b) in _INEXACT or a == 0 or b == 0:
         return
     bits = _exact_bits(a) + _exact_bits(b)
-    if bits > MAX_BITS:
+    if bits > max_bits():
         raise _too_big("*", bits)
+
+
+def _magnitude_bits(x: Any) -> float:
+    """log2 of the larger of an exact number's numerator and denominator."""
+    return max(math.log2(abs(x.numerator)), math.log2(x.denominator))
 
 
 def _exact_bits(x: Any) -> int:
@@ -363,7 +375,7 @@ def scheme_lcm(*xs: Any) -> Any:
         if n == 0:
             result = 0
         elif result != 0:
-            if result.bit_length() + n.bit_length() > MAX_BITS:
+            if result.bit_length() + n.bit_length() > max_bits():
                 raise _too_big("lcm", result.bit_length() + n.bit_length())
             result = math.lcm(result, n)
     return float(result) if inexact else result
@@ -751,8 +763,8 @@ def _exact_expt(base: Any, power: int) -> Any:
         return 1
     if base == -1:
         return 1 if power % 2 == 0 else -1
-    bits = abs(power) * _exact_bits(base)
-    if bits > MAX_BITS:
+    bits = abs(power) * _magnitude_bits(base)
+    if bits > max_bits():
         raise _too_big("expt", bits)
     if power < 0:
         return norm(Fraction(1) / (Fraction(base) ** -power))

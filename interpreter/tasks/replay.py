@@ -106,6 +106,10 @@ class ReplayBook:
             raise SchemeError(
                 f"cannot read the replay file {self.path}: {exc.strerror or exc}", kind="file-error"
             ) from None
+        except UnicodeDecodeError as exc:
+            raise SchemeError(
+                f"the replay file {self.path} is not UTF-8 text (byte {exc.start}): not a recording", kind="file-error"
+            ) from None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue

@@ -58,7 +58,13 @@ def _plain(x: Any, who: str, walk: Walk) -> Any:
     if t is Char:
         return x.ch
     if t is Fraction:
-        return float(x)
+        try:
+            return float(x)
+        except OverflowError:
+            raise SchemeError(
+                f"{who}: the number {x.numerator.bit_length()} bits long is too large to store in a record",
+                kind="value-error",
+            ) from None
     if t is Void:
         return None
     if t is Nil:

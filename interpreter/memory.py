@@ -1,0 +1,154 @@
+"""The memory budget: ``Interpreter(max_memory=BYTES)`` / ``--max-memory``.
+
+What a run may add to the process's memory is measured, not counted object by
+object, so the hot path (a ``cons`` in a compiled body, a frame) pays nothing:
+
+- a sampler thread reads the process's resident size every few milliseconds while a
+  run with a budget is under way; past the budget it asks the runtime to check its
+  limits (:meth:`Runtime.attend`), and the next call or step ends the program with a
+  ``resource-exhaustion`` error (resource ``memory``);
+- a primitive about to build something big in one call (vectors, strings,
+  bytevectors, long lists, bignums, string-port growth) first :func:`reserve`\\ s its
+  size, so one call cannot jump past the budget between two samples.
+
+Everything a run builds is covered: pairs, vectors, strings, hash-table entries,
+frames of deep recursion (on the threads it hops to as well), macro expansion. The
+budget belongs to the whole run, every ``parallel-map`` branch included: the
+measure is the process's, and the current budget follows the run's context into
+the threads it starts. Accounting is approximate (collector timing, allocator
+slack); a run is stopped well before it takes the process past twice its budget.
+Several interpreters running at once in one process see each other's growth.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from .bignum import DIGITS
+from .errors import SchemeError
+
+if TYPE_CHECKING:
+    from .evaluator import Runtime
+
+#: Seconds between two samples of the resident size.
+SAMPLE_EVERY = 0.005
+#: Reservations at least this big are checked against a fresh sample at once.
+CHECK_FROM = 256 * 1024
+#: Bytes charged per element of a list or vector built in one call, and per character.
+ELEMENT_BYTES = 64
+CHAR_BYTES = 4
+
+
+def resident_bytes() -> int:
+    """The process's resident memory in bytes (Linux ``/proc``; elsewhere the peak)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        import resource
+        import sys
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class MemoryBudget:
+    """``limit`` bytes that one run may add to the process's resident size."""
+
+    def __init__(self, limit: int) -> None:
+        if limit <= 0:
+            raise ValueError("max_memory must be a positive number of bytes")
+        self.limit = limit
+        self.baseline = 0
+        self.over: int | None = None  # the usage the sampler found past the limit
+        self.runtime: Runtime | None = None
+        self._stop = threading.Event()
+        self._sampler: threading.Thread | None = None
+
+    # -- a run ---------------------------------------------------------------------
+    def begin(self, runtime: Runtime) -> None:
+        """Start measuring from here, sampling on a daemon thread until :meth:`end`."""
+        self.runtime = runtime
+        self.baseline = resident_bytes()
+        self.over = None
+        self._stop = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, args=(self._stop,), name="taskscheme-memory", daemon=True)
+        self._sampler.start()
+
+    def end(self) -> None:
+        self._stop.set()
+        self._sampler = None
+
+    def _sample(self, stop: threading.Event) -> None:
+        while not stop.wait(SAMPLE_EVERY):
+            used = self.used()
+            if used > self.limit:
+                self.over = used
+                if self.runtime is not None:
+                    self.runtime.attend()
+                return
+
+    # -- measuring -------------------------------------------------------------------
+    def used(self) -> int:
+        return max(0, resident_bytes() - self.baseline)
+
+    def check(self) -> None:
+        """Raise the memory error if the sampler found the run past its budget (every
+        branch of the run that checks from then on raises it too)."""
+        if self.over is not None:
+            raise self.error(self.over)
+
+    def reserve(self, nbytes: int) -> None:
+        """Refuse to grow by ``nbytes`` now if that would pass the budget."""
+        if self.over is not None:
+            self.check()
+        if nbytes >= CHECK_FROM:
+            used = self.used() + nbytes
+            if used > self.limit:
+                raise self.error(used)
+
+    def error(self, used: int) -> SchemeError:
+        return SchemeError(
+            f"memory limit exceeded: max_memory = {self.limit} bytes",
+            kind="resource-exhaustion",
+            details={"resource": "memory", "limit": self.limit, "used": used},
+        )
+
+
+#: The budget of the run under way in this context (None: no budget). Threads the run
+#: starts copy the context, so parallel branches and deep-recursion hops share it.
+CURRENT: contextvars.ContextVar[MemoryBudget | None] = contextvars.ContextVar("taskscheme_memory", default=None)
+
+
+def reserve(nbytes: int) -> None:
+    """Called by a primitive before it builds about ``nbytes`` in one go."""
+    budget = CURRENT.get()
+    if budget is not None:
+        budget.reserve(nbytes)
+
+
+@contextmanager
+def run_limits(runtime: Runtime, max_digits: int | None) -> Iterator[None]:
+    """The limits a run keeps in its context, for primitives and the threads it starts:
+    its memory budget (sampled from here to the end) and its ``max_digits``."""
+    budget = runtime.memory
+    token = CURRENT.set(budget)
+    digits = DIGITS.set(max_digits) if max_digits is not None else None
+    if budget is not None:
+        budget.begin(runtime)
+    try:
+        yield
+    finally:
+        if budget is not None:
+            budget.end()
+        if digits is not None:
+            DIGITS.reset(digits)
+        CURRENT.reset(token)

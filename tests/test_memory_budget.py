@@ -1,0 +1,118 @@
+"""The memory budget: ``Interpreter(max_memory=…)`` and ``--max-memory`` (issue 17, item 2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from interpreter import Interpreter
+from interpreter.errors import SchemeError
+
+BUDGET = 32 * 2**20
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Programs that grow without end, each in a different way.
+GROWING = {
+    "vectors": "(let loop ((acc '())) (loop (cons (make-vector 1000000 0) acc)))",
+    "strings": "(let loop ((acc '())) (loop (cons (make-string 1000000 #\\a) acc)))",
+    "hash table": "(define h (make-hash-table)) (let loop ((i 0)) (hash-table-set! h i (list i)) (loop (+ i 1)))",
+    "list": "(let loop ((acc '()) (i 0)) (loop (cons i acc) (+ i 1)))",
+    "string port": (
+        "(define p (open-output-string))"
+        "(define chunk (make-string 10000 #\\x))"
+        "(let loop () (write-string chunk p) (loop))"
+    ),
+    "doubling string": '(let loop ((s "ab")) (loop (string-append s s)))',
+    "deep recursion": "(define (down n) (+ 1 (down n))) (down 0)",
+    "doubling macro": (
+        "(define-syntax dbl (syntax-rules () ((_ () x) x) ((_ (n . ns) x) (dbl ns (begin x x)))))"
+        "(define (f) (dbl (1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30)"
+        " (display 1)))"
+    ),
+    "bytevectors": "(let loop ((acc '())) (loop (cons (make-bytevector 1000000 0) acc)))",
+    "appended lists": "(let loop ((l (iota 1000))) (loop (append l l)))",
+}
+
+
+@pytest.mark.parametrize("name", list(GROWING))
+def test_a_growing_program_ends_with_a_memory_error_and_the_interpreter_stays_usable(name: str) -> None:
+    interp = Interpreter(max_memory=BUDGET, timeout=60)
+    interp.eval('(define kept "yes")')
+    with pytest.raises(SchemeError) as info:
+        interp.eval(GROWING[name])
+    err = info.value
+    assert err.kind == "resource-exhaustion"
+    assert err.details["resource"] == "memory"
+    assert err.details["limit"] == BUDGET
+    assert err.details["used"] <= 2 * BUDGET
+    assert "max_memory" in err.message
+    assert interp.eval("kept") == "yes"
+    assert interp.eval("(length (make-list 1000 0))") == 1000
+
+
+def test_one_big_allocation_is_refused_before_it_is_made() -> None:
+    interp = Interpreter(max_memory=BUDGET)
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(make-vector 4000000 0)")  # 32 MB of slots in one call
+    assert info.value.details["resource"] == "memory"
+
+
+def test_a_program_within_its_budget_runs_as_before() -> None:
+    interp = Interpreter(max_memory=BUDGET)
+    assert interp.eval("(length (let loop ((i 0) (acc '())) (if (= i 100000) acc (loop (+ i 1) (cons i acc)))))") == (
+        100000
+    )
+    # each run has the whole budget: garbage of the one before does not count
+    for _ in range(3):
+        assert interp.eval("(vector-length (make-vector 1000000 0))") == 1000000
+
+
+def test_without_a_budget_nothing_is_measured() -> None:
+    interp = Interpreter()
+    assert interp.runtime.memory is None
+    assert interp.eval("(vector-length (make-vector 4000000 0))") == 4000000
+
+
+def test_max_memory_must_be_positive() -> None:
+    with pytest.raises(ValueError):
+        Interpreter(max_memory=0)
+
+
+def test_cli_max_memory() -> None:
+    program = "(let loop ((acc '())) (loop (cons (make-vector 1000000 0) acc)))"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "repl.py"), "--max-memory", "40M", "-e", program],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "memory limit exceeded: max_memory = 41943040 bytes" in done.stderr
+    assert "Traceback" not in done.stderr
+    bad = subprocess.run(
+        [sys.executable, str(ROOT / "repl.py"), "--max-memory", "lots", "-e", "1"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2
+    assert "expected a size such as 500M" in bad.stderr
+
+
+def test_the_budget_belongs_to_the_whole_run_under_parallel_map() -> None:
+    """Eight branches that each stay under the budget but together pass it: the run
+    ends with the memory error, every branch stopped, and the interpreter stays usable."""
+    interp = Interpreter(max_memory=BUDGET, timeout=60)
+    program = """
+    (define (grow i)
+      (let loop ((acc '()) (n 0))
+        (if (= n 3) (length acc) (loop (cons (make-vector 1000000 n) acc) (+ n 1)))))
+    (parallel-map grow (iota 8) #:max-concurrency 8)
+    """
+    with pytest.raises(SchemeError) as info:
+        interp.eval(program)
+    assert info.value.details["resource"] == "memory"
+    assert info.value.details["used"] <= 2 * BUDGET
+    assert interp.eval("(parallel-map (lambda (x) (* x x)) '(1 2 3))") == [1, 4, 9]
+    # one branch alone fits
+    assert interp.eval("(grow 0)") == 3
