@@ -335,12 +335,12 @@ class Runtime:
         """Called when ``depth`` reaches ``hop_mark``: serve :meth:`attend`, enforce
         max_depth, then extend this thread's budget or hop to a new thread. While
         parked, the call belongs to the calling thread's branch."""
-        if self.shared:
-            ctx = self.current()
-            if ctx is self:  # DSL code on a thread of no branch while branches run: give it one
-                ctx = Branch(self)
-                return ctx.run(lambda: ctx.apply(proc, args))
-            return ctx.apply(proc, args)
+        if self.shared:  # every call of every branch comes here: keep it short
+            ctx = CURRENT.get()
+            if ctx is not None and ctx.root is self:
+                return ctx.apply(proc, args)
+            ctx = Branch(self)  # DSL code on a thread of no branch while branches run: give it one
+            return ctx.run(lambda: ctx.apply(proc, args))
         if self.attention:
             self.check()
             if self.depth < self.hop_mark:

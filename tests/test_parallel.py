@@ -304,3 +304,20 @@ def test_ctrl_c_in_the_cli_stops_every_branch(tmp_path: Path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert "interrupted" in err
+
+
+def test_cancelling_aeval_stops_every_branch():
+    import asyncio
+
+    interp = Interpreter()
+    interp.eval("(define (spin) (spin))")
+
+    async def cancel_soon() -> None:
+        task = asyncio.ensure_future(interp.aeval("(parallel-map (lambda (x) (spin)) '(1 2 3))"))
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_soon())
+    assert interp.eval("(parallel 1 2)") == [1, 2]
