@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from .datatypes import Char, MString, Pair, Record
+from .memory import poll_limits
 
 
 def is_eqv(a: Any, b: Any) -> bool:
@@ -52,6 +53,8 @@ def is_equal(a: Any, b: Any) -> bool:
             # being (or has been) compared already, so circular and shared structure
             # finish, and circular values that unfold alike are equal (R7RS).
             compared += 1
+            if compared & 0xFFFF == 0:  # long structures: the time limit reaches into equal?
+                poll_limits()
             if compared > TRACK_AFTER:
                 seen = set() if seen is None else seen
                 key = (id(x), id(y))

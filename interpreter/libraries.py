@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .analyzer import MACRO, SPECIAL_FORMS, VAR, Analyzer, Macro, Scope, elements, list_items, syntax_error
+from .capabilities import permission_denied
 from .datatypes import Pair, Span, Symbol, sym
 from .env import Env
 from .errors import SchemeError
@@ -321,8 +322,11 @@ def find_library(an: Analyzer, name: tuple[str, ...], span: Span | None) -> Libr
                 interp.eval_file(path)
                 if name in libs:
                     return libs[name]
-    needs = " (a library not defined in the program is loaded from a file: that needs allow_files)" if refused else ""
-    raise SchemeError(f"import: unknown library ({' '.join(name)}){needs}", kind="syntax-error", span=span)
+    if refused:  # the same error whether or not the file exists
+        err = permission_denied("import", "allow_files", f"loading the library ({' '.join(name)}) from a file")
+        err.span = span
+        raise err
+    raise SchemeError(f"import: unknown library ({' '.join(name)})", kind="syntax-error", span=span)
 
 
 def import_into_globals(an: Analyzer, form: Pair) -> None:

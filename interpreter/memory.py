@@ -128,6 +128,18 @@ class MemoryBudget:
 CURRENT: contextvars.ContextVar[MemoryBudget | None] = contextvars.ContextVar("taskscheme_memory", default=None)
 
 
+#: The runtime of the run under way, for primitives that work long inside one call.
+RUNTIME: contextvars.ContextVar[Runtime | None] = contextvars.ContextVar("taskscheme_runtime", default=None)
+
+
+def poll_limits() -> None:
+    """Check the run's limits now (time, steps, memory, Ctrl-C): called every so often
+    by primitives that may work long inside one call (``equal?`` on long lists)."""
+    runtime = RUNTIME.get()
+    if runtime is not None:
+        runtime.poll()
+
+
 def reserve(nbytes: int) -> None:
     """Called by a primitive before it builds about ``nbytes`` in one go."""
     budget = CURRENT.get()
@@ -141,6 +153,7 @@ def run_limits(runtime: Runtime, max_digits: int | None) -> Iterator[None]:
     its memory budget (sampled from here to the end) and its ``max_digits``."""
     budget = runtime.memory
     token = CURRENT.set(budget)
+    running = RUNTIME.set(runtime)
     digits = DIGITS.set(max_digits) if max_digits is not None else None
     if budget is not None:
         budget.begin(runtime)
@@ -151,4 +164,5 @@ def run_limits(runtime: Runtime, max_digits: int | None) -> Iterator[None]:
             budget.end()
         if digits is not None:
             DIGITS.reset(digits)
+        RUNTIME.reset(running)
         CURRENT.reset(token)

@@ -28,6 +28,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer, LexerState
 
+from .bignum import DIGITS
 from .datatypes import (
     EOF,
     NIL,
@@ -266,6 +267,10 @@ class _Builder:
     # -- terminals -------------------------------------------------------------------
     def _number(self, tok: _Tok, parse: Any) -> Any:
         """``parse(tok.value)``: a number, or None when the text is no number; a bad one fails."""
+        if len(tok.value) > DIGITS.get() + 64:  # too long for any number max_digits allows
+            if tok.type == "SYMBOL":
+                return None
+            self._fail(f"bad number: {tok.value[:37]}...: too long for max_digits = {DIGITS.get()}", tok)
         try:
             return parse(tok.value)
         except NumberTooLarge as exc:

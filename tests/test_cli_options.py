@@ -134,7 +134,7 @@ def test_checking_the_record_path_leaves_no_file_and_keeps_an_old_one(tmp_path: 
 def model_repl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ReplSession, io.StringIO, io.StringIO]:
     monkeypatch.setenv("LLM_USER_PATH", str(tmp_path))
     out, err = io.StringIO(), io.StringIO()
-    session = ReplSession(lambda: Interpreter(stdout=out), err=err)
+    session = ReplSession(lambda: Interpreter(stdout=out, allow_models=True), err=err)
     session.submit('(define-model "drafter" (lambda (prompt system) "draft"))')
     session.submit(",model drafter")
     return session, out, err

@@ -158,3 +158,15 @@ def test_one_interpreter_survives_a_stream_of_programs(source: str) -> None:
     """With the standard library, and reusing one interpreter after every limit and error."""
     run_bounded(SHARED, source)
     run_bounded(SHARED, "(car (list 1))")
+
+
+def test_two_thousand_fuzzed_programs_stay_inside_their_limits() -> None:
+    """tests/fuzz: random, mutated, deeply nested and huge-number programs under limits,
+    a fixed seed. No leak (Python exception), no overrun (past timeout + 0.5 s), no hang."""
+    from tests.fuzz import fuzz
+
+    report = fuzz(2000, seed=0)
+    assert report.count == 2000
+    assert not report.findings, "\n".join(
+        f"[{f.kind}] #{f.index} {f.detail}: {f.program[:200]!r}" for f in report.findings
+    )

@@ -152,6 +152,6 @@ def test_import_does_not_reveal_whether_a_library_file_exists(tmp_path: Path, mo
     monkeypatch.chdir(tmp_path)
     present = failure(Interpreter(), "(import (mylib))")
     absent = failure(Interpreter(), "(import (nolib))")
-    assert present.kind == absent.kind == "syntax-error"
+    assert present.kind == absent.kind == "permission"
     assert present.message.replace("mylib", "X") == absent.message.replace("nolib", "X")
     assert Interpreter(allow_files=True).eval("(import (mylib)) x") == 1

@@ -1,0 +1,244 @@
+"""A fuzzer for untrusted programs: random and mutated programs, deep nesting and huge
+numbers, run under limits. Each program must end in a value or a taskscheme error
+(never a Python exception: a *leak*), within its timeout plus half a second (else an
+*overrun*), and never hang (still running seconds later: a *hang*).
+
+    python -m tests.fuzz --count 100000 --seed 1      # a long run (about an hour)
+    python -m tests.fuzz --count 2000                 # what CI runs (tests/test_fuzz.py)
+
+Programs come from one ``random.Random(seed)``, so a finding is reproduced by its seed
+and index (``--show N`` prints program N).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from interpreter import Interpreter, SchemeError, SchemeExit
+
+TIMEOUT = 0.5
+#: How far past its timeout a program may end (the issue's bound).
+OVERRUN = 0.5
+#: Past this a program counts as hung and is abandoned.
+HANG = 10.0
+LIMITS: dict[str, Any] = {
+    "max_steps": 20_000,
+    "timeout": TIMEOUT,
+    "max_depth": 300,
+    "max_output": 5_000,
+    "max_memory": 128 * 2**20,
+}
+
+NAMES = ["x", "y", "f", "lst", "loop", "k", "err", "v", "s", "h"]
+PRIMITIVES = [
+    "+", "-", "*", "/", "quotient", "modulo", "expt", "sqrt", "exact-integer-sqrt", "abs", "min", "max",
+    "exact->inexact", "exact", "number->string", "string->number", "=", "<", "eq?", "equal?", "not",
+    "null?", "pair?", "car", "cdr", "cons", "list", "length", "reverse", "append", "list-ref", "map",
+    "for-each", "apply", "assoc", "member", "sort", "vector", "make-vector", "vector-ref", "vector-set!",
+    "list->vector", "vector->list", "vector-append", "make-string", "string-append", "string-length",
+    "substring", "string-upcase", "symbol->string", "string->symbol", "string->list", "list->string",
+    "make-equal-hash-table", "hash-table-set!", "hash-table-ref", "display", "write", "newline", "error",
+    "raise", "iota", "make-list", "string-join", "open-output-string", "write-string", "get-output-string",
+    "read-line", "read", "exit", "square", "gcd", "lcm", "exact-rational?", "char->integer",
+]  # fmt: skip
+ATOMS = [
+    "0", "1", "-1", "7", "1000", "1/3", "-2/7", "1.5", "-0.0", "+inf.0", "+nan.0", "1e308", "#t", "#f",
+    "'()", "#\\a", '"ab"', '""', "'sym", "'(1 2 3)", "#(1 2)", "(list 1 2)", '"text\\n"',
+    "#e1e400", "#e1.5e-30", "(expt 10 400)", "(expt 2 100000)", "99999999999999999999999999",
+    "#x" + "f" * 40, "(make-string 1000 #\\z)", "(iota 1000)",
+]  # fmt: skip
+HUGE = ["#e1e999999999", "#e1e60000", "1" * 60_000, "(expt 10 (expt 10 10))", "(expt 7 70000)"]
+RUNAWAYS = [
+    "(let loop () (loop))",
+    "(define (down n) (+ 1 (down n))) (down 0)",
+    '(let loop () (display "flood") (loop))',
+    '(let loop ((s "ab")) (loop (string-append s s)))',
+    "(let loop ((l (list 1))) (loop (append l l)))",
+    "(define (f) (map (lambda (x) (f)) '(1 2))) (f)",
+    "(let loop ((n 2)) (loop (* n n)))",
+    "(make-vector (expt 10 12))",
+    "(let loop ((acc '())) (loop (cons (make-vector 100000 0) acc)))",
+    "(define h (make-equal-hash-table)) (let loop ((i 0)) (hash-table-set! h i i) (loop (+ i 1)))",
+    "(define l (iota 1000000)) (define m (iota 1000000)) (let loop () (equal? l m) (loop))",
+    "(define-syntax dbl (syntax-rules () ((_ () x) x) ((_ (n . ns) x) (dbl ns (begin x x)))))"
+    "(define (g) (dbl (1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26) (display 1)))",
+]
+NESTING_OPS = ["+", "-", "*", "string-append", "car", "not", "list", "if", "let", "and", "vector"]
+MUTATIONS = "()'\"#\\ ;`,@.[]|"
+
+
+class Generator:
+    """Programs drawn from one random stream."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def atom(self) -> str:
+        r = self.rng.random()
+        if r < 0.03:
+            return self.rng.choice(HUGE)
+        if r < 0.25:
+            return str(self.rng.randint(-(2**70), 2**70))
+        if r < 0.5:
+            return self.rng.choice(NAMES)
+        return self.rng.choice(ATOMS)
+
+    def expr(self, depth: int) -> str:
+        rng = self.rng
+        if depth <= 0 or rng.random() < 0.25:
+            return self.atom()
+        sub = lambda: self.expr(depth - 1)
+        name = rng.choice(NAMES)
+        forms = [
+            lambda: f"({rng.choice(PRIMITIVES)} {' '.join(sub() for _ in range(rng.randint(0, 3)))})",
+            lambda: f"(if {sub()} {sub()} {sub()})",
+            lambda: f"(let (({name} {sub()})) {sub()})",
+            lambda: f"(lambda ({name}) {sub()})",
+            lambda: f"({sub()} {sub()})",
+            lambda: f"(begin {sub()} {sub()})",
+            lambda: f"(define {name} {sub()})",
+            lambda: f"(set! {name} {sub()})",
+            lambda: f"(define ({name} x) {sub()})",
+            lambda: f"(let loop ((x {sub()})) (if {sub()} (loop {sub()}) x))",
+            lambda: f"(guard (err (#t {sub()})) {sub()})",
+            lambda: f"(call/cc (lambda (k) {sub()}))",
+            lambda: f"(do ((i 0 (+ i 1))) ((> i {sub()}) {sub()}))",
+            lambda: f"(quote {sub()})",
+            lambda: f"(with-exception-handler (lambda (e) {sub()}) (lambda () {sub()}))",
+            lambda: self.nested(rng.randint(5, 60)),
+        ]
+        return rng.choice(forms)()
+
+    def nested(self, depth: int) -> str:
+        """One operator nested ``depth`` deep around a variable."""
+        op = self.rng.choice(NESTING_OPS)
+        expr = "x"
+        for _ in range(depth):
+            if op == "if":
+                expr = f"(if (< x 0) 0 {expr})"
+            elif op == "let":
+                expr = f"(let ((y (+ x 1))) {expr})"
+            elif op == "and":
+                expr = f"(and (pair? (list x)) {expr})"
+            elif op in ("car", "not"):
+                expr = f"({op} (list {expr}))"
+            else:
+                expr = f"({op} {expr} {self.atom()})"
+        return f"(define (nest x) {expr}) (nest {self.atom()})"
+
+    def program(self) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.05:
+            return self.expr(3) + " " + rng.choice(RUNAWAYS)
+        if r < 0.1:
+            return "".join(rng.choice("()[]'`,@#\\\";.| \nabcxyz0123-+/*?!=<>λ") for _ in range(rng.randint(0, 60)))
+        text = "\n".join(self.expr(rng.randint(1, 5)) for _ in range(rng.randint(1, 4)))
+        if r < 0.4:
+            text = self.mutate(text)
+        return text
+
+    def mutate(self, text: str) -> str:
+        rng = self.rng
+        for _ in range(rng.randint(1, 4)):
+            if not text:
+                break
+            i = rng.randrange(len(text))
+            j = min(len(text), i + rng.randint(0, 8))
+            action = rng.choice(("delete", "insert", "duplicate"))
+            if action == "delete":
+                text = text[:i] + text[j:]
+            elif action == "insert":
+                text = text[:i] + rng.choice(MUTATIONS) + text[i:]
+            else:
+                text = text[:j] + text[i:j] + text[j:]
+        return text
+
+
+def programs(count: int, seed: int) -> Iterator[str]:
+    generator = Generator(random.Random(seed))
+    for _ in range(count):
+        yield generator.program()
+
+
+@dataclass
+class Finding:
+    index: int
+    kind: str  # "leak", "overrun" or "hang"
+    program: str
+    detail: str
+
+
+@dataclass
+class Report:
+    count: int = 0
+    seconds: float = 0.0
+    slowest: float = 0.0
+    findings: list[Finding] = field(default_factory=list)
+
+    def of(self, kind: str) -> int:
+        return sum(1 for f in self.findings if f.kind == kind)
+
+    def summary(self) -> str:
+        return (
+            f"{self.count} programs in {self.seconds:.1f} s: {self.of('leak')} leaks, {self.of('overrun')} overruns, "
+            f"{self.of('hang')} hangs (slowest {self.slowest:.2f} s, timeout {TIMEOUT} s)"
+        )
+
+
+def fresh() -> Interpreter:
+    return Interpreter(stdout=io.StringIO(), **LIMITS)
+
+
+def run_one(interp: Interpreter, source: str) -> tuple[str | None, float, str]:
+    """``(finding kind or None, seconds, detail)`` for one program on ``interp``."""
+    outcome: list[BaseException | None] = []
+
+    def work() -> None:
+        try:
+            interp.eval(source)
+            outcome.append(None)
+        except (SchemeError, SchemeExit):
+            outcome.append(None)
+        except BaseException as exc:  # what the fuzzer looks for
+            outcome.append(exc)
+
+    start = time.monotonic()
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    worker.join(TIMEOUT + HANG)
+    seconds = time.monotonic() - start
+    if worker.is_alive():
+        return "hang", seconds, f"still running after {seconds:.1f} s"
+    if outcome and outcome[0] is not None:
+        return "leak", seconds, f"{type(outcome[0]).__name__}: {outcome[0]}"[:300]
+    if seconds > TIMEOUT + OVERRUN:
+        return "overrun", seconds, f"took {seconds:.2f} s"
+    return None, seconds, ""
+
+
+def fuzz(count: int, seed: int = 0, progress: Any = None) -> Report:
+    """Run ``count`` programs from ``seed``; a new interpreter every 200 programs and after a hang."""
+    report = Report()
+    start = time.monotonic()
+    interp = fresh()
+    for index, source in enumerate(programs(count, seed)):
+        if index and index % 200 == 0:
+            interp = fresh()
+        kind, seconds, detail = run_one(interp, source)
+        report.count += 1
+        report.slowest = max(report.slowest, seconds)
+        if kind is not None:
+            report.findings.append(Finding(index, kind, source, detail))
+            if kind == "hang":
+                interp = fresh()
+        if progress is not None and (index + 1) % 1000 == 0:
+            progress(f"{index + 1}/{count}: {len(report.findings)} findings so far")
+    report.seconds = time.monotonic() - start
+    return report
