@@ -395,6 +395,7 @@ class Matcher(NamedTuple):
     x: Any
     types: tuple[type, ...]
     test: Callable[[Any], bool] | None
+    texts: bool = False  # compare mutable strings by their text (``x`` is then a ``str``)
 
 
 def _matcher(x: Any, equal: bool) -> Matcher:
@@ -404,7 +405,7 @@ def _matcher(x: Any, equal: bool) -> Matcher:
     if t is int or t is Fraction or t is Char:
         return Matcher(x, (t,), None)
     if equal and (t is str or t is MString):
-        return Matcher(x, (str, MString), None)
+        return Matcher(str(x), (str,), None, True)
     if t is float or t is str:
         return Matcher(x, (), lambda y: is_eqv(x, y))
     if equal and (t is Pair or t is list or t is bytearray or t is Record or hasattr(x, "scheme_equal")):
@@ -425,7 +426,7 @@ def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
     """The first pair of ``lst`` whose car matches (``entries``: whose car's car matches,
     for association lists), or #f. One plain loop, with a second pointer at half speed
     for circular lists."""
-    x, types, test = match
+    x, types, test, texts = match
     slow = p = lst
     behind = False
     while type(p) is Pair:
@@ -434,6 +435,8 @@ def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
             if type(y) is not Pair:
                 raise type_error(who, "an association list of pairs, found element", y)
             y = y.car
+        if texts and type(y) is MString:
+            y = y.text if y.text is not None else str(y)
         if y is x or (types and y == x and type(y) in types) or (test is not None and test(y)):
             return p.car if entries else p
         p = p.cdr
