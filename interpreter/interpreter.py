@@ -106,6 +106,8 @@ class Interpreter:
             "task_limits": task_limits.model_dump() if isinstance(task_limits, Limits) else task_limits,
             "max_output": max_output,
             "max_concurrency": max_concurrency,
+            "max_memory": max_memory,
+            "max_digits": max_digits,
         }
         self.program_sources: list[tuple[str, str]] = []
         if max_output is not None:

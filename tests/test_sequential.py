@@ -167,3 +167,18 @@ def test_define_task_with_a_sequential_body() -> None:
     )
     result = interp.eval('(pipeline "abc")')
     assert result.content == "5"  # the notes-only summary of "ABC" is the written "\"ABC\""
+
+
+def test_a_task_error_in_a_step_or_phase_names_its_type_once() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define-model "broken" (lambda (prompt system) (error "boom" 42)))
+           (define-task (ask q) (model "broken") (prompt "{{q}}"))""",
+        filename="seq.scm",
+    )
+    step = interp.eval('(sequential (step a (ask "x")))')
+    assert step.notes["error"]["type"] == "TASK_FAILURE"
+    assert step.notes["error"]["message"] == "model broken failed: boom 42"
+    loop = interp.eval('(director-evaluator-loop (max-iterations 1) (director (ask "x")) (evaluator #t))')
+    assert loop.error.type == "TASK_FAILURE"
+    assert loop.error.message == "model broken failed: boom 42"

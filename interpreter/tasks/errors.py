@@ -52,6 +52,14 @@ class TaskError(SchemeError):
         return f"#<task-error {self.error_type} {write_string(self.details.message)}>"
 
 
+def type_and_message(err: SchemeError) -> tuple[str, str]:
+    """An error's type (``TASK_FAILURE`` … for a task error, else its kind) and its message
+    without that type in front, for records that keep the two apart."""
+    if isinstance(err, TaskError):
+        return err.error_type, err.details.message
+    return err.kind, err.full_message()
+
+
 def resource_exhausted(resource: str, message: str, used: float, limit: float) -> TaskError:
     text = f"{message} (used {_figure(used)}, limit {_figure(limit)})"
     return TaskError(ResourceExhaustion(resource=resource, message=text, metrics=Metrics(used=used, limit=limit)))

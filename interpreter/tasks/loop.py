@@ -21,7 +21,7 @@ from pydantic import Field
 from ..datatypes import MString, Symbol, make_list
 from ..env import Env
 from ..errors import SchemeError
-from .errors import TaskError, invalid_output, task_failure
+from .errors import invalid_output, task_failure, type_and_message
 from .evaluation import flat_verdict, parse_verdict, verdict_violations
 from .records import (
     ContextManagement,
@@ -279,10 +279,10 @@ def run_loop(
             except PhaseError as failure:
                 err = failure.error
                 location = err.span if err.span is not None else phases.spans.get(failure.phase)
-                kind = err.error_type if isinstance(err, TaskError) else err.kind
+                kind, message = type_and_message(err)
                 error = LoopError(
                     type=kind,
-                    message=err.full_message(),
+                    message=message,
                     iteration=k,
                     phase=failure.phase,  # type: ignore[arg-type]
                     location=str(location) if location is not None else None,

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from ..datatypes import MString, Span, make_list
 from ..errors import SchemeError
-from .errors import TaskError, task_failure
+from .errors import TaskError, task_failure, type_and_message
 from .records import ContextManagement, SchemeRecord, TaskResult
 from .tracing import EventHub
 
@@ -104,8 +104,8 @@ def failed_status(value: Any) -> bool:
 
 def error_info(err: SchemeError) -> dict[str, Any]:
     """``{type, message, location}`` of an error."""
-    kind = err.error_type if isinstance(err, TaskError) else err.kind
-    info: dict[str, Any] = {"type": kind, "message": err.full_message()}
+    kind, message = type_and_message(err)
+    info: dict[str, Any] = {"type": kind, "message": message}
     if err.span is not None:
         info["location"] = str(err.span)
     return info
