@@ -99,8 +99,6 @@ class Interpreter:
             "allow_scripts": allow_scripts,
             "allow_python": allow_python,
             "allow_models": allow_models,
-            "max_memory": max_memory,
-            "max_digits": max_digits,
             "model": model,
             "replay": str(replay) if replay is not None else None,
             "task_limits": task_limits.model_dump() if isinstance(task_limits, Limits) else task_limits,
