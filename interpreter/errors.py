@@ -97,6 +97,8 @@ class SchemeError(Exception):
         self.payload = payload
         self.continuable = continuable
         self.details = details
+        #: What a loop or pipeline had done when a limit ended it (its LoopResult / TaskResult).
+        self.partial: Any = None
         self.frames: list[Frame] = []
 
     # -- backtrace -----------------------------------------------------------------

@@ -155,3 +155,21 @@ def test_import_does_not_reveal_whether_a_library_file_exists(tmp_path: Path, mo
     assert present.kind == absent.kind == "permission"
     assert present.message.replace("mylib", "X") == absent.message.replace("nolib", "X")
     assert Interpreter(allow_files=True).eval("(import (mylib)) x") == 1
+
+
+# -- a limit keeps the partial result ---------------------------------------------------------
+def test_a_loop_ended_by_a_limit_hands_the_host_its_iterations() -> None:
+    interp = Interpreter(timeout=0.5)
+    program = """
+    (define (spin n) (if (= n 0) 0 (spin (- n 1))))
+    (director-evaluator-loop
+      (max-iterations 100)
+      (director (if (< current-iteration 2) (string-append "draft " (number->string current-iteration)) (spin -1)))
+      (evaluator (make-evaluation #f "again")))
+    """
+    err = failure(interp, program)
+    assert err.details["resource"] == "time"
+    partial = err.partial
+    assert partial.status == "FAILED"
+    assert partial.iterations_completed == 2
+    assert [i.output.content for i in partial.iteration_history] == ["draft 0", "draft 1"]

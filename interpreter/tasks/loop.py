@@ -320,6 +320,19 @@ def run_loop(
             if stop:
                 result_status, reason = "COMPLETE", stop
                 break
+    except SchemeError as limit:  # a runtime limit ends the run: the host keeps what was done
+        if limit.partial is None:
+            limit.partial = LoopResult(
+                final_output=last_output,
+                final_evaluation=last_eval,
+                success=False,
+                iterations_completed=completed,
+                iteration_history=history,
+                status="FAILED",
+                error=None,
+                stop_reason="error",
+            )
+        raise
     finally:
         hub.progress.end()
     result = LoopResult(
