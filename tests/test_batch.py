@@ -177,3 +177,19 @@ def test_cli_batch_reports_bad_arguments(tmp_path: Path):
     done = cli("batch", "prog.scm", "--task", "nothing", "--inputs", "in.jsonl", "--output", "o.jsonl", cwd=tmp_path)
     assert done.returncode == 1
     assert "no task named nothing" in read_records(tmp_path / "o.jsonl")[0]["error"]["message"]
+
+
+def test_cli_batch_draws_a_live_progress_line_on_a_terminal(tmp_path: Path):
+    pexpect = pytest.importorskip("pexpect")
+    (tmp_path / "prog.scm").write_text(PROGRAM, encoding="utf-8")
+    write_lines(tmp_path / "in.jsonl", [{"word": str(i)} for i in range(6)])
+    args = ["-m", "interpreter", "batch", "prog.scm", "--task", "slow", "--inputs", "in.jsonl"]
+    args += ["--output", "out.jsonl", "--workers", "2"]
+    child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), encoding="utf-8", timeout=60)
+    child.expect(r"\r\x1b\[K(batch: \d/6 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
+    live = child.match.group(1)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert not live.startswith("batch: 6/6")  # drawn while items were still running
+    assert "batch: 6 items in" in child.before and "(6 complete, 0 failed)" in child.before

@@ -335,3 +335,15 @@ def test_replay_file_problems(tmp_path):
     bad.write_text('{"prompt": "x"}\n')
     with pytest.raises(SchemeError, match=r"bad\.jsonl:1: not a recorded model call"):
         Interpreter(replay=bad)
+
+
+def test_python_model_calls_reuse_their_worker_threads() -> None:
+    import threading
+
+    interp = Interpreter()
+    interp.models.register("upper", lambda prompt, system: prompt.upper())
+    interp.eval('(define-task (shout w) (model "upper") (prompt "{{w}}"))')
+    for i in range(50):
+        assert interp.eval(f'(get (shout "w{i}") \'content)') == f"W{i}"
+    workers = [t for t in threading.enumerate() if t.name == "taskscheme-model"]
+    assert 1 <= len(workers) <= 2  # one thread serves call after call; none is started per call

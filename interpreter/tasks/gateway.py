@@ -36,6 +36,7 @@ from .records import Limits, RetryPolicy
 from .replay import CallRecord, CallUsage, Recorder, ReplayBook
 from .schemas import structured
 from .usage import Usage
+from .workers import MODEL_WORKERS
 
 
 def model_error(message: str, transient: bool) -> TaskError:
@@ -425,7 +426,7 @@ class ModelGateway:
             rt.extra_check = previous
 
     def _in_thread(self, run: Callable[[], ModelResponse], name: str, timeout: float | None) -> ModelResponse:
-        """Run a Python backend on a worker thread and wait for it, checking the caller's
+        """Run a Python backend on a worker thread (reused: :mod:`.workers`) and wait for it, checking the caller's
         limits as it waits: a timeout, Ctrl-C or a cancelled branch abandons the call
         (its thread ends on its own; the answer is dropped)."""
         done = threading.Event()
@@ -440,8 +441,7 @@ class ModelGateway:
 
         start = time.monotonic()
         context = contextvars.copy_context()  # the backend's spans and streamed text stay the caller's
-        worker = threading.Thread(target=context.run, args=(work,), name=f"taskscheme-model-{name}", daemon=True)
-        worker.start()
+        MODEL_WORKERS.submit(lambda: context.run(work))
         poll = self.runtime.poll
         while not done.wait(POLL_EVERY):
             poll()
