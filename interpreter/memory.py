@@ -111,16 +111,19 @@ class MemoryBudget:
         if self.over is not None:
             self.check()
         if nbytes >= CHECK_FROM:
-            used = self.used() + nbytes
-            if used > self.limit:
-                raise self.error(used)
+            used = self.used()
+            if used + nbytes > self.limit:
+                raise self.error(used, requested=nbytes)
 
-    def error(self, used: int) -> SchemeError:
-        return SchemeError(
-            f"memory limit exceeded: max_memory = {self.limit} bytes",
-            kind="resource-exhaustion",
-            details={"resource": "memory", "limit": self.limit, "used": used},
-        )
+    def error(self, used: int, requested: int | None = None) -> SchemeError:
+        """The memory error; ``used`` is what the run holds now, ``requested`` what a
+        refused allocation asked for on top of it (never allocated)."""
+        details: dict[str, int | str] = {"resource": "memory", "limit": self.limit, "used": used}
+        message = f"memory limit exceeded: max_memory = {self.limit} bytes"
+        if requested is not None:
+            details["requested"] = requested
+            message += f" (refused {requested} more bytes with {used} in use)"
+        return SchemeError(message, kind="resource-exhaustion", details=details)
 
 
 #: The budget of the run under way in this context (None: no budget). Threads the run
