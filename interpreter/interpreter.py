@@ -392,9 +392,17 @@ class Interpreter:
         return check_file_access(self.allow_files, path, who)
 
     def load_stdlib(self) -> None:
-        """Load the standard library's start-up files (``stdlib/*.scm``, shipped as ``interpreter.stdlib``)."""
-        for file in startup_files():
-            self.eval_scheme(file.read_text(encoding="utf-8"), filename=f"stdlib/{file.name}", check=False)
+        """Load the standard library's start-up files (``stdlib/*.scm``, shipped as ``interpreter.stdlib``).
+
+        The interpreter's own set-up is not the program's: it does not count against ``timeout``
+        (a short timeout on a slow machine would otherwise fail ``Interpreter()`` itself)."""
+        rt = self.runtime
+        timeout, rt.timeout = rt.timeout, None
+        try:
+            for file in startup_files():
+                self.eval_scheme(file.read_text(encoding="utf-8"), filename=f"stdlib/{file.name}", check=False)
+        finally:
+            rt.timeout = timeout
 
     def user_bindings(self) -> dict[str, Any]:
         """Names the program defined (not the built-ins), for the REPL's ``,env``."""

@@ -187,3 +187,10 @@ def test_converting_a_value_cannot_expand_it_without_bound(monkeypatch: pytest.M
     assert "limit 10000" in err.message
     assert len(interp.eval("(make-list 5000 0)")) == 5000
     survives(interp)
+
+
+def test_a_tiny_timeout_limits_the_program_not_the_interpreters_own_set_up() -> None:
+    interp = Interpreter(timeout=1e-9)  # loading the stdlib is not the program's time
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(list-tabulate 3 (lambda (i) (let loop () (loop))))")
+    assert info.value.details["resource"] == "time"
