@@ -8,6 +8,7 @@ from typing import Any
 
 from ..datatypes import VOID, Char, MString, Pair, Record, Symbol
 from ..errors import SchemeError, type_error
+from ..memory import reserve
 from .lists import apply_fn, build_list, check_proc, to_pylist
 from .registry import BUILTINS, primitive
 
@@ -105,6 +106,12 @@ def eqv_key(x: Any) -> Any:
     return ("id", id(x))
 
 
+#: Tables at least this big reserve the memory of their next doubling (at every power of two).
+GROWTH_CHECK_FROM = 4096
+#: Bytes reserved per entry for that doubling: the new table's slots and the entries that fill it.
+TABLE_GROWTH_BYTES = 96
+
+
 class HashTable:
     """A mutable hash table; ``entries`` maps key → (original key, value)."""
 
@@ -123,7 +130,13 @@ class HashTable:
         return self.keyfn(key) in self.entries
 
     def set(self, key: Any, value: Any) -> None:
-        self.entries[self.keyfn(key)] = (key, value)
+        entries = self.entries
+        n = len(entries)
+        if n >= GROWTH_CHECK_FROM and not n & (n - 1):
+            # Python's dict soon doubles its table in one allocation: reserve it first,
+            # as other primitives that build something big in one call do (memory.py).
+            reserve(n * TABLE_GROWTH_BYTES)
+        entries[self.keyfn(key)] = (key, value)
 
     def delete(self, key: Any) -> None:
         self.entries.pop(self.keyfn(key), None)
