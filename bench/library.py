@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,20 +28,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from programs import LIBRARY, R7RS, Case  # noqa: E402
+from timing import best  # noqa: E402
 
 from interpreter import Interpreter  # noqa: E402
 from interpreter.collector import tune_collector  # noqa: E402
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 100_000))  # for the plain-Python side only
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def run_cases(title: str, cases: list[Case], repeat: int) -> list[float]:

@@ -17,7 +17,6 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,14 +25,8 @@ sys.path.insert(0, str(ROOT))
 from interpreter import Interpreter, TransientModelError  # noqa: E402
 from interpreter.tasks.tracing import JsonlWriter  # noqa: E402
 
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import best  # noqa: E402
 
 
 def model(prompt: str, system: str | None) -> str:

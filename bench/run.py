@@ -16,7 +16,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from interpreter import Interpreter  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import best  # noqa: E402
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))  # for the plain-Python side only
 
@@ -103,15 +105,6 @@ def py_build_string(n: int) -> int:
     for i in range(n):
         parts.append(chr(97 + i % 26))
     return len("".join(parts))
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def cold_start(repeat: int, cached: bool) -> float:
