@@ -8,13 +8,12 @@ Python stack.
 Deep non-tail recursion grows it, though. Rather than raising the host's
 recursion limit (process-wide, a surprise to an embedder), the runtime watches
 how deep the Python stack is and, when it nears the limit, continues the
-evaluation on a fresh thread that waits for nothing but its result. Depth is
-then bounded only by ``max_depth`` and memory.
+evaluation on a fresh thread that waits for nothing but its result (see
+:mod:`interpreter.stack`). Depth is then bounded only by ``max_depth`` and memory.
 """
 
 from __future__ import annotations
 
-import contextvars
 import sys
 import threading
 import time
@@ -33,6 +32,7 @@ from .datatypes import (
 )
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
+from .stack import Anchor, anchor_here, python_depth, run_on_fresh_stack, stack_height
 
 if TYPE_CHECKING:
     from .memory import MemoryBudget
@@ -174,6 +174,7 @@ class Runtime:
         self.handlers: list[Any] = []  # with-exception-handler stack (procedures, or GUARD markers)
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
+        self.anchor: Anchor | None = None  # frames of known height on this thread's stack (stack.stack_height)
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
         self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
         self.trace_parent: Any = None  # the innermost open trace span (tasks/tracing.py)
@@ -206,8 +207,11 @@ class Runtime:
         self._start_thread_budget()
 
     def _start_thread_budget(self) -> None:
+        """Measure this thread's stack, anchor the measurement and set the first mark
+        (cautiously: how many frames a level takes is not known yet)."""
         py = python_depth()
         self.thread_base = (self.depth, py)
+        self.anchor = anchor_here(self.depth, py)
         mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
         self._set_mark(min(mark, max(self.max_depth, self.depth + 1)))
 
@@ -352,46 +356,35 @@ class Runtime:
                 details={"resource": "depth", "used": self.depth, "limit": self.max_depth},
             )
         base_depth, base_py = self.thread_base
-        py = python_depth()
+        py, anchor = stack_height(self.anchor, self.depth)
+        self.anchor = anchor
         room = sys.getrecursionlimit() - py - self.STACK_MARGIN
         per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth))
         levels = int(room / (per_level * 1.5))
         saved = self.depth_mark
         if levels >= 8:
             self._set_mark(min(self.depth + levels, self.max_depth))
+            self.anchor = Anchor(self.depth, {sys._getframe(0): py})  # this frame stays while the call runs
             try:
                 return self.apply(proc, args)
             finally:
                 self._set_mark(saved)
+                self.anchor = anchor
         return self._hop(proc, args, saved)
 
     def _hop(self, proc: Closure, args: list[Any], saved_mark: int) -> Any:
-        """Run ``proc`` on a new thread with a fresh Python stack and wait for it."""
-        box: list[Any] = []
-        saved_base = self.thread_base
+        """Run ``proc`` on another thread with a fresh Python stack and wait for it."""
+        saved_base, saved_anchor = self.thread_base, self.anchor
 
-        def worker() -> None:
-            try:
-                self._start_thread_budget()
-                box.append((True, self.apply(proc, args)))
-            except BaseException as exc:
-                box.append((False, exc))
+        def continue_there() -> Any:
+            self._start_thread_budget()
+            return self.apply(proc, args)
 
-        context = contextvars.copy_context()  # the new thread keeps this thread's branch and memory budget
-        thread = threading.Thread(target=context.run, args=(worker,), name="taskscheme-deep", daemon=True)
-        thread.start()
         try:
-            thread.join()
-        except BaseException:
-            self.interrupt()
-            raise
+            return run_on_fresh_stack(continue_there, self.interrupt)
         finally:
             self._set_mark(saved_mark)
-            self.thread_base = saved_base
-        ok, value = box[0]
-        if ok:
-            return value
-        raise value
+            self.thread_base, self.anchor = saved_base, saved_anchor
 
 
 class Branch(Runtime):
@@ -421,6 +414,7 @@ class Branch(Runtime):
         self.handlers = list(parent.handlers)
         self.winders = parent.winders
         self.thread_base = (0, 0)
+        self.anchor = None
         self.extra_check = None
         self.activations = list(parent.activations)
         self.trace_parent = parent.trace_parent
@@ -539,16 +533,6 @@ def time_limit_error(limit: float | None) -> SchemeError:
 
 class BranchCancelled(Interrupted):
     """A branch stopped because its parallel form gave up on it (another branch failed)."""
-
-
-def python_depth() -> int:
-    """How many Python frames are on this thread's stack."""
-    frame = sys._getframe(1)
-    n = 1
-    while frame.f_back is not None:
-        frame = frame.f_back
-        n += 1
-    return n
 
 
 def apply_procedure(proc: Any, args: list[Any]) -> Any:
