@@ -56,6 +56,25 @@ def run(source: str) -> str:
         ("(define (f a) (let () (+ a 1))) (f 1)", "2"),
         # internal defines keep their own frame
         ("(define (f n) (define m (* n 3)) (+ m 1)) (f 2)", "7"),
+        # frame mode (an internal define): do, let and let-values still run on locals, and
+        # see and assign the frame's variables; closures keep each iteration's binding
+        (
+            "(define (f n) (define v (make-vector n)) (do ((i 0 (+ i 1))) ((= i n) v) (vector-set! v i (* i i))))"
+            " (f 4)",
+            "#(0 1 4 9)",
+        ),
+        ("(define (f n) (define s 0) (do ((i 0 (+ i 1))) ((= i n) s) (set! s (+ s i)))) (f 5)", "10"),
+        (
+            "(define (f n) (define fs '()) (do ((i 0 (+ i 1))) ((= i n) (map (lambda (g) (g)) fs))"
+            " (set! fs (cons (lambda () i) fs)))) (f 3)",
+            "(2 1 0)",
+        ),
+        ("(define (f n) (define m 2) (let ((k (* n m))) (let-values (((a b) (values k m))) (list a b)))) (f 3)", "(6 2)"),
+        (
+            "(define (f n acc) (define m 1) (if (= n 0) acc (do ((i 0 (+ i 1))) ((= i m) (f (- n 1) (cons n acc))))))"
+            " (f 3 '())",
+            "(1 2 3)",
+        ),
         # rest parameters, and a wrong count at a self tail call
         ("(define (f . xs) (if (null? xs) 'done (apply f (cdr xs)))) (f 1 2 3)", "done"),
         ("(define (f a . xs) (if (null? xs) a (f (+ a (car xs))))) (f 1 2)", "3"),

@@ -3,7 +3,8 @@
 1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
    ``let-values`` and ``do`` variables too; ``case`` as if/elif; built-ins of
    ``fastpath``'s tables computed inline);
-2. the same with ``(set! a a)`` first, which keeps the parameters in a frame;
+2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
+   in a frame (frame mode: ``let``, ``let-values`` and ``do`` variables still locals);
 3. like 1, with ``+`` and ``car`` rebound to equivalent procedures, which sends every
    inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
@@ -91,7 +92,7 @@ def run_five_ways(expr: str, a: str, b: str) -> list[str]:
     results = []
     for setup, body, max_steps in [
         ("", expr, None),
-        ("", f"(set! a a) {expr}", None),
+        ("", f"(define z a) (set! a a) {expr}", None),
         (REBIND, expr, None),
         ("", expr, 1_000_000),
     ]:

@@ -84,10 +84,12 @@ class Emitter:
     ) -> None:
         self.lines: list[str] = []
         self.procedure = procedure  # the lambda whose body this is (for self tail calls)
-        # Register mode: the procedure's frame, and the frames of the lets inside it,
-        # live in Python locals, innermost last; each frame is made only when
-        # something needs it (see compile_procedure). Empty: frame mode.
+        # Frames in Python locals, innermost last; each frame is made only when
+        # something needs it. In register mode the first is the procedure's own frame
+        # (see compile_procedure); in frame mode the procedure's frame is ``env`` and the
+        # scopes are those of the lets and dos inside it.
         self.scopes: list[Registers] = []
+        self.register_mode = False
         self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
@@ -156,12 +158,15 @@ class Emitter:
         return f"Env({{{', '.join(unassigned + bound)}}}, {outer})"
 
     @property
+    def in_body(self) -> bool:
+        """Whether this emits a procedure body (lets and dos may then become locals)."""
+        return self.procedure is not None
+
+    @property
     def frame(self) -> str:
         """An expression for the innermost frame. In register mode each frame is made
         on first use, from its variables' current values, inside its parent's frame."""
-        if not self.scopes:
-            return "env"
-        expr = "outer"
+        expr = "outer" if self.register_mode else "env"
         for scope in self.scopes:
             bound = ", ".join(f"{self.key(name)}: {local}" for name, local in scope.names.items())
             expr = f"({scope.env} or ({scope.env} := Env({{{bound}}}, {expr})))"
@@ -183,11 +188,12 @@ class Emitter:
     def local(self, node: LocalRef) -> str:
         """The expression reading a local variable."""
         key = self.key(node.name)
-        if self.scopes:
-            if node.depth < len(self.scopes):
-                return self.scopes[-1 - node.depth].names[node.name]
-            return "outer" + ".outer" * (node.depth - len(self.scopes)) + f".vars[{key}]"
-        return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
+        if node.depth < len(self.scopes):
+            return self.scopes[-1 - node.depth].names[node.name]
+        depth = node.depth - len(self.scopes)
+        if self.register_mode:
+            return "outer" + ".outer" * depth + f".vars[{key}]"
+        return (self.frame_vars if depth == 0 else "env" + ".outer" * depth + ".vars") + f"[{key}]"
 
     def slow(self, node: Node, tail: bool = False) -> str:
         """A call of ``node``'s ordinary compiled code on the frame."""
@@ -202,10 +208,10 @@ class Emitter:
         return f"({self.fresh('t')} := {call}, {', '.join(reloads)})[0]"
 
     def inline_let(self, node: Let) -> bool:
-        """Whether a ``let`` becomes a register frame: in register mode, a plain let
-        (no internal defines) whose variables nothing assigns."""
+        """Whether a ``let`` becomes a register frame: in a procedure body (register or
+        frame mode), a plain let (no internal defines) whose variables nothing assigns."""
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and not assigned_names(node.body) & set(node.names)
@@ -259,11 +265,11 @@ class Emitter:
         return f"{value} is {self.constant(datum)}"
 
     def inline_let_values(self, node: LetValues) -> bool:
-        """Whether a ``let-values`` becomes register variables: in register mode, without
+        """Whether a ``let-values`` becomes register variables: in a procedure body, without
         rest formals or internal defines, when nothing assigns its variables."""
         names = [name for formals, _rest, _init in node.clauses for name in formals]
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and all(formals and rest is None for formals, rest, _init in node.clauses)
@@ -294,10 +300,10 @@ class Emitter:
             self.scopes.pop()
 
     def inline_do(self, node: Do) -> bool:
-        """Whether a ``do`` becomes a Python loop over register variables: in register
-        mode, when nothing assigns its variables and the loop nests within the limits."""
+        """Whether a ``do`` becomes a Python loop over register variables: in a procedure
+        body, when nothing assigns its variables and the loop nests within the limits."""
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and self.indent + 2 <= MAX_INDENT
             and not assigned_names(node) & set(node.names)
         )
@@ -755,7 +761,7 @@ class Emitter:
             rebind = self.frame_of(f"{f}.env", args)
             if rebind is not None:
                 self.line(f"if {f}.run is run:")
-                if not self.scopes:
+                if not self.register_mode:
                     self.line(f"    env = {rebind}")
                 else:
                     if self.scopes[0].names:
@@ -929,8 +935,9 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         frame = emitter.frame_of("outer", args) or ""
         if not proc.defines and not assigned_names(proc.body) & set(proc.params):
             emitter.scopes.append(Registers(dict(zip(proc.params, args)), "env"))
+            emitter.register_mode = True
             frame = "None"
-    if not emitter.scopes:
+    if not emitter.register_mode:
         emitter.line("v = env.vars")
     emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)
