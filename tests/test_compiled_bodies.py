@@ -75,6 +75,20 @@ def run(source: str) -> str:
             " (f 3 '())",
             "(1 2 3)",
         ),
+        # string ports written inline: fresh-line sees the column, get-output-string the text
+        (
+            "(define (f n) (let ((p (open-output-string))) (do ((i 0 (+ i 1))) ((= i n))"
+            ' (write-string "ab" p) (write-char #\\c p) (fresh-line p) (display (number->string i) p))'
+            " (newline p) (fresh-line p) (get-output-string p))) (f 2)",
+            '"abc\\n0abc\\n1\\n"',
+        ),
+        # string-append inline on literals, mutable strings, an edited one, and past SMALL_STRING
+        (
+            "(define (f s) (let ((m (string-copy s))) (string-set! m 0 #\\z)"
+            ' (list (string-append s "-" (string-copy s)) (string-append m s) (string-length (string-append'
+            " (make-string 40000 #\\a) (make-string 40000 #\\b)))))) (f \"ab\")",
+            '("ab-ab" "zbab" 80000)',
+        ),
         # rest parameters, and a wrong count at a self tail call
         ("(define (f . xs) (if (null? xs) 'done (apply f (cdr xs)))) (f 1 2 3)", "done"),
         ("(define (f a . xs) (if (null? xs) a (f (+ a (car xs))))) (f 1 2)", "3"),
@@ -82,6 +96,17 @@ def run(source: str) -> str:
 )
 def test_parameters_behave_as_variables(source: str, expected: str) -> None:
     assert run(source) == expected
+
+
+def test_a_port_procedure_rebound_after_compiling_is_called() -> None:
+    interp = Interpreter()
+    interp.eval_scheme("(define (put p) (write-char #\\a p) (write-string \"b\" p) p)")
+    port = interp.eval_scheme("(put (open-output-string))")
+    interp.eval_scheme("(define seen '()) (define (write-char c p) (set! seen (cons c seen)))")
+    interp.eval_scheme("(define (write-string s p) (set! seen (cons s seen)))")
+    interp.eval_scheme("(put (open-output-string))")
+    assert write_string(interp.eval_scheme("seen")) == '("b" #\\a)'
+    assert port.getvalue() == "ab"
 
 
 def test_rebinding_a_builtin_takes_the_slow_path_with_the_parameters_intact() -> None:

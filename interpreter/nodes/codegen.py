@@ -28,11 +28,12 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
+from ..datatypes import CHARS, NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
 from ..env import Env
 from ..equality import is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
+from ..ports import StringOutputPort
 from .binding import Do, Let, LetValues, unpacked_values
 from .control import And, Case, Cond, Or
 from .core import (
@@ -51,8 +52,10 @@ from .core import (
 from .fastpath import (
     BINARY_OPS,
     CONSTRUCTORS,
+    GUARDED_BY_ARITY,
     GUARDED_OPS,
     GUARDED_STATEMENTS,
+    PORT_STATEMENTS,
     UNARY_OPS,
     builtins_intact,
     generic_application,
@@ -101,7 +104,9 @@ class Emitter:
             "Primitive": Primitive,
             "Pair": Pair,
             "Char": Char,
+            "CHARS": CHARS,
             "MString": MString,
+            "StringOutputPort": StringOutputPort,
             "Values": Values,
             "REAL": (int, float),
             "NIL": NIL,
@@ -566,17 +571,33 @@ class Emitter:
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
         """``(count, guard, code, statement)`` when ``node`` calls a built-in of
         :data:`GUARDED_OPS` (code is a value) or :data:`GUARDED_STATEMENTS` with its count."""
-        if type(node.operator) is not GlobalRef or node.operator.name.name not in self.builtins:
+        if type(node.operator) is not GlobalRef:
             return None
         name, count = node.operator.name.name, len(node.operands)
+        if name in PORT_STATEMENTS and PORT_STATEMENTS[name][0] == count and self.port_procedure(node) is not None:
+            return (*PORT_STATEMENTS[name], True)
+        if name not in self.builtins:
+            return None
         for table, statement in ((GUARDED_OPS, False), (GUARDED_STATEMENTS, True)):
             if name in table and table[name][0] == count:
                 return (*table[name], statement)
+        if (name, count) in GUARDED_BY_ARITY:
+            return (count, *GUARDED_BY_ARITY[name, count], False)
         if name in UNARY_OPS and count == 1:
             code, guard = UNARY_OPS[name]
             return (1, guard or "True", code, False)
         if name in CONSTRUCTORS and count == 2:
             return (2, "True", CONSTRUCTORS[name], False)
+        return None
+
+    def port_procedure(self, node: Call) -> Primitive | None:
+        """The interpreter's own port procedure that the operator (a global named in
+        :data:`PORT_STATEMENTS`) holds now, else None."""
+        ref = node.operator
+        assert type(ref) is GlobalRef
+        value = ref.gvars.get(ref.name)
+        if type(value) is Primitive and getattr(value.fn, "inline_statement", None) == ref.name.name:
+            return value
         return None
 
     def builtin_op(self, node: Call) -> tuple[str, Any] | None:
@@ -622,7 +643,7 @@ class Emitter:
         builtin = self.builtins.get(name)
         arity = len(node.operands)
         known = (arity == 1 and name in UNARY_OPS) or (arity == 2 and (name in BINARY_OPS or name in CONSTRUCTORS))
-        guarded = self.guarded(node) if name in GUARDED_OPS else None
+        guarded = self.guarded(node) if name in GUARDED_OPS or (name, arity) in GUARDED_BY_ARITY else None
         if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
         operands = [self.pure(a) for a in node.operands]
@@ -654,8 +675,8 @@ class Emitter:
             else:
                 assert guarded is not None
                 _count, guard_template, code, _statement = guarded
-                fast = code.format(**dict(zip("ab", values)))
-                test = f"{guard_template.format(**dict(zip('ab', values)))} and {ok}"
+                fast = code.format(**dict(zip("abcd", values)))
+                test = f"{guard_template.format(**dict(zip('abcd', values)))} and {ok}"
             guard = " and ".join([*checks, test])
             return f"({fast} if {guard} else {self.fallback(node, values)})"
         values, given, checks = [], [], []  # operands; what the fallback gets; type checks
@@ -735,14 +756,16 @@ class Emitter:
         give = "return" if tail else f"{result} ="
         if found is not None or guarded is not None:
             keyword = "if"
-            prim = self.constant(self.builtins[node.operator.name.name], "b")  # type: ignore[attr-defined]
+            name = node.operator.name.name  # type: ignore[attr-defined]
+            builtin = self.builtins[name] if name in self.builtins else self.port_procedure(node)
+            prim = self.constant(builtin, "b")
             if found is not None:
                 self.line(f"if {f} is {prim} and type({args[0]}) is int and type({args[1]}) is int:")
                 self.line(f"    {give} {args[0]} {found[0]} {args[1]}")
                 keyword = "elif"
             if guarded is not None:
                 _count, guard, code, statement = guarded
-                fields = dict(zip("abc", args))
+                fields = dict(zip("abcd", args))
                 self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
                 if statement:
                     self.line(f"    {code.format(**fields)}")
