@@ -40,7 +40,9 @@ def python_pipeline(steps: int) -> dict[str, Any]:
     for k in range(steps):
         started = time.time()
         value = f"out {k}" if k < steps - 1 else len(outputs)
-        history.append({"step": f"s{k}", "output": value, "notes": value, "start_time": started, "timestamp": time.time()})
+        history.append(
+            {"step": f"s{k}", "output": value, "notes": value, "start_time": started, "timestamp": time.time()}
+        )
         outputs.append(value)
     return {"content": str(value), "status": "COMPLETE", "notes": {"steps": history}}
 
