@@ -16,7 +16,7 @@ from typing import IO, Any, NamedTuple
 from . import __version__
 from .collector import tune_collector
 from .datatypes import VOID, Span, Values
-from .errors import SchemeError, SchemeExit
+from .errors import SchemeError, SchemeExit, caused_by
 from .evaluator import Interrupted
 from .interpreter import Interpreter
 from .interrupts import interruptible
@@ -449,12 +449,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def _broken_pipe(err: BaseException) -> bool:
     """True when ``err`` came from writing to a closed pipe (``taskscheme prog.scm | head``)."""
-    seen: BaseException | None = err
-    while seen is not None:
-        if isinstance(seen, BrokenPipeError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    return caused_by(err, BrokenPipeError)
 
 
 def _end_terminal_line(interp: Interpreter | None) -> None:

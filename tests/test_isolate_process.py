@@ -102,6 +102,17 @@ def test_host_functions_tasks_and_models_run_in_the_host(shared: tuple[Interpret
     assert interp.eval("(twice (lambda (n) (* n 10)) 3)") == 300
 
 
+def test_trace_events_usage_and_definitions_reach_the_host() -> None:
+    interp = Interpreter(isolate=True)
+    interp.models.register("echo", lambda prompt, system: prompt)
+    events: list[str] = []
+    interp.on_event(lambda event: events.append(f"{event.kind} {event.name}"))
+    interp.eval('(define-task (ask q) (model "echo") (prompt "{{q}}")) (ask "hello")')
+    assert "task ask" in events and "model echo" in events
+    assert interp.usage.total.calls == 1
+    assert [text for text, _ in interp.program_sources] == ['(define-task (ask q) (model "echo") (prompt "{{q}}"))']
+
+
 def test_host_python_errors_become_taskscheme_errors(shared: tuple[Interpreter, io.StringIO]) -> None:
     interp, _ = shared
 

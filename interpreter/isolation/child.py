@@ -137,7 +137,8 @@ class Child:
         self.timeout: float | None = None
         self.max_memory: int | None = None
         self.streams: list[PipeStream] = []
-        self.synced: set[str] = set()
+        self.sources_sent = 0
+        self.unsubscribe: Callable[[], None] | None = None
 
     # -- setting up ----------------------------------------------------------------------
     def build(self, settings: dict[str, Any], stdin: bool) -> None:
@@ -197,6 +198,16 @@ class Child:
                 _, _, handle, definition = entry
                 body = self.host_task(handle, name) if handle is not None else None
                 interp.tasks.register(definition, body, replace=True)
+
+    def trace(self, wanted: bool | None) -> None:
+        """Send trace events to the host while it has subscribers (None: as it was)."""
+        if wanted is None or wanted == (self.unsubscribe is not None):
+            return
+        if wanted:
+            self.unsubscribe = self.interp.on_event(lambda event: self.channel.send(("event", event)))
+        elif self.unsubscribe is not None:
+            self.unsubscribe()
+            self.unsubscribe = None
 
     def host_primitive(self, handle: int, name: str) -> Callable[..., Any]:
         convert = self.interp.converter
@@ -280,18 +291,15 @@ class Child:
                     waiting.put(message)
         except (ChannelClosed, EOFError, OSError):
             pass
-        self.requests.put(None)
+        os._exit(0)  # the host is gone: stop at once, even in the middle of a run
 
     def serve(self) -> None:
         while True:
-            message = self.requests.get()
-            if message is None:
-                return
-            self.execute(message)
+            self.execute(self.requests.get())
 
     def execute(self, message: tuple[Any, ...]) -> None:
         """Run one request and answer it: a value, or an error (which crosses with its backtrace)."""
-        from ..errors import SchemeError, SchemeExit
+        from ..errors import SchemeError, SchemeExit, caused_by
 
         _, number, within, op, payload = message
         nested = within is not None
@@ -306,7 +314,7 @@ class Child:
         except SchemeExit as done:
             reply = ("res", number, False, ("exit", done.code))
         except SchemeError as err:
-            if caused_by_memory(err):
+            if caused_by(err, MemoryError):
                 self.out_of_memory(number)
                 return
             reply = ("res", number, False, err)
@@ -345,8 +353,9 @@ class Child:
     def perform(self, op: str, payload: tuple[Any, ...]) -> Any:
         interp = self.interp
         convert = interp.converter
-        definitions, *args = payload
+        definitions, traced, *args = payload
         self.sync(definitions)
+        self.trace(traced)
         if op == "eval":
             source, filename = args
             return self.answer(interp.eval(source, filename=filename))
@@ -363,7 +372,7 @@ class Child:
             interp.command_line = list(program.command_line)
             interp.on_top_level_value = dropped_failure_check(interp, strict=program.strict)
             program.run(interp)
-            return None
+            return self.answer(None)
         if op == "apply":
             proc, positional, named = args
             if isinstance(proc, Opaque):
@@ -379,22 +388,14 @@ class Child:
             return self.answer(interp.call(name, *positional, **named))
         if op == "lookup":
             return self.answer(interp[args[0]])
-        if op == "definitions":
-            return list(interp.program_sources)
         raise ValueError(f"unknown request {op!r}")
 
-    def answer(self, value: Any) -> Any:
-        """A value and the program definitions the host has not seen yet (for batch workers)."""
-        return (value, list(self.interp.program_sources))
-
-
-def caused_by_memory(err: BaseException) -> bool:
-    seen: BaseException | None = err
-    while seen is not None:
-        if isinstance(seen, MemoryError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    def answer(self, value: Any) -> tuple[Any, int, list[tuple[str, str]], Any]:
+        """A value, the program definitions the host has not seen yet (for batch workers: from
+        which index, and which) and the model usage so far."""
+        sources = self.interp.program_sources
+        start, self.sources_sent = self.sources_sent, len(sources)
+        return (value, start, sources[start:], self.interp.usage)
 
 
 def main() -> None:

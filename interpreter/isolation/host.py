@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -92,6 +93,20 @@ class HostCodec(Codec):
         return super().resolve(pid)
 
 
+def end_process(process: subprocess.Popen[bytes]) -> None:
+    """Kill a child (its whole process group: scripts it started too) and close its pipes."""
+    if process.poll() is None:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(5)
+    for pipe in (process.stdin, process.stdout):
+        with contextlib.suppress(OSError):
+            pipe.close()  # type: ignore[union-attr]
+
+
 def child_environment() -> dict[str, str]:
     """The host's environment without secrets, able to import this package."""
     env = {k: v for k, v in os.environ.items() if not any(word in k.upper() for word in SECRET_WORDS)}
@@ -142,6 +157,7 @@ class Isolation:
             close_fds=True,
         )
         assert self.process.stdout is not None and self.process.stdin is not None
+        weakref.finalize(self, end_process, self.process)  # the child ends with its interpreter (or the host)
         frame = None if self.max_memory is None else 2 * self.max_memory + 2**20
         self.channel = Channel(self.process.stdout, self.process.stdin, self.codec, frame)
         self.generation += 1
@@ -156,17 +172,8 @@ class Isolation:
     def stop(self) -> None:
         """Kill the child (its whole process group) and wake whoever waits on it."""
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                process.kill()
         if process is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(5)
-            for pipe in (process.stdin, process.stdout):
-                with contextlib.suppress(OSError):
-                    pipe.close()  # type: ignore[union-attr]
+            end_process(process)
         with self.pending_lock:
             waiting = list(self.pending.values())
         for replies in waiting:
@@ -188,7 +195,8 @@ class Isolation:
                 self.stop()
                 self.start()
             number = self._number()
-            payload = (self._definitions(), *args)
+            self.interp.runtime.interrupted = False  # an interrupt from before this request is spent
+            payload = (self._definitions(), bool(self.interp.events.subscribers), *args)
             assert self.channel is not None
             self.channel.send(("req", number, None, op, payload))
             deadline = None if self.timeout is None else time.monotonic() + self.timeout + WALL_GRACE
@@ -202,7 +210,7 @@ class Isolation:
             self.pending[number] = replies
         try:
             assert self.channel is not None
-            self.channel.send(("req", number, within, op, ((), *args)))
+            self.channel.send(("req", number, within, op, ((), None, *args)))
             reply = replies.get()
         finally:
             with self.pending_lock:
@@ -220,9 +228,10 @@ class Isolation:
     def _answer(self, reply: tuple[Any, ...]) -> Any:
         _, _, ok, value = reply
         if ok:
-            if type(value) is tuple and len(value) == 2 and type(value[1]) is list:
-                value, sources = value
-                self.interp.program_sources[:] = sources
+            value, start, sources, usage = value
+            self.interp.program_sources[start:] = sources  # from 0 again after a new child
+            mine = self.interp.usage
+            mine.total, mine.by_task, mine.by_model = usage.total, usage.by_task, usage.by_model
             return value
         if isinstance(value, SchemeError):
             if self.lost is not None:
@@ -258,6 +267,8 @@ class Isolation:
                 tag = message[0]
                 if tag == "out":
                     self._write(message[1], message[2])
+                elif tag == "event":
+                    self.interp.events.emit(message[1])
                 elif tag == "req":
                     HOST_WORKERS.submit(lambda message=message: self._serve(message))
                 elif tag == "ready" or message[1] == number:

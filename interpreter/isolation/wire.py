@@ -76,13 +76,17 @@ ALLOWED: dict[tuple[str, str], type] = {
 
 
 def _allow_task_records() -> None:
-    from ..tasks import records
+    """Task records, usage figures, trace events and model answers cross as pydantic models."""
+    from ..tasks import records, usage
     from ..tasks.models import ModelResponse
+    from ..tasks.tracing import Event
 
-    for name, value in vars(records).items():
-        if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == records.__name__:
-            ALLOWED[(records.__name__, name)] = value
-    ALLOWED[(ModelResponse.__module__, "ModelResponse")] = ModelResponse
+    for module in (records, usage):
+        for name, value in vars(module).items():
+            if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == module.__name__:
+                ALLOWED[(module.__name__, name)] = value
+    for cls in (ModelResponse, Event):
+        ALLOWED[(cls.__module__, cls.__name__)] = cls
 
 
 _allow_task_records()
