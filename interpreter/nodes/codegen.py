@@ -972,6 +972,11 @@ class Emitter:
             key = self.constant(node.name, "k")
             gvars = self.constant(node.gvars, "g")
             ref = self.constant(node.compile(False), "n")
+            if node.name not in node.gvars:  # bound nowhere yet (a task's name): no KeyError per call
+                self.line(f"{target} = {gvars}.get({key})")
+                self.line(f"if {target} is None:")
+                self.line(f"    {target} = {ref}({self.frame})")
+                return
             self.line("try:")  # a subscript in a (zero-cost) try is cheaper than dict.get
             self.line(f"    {target} = {gvars}[{key}]")
             self.line("except KeyError:")
