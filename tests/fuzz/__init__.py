@@ -225,6 +225,9 @@ def run_one(interp: Interpreter, source: str) -> tuple[str | None, float, str]:
     worker.join(TIMEOUT + HANG)
     seconds = time.monotonic() - start
     if worker.is_alive():
+        # Stop the abandoned program at its next check, or it keeps a core busy for the
+        # rest of the run and makes every later program look slow.
+        interp.runtime.interrupt()
         return "hang", seconds, f"still running after {seconds:.1f} s"
     if outcome and outcome[0] is not None:
         return "leak", seconds, f"{type(outcome[0]).__name__}: {outcome[0]}"[:300]
