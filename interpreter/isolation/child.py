@@ -243,7 +243,7 @@ class Child:
     def call_host(self, kind: str, target: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         """Ask the host to run something; serve requests nested in it while waiting. The
         run's limits are checked while it waits (a timeout abandons the call)."""
-        from ..memory import poll_limits
+        from ..polling import poll_limits
 
         for stream in self.streams:
             stream.flush()  # the host sees the output before what it runs
