@@ -149,6 +149,16 @@ class SchemeError(Exception):
         return self.format()
 
 
+def caused_by(err: BaseException, cause: type[BaseException]) -> bool:
+    """Whether ``err`` or an exception in its chain (``__cause__``/``__context__``) is a ``cause``."""
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, cause):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class SchemeExit(Exception):
     """Raised by ``(exit n)``: the program asked to stop with status ``code``."""
 
@@ -157,13 +167,18 @@ class SchemeExit(Exception):
         self.code = code
 
 
+#: The most characters a value takes in a message (the printing stops there: a value of
+#: a million elements is not printed whole to be cut).
+QUOTED_WIDTH = 1000
+
+
 def quoted(value: Any) -> str:
     """A value as a message shows it: written, and quoted when it is a symbol or a list
     (``'done``, ``'(a b)``), so that it reads as the datum it is, not as code."""
     from .datatypes import Nil, Pair, Symbol
-    from .printer import write_string
+    from .printer import write_abbreviated
 
-    text = write_string(value)
+    text = write_abbreviated(value, QUOTED_WIDTH)
     return "'" + text if type(value) in (Symbol, Pair, Nil) else text
 
 

@@ -646,13 +646,13 @@ def _caller_maker(template: str, count: int) -> Callable[..., Callable[..., Any]
 def apply_with_caller(proc: Any, args: list[Any], env: Any, tail: bool = False) -> Any:
     """Apply ``proc`` for a call made in frame ``env``.
 
-    A procedure with an ``apply_in(args, env)`` method (a task) is given the caller's
+    A procedure with an ``apply_in(args, env, tail)`` method (a task) is given the caller's
     frame; any other goes through :func:`apply_procedure`. In tail position a pending
     tail call is handed back to the caller's trampoline."""
     apply_in = getattr(proc, "apply_in", None)
     if apply_in is None:
         return apply_procedure(proc, args)
-    result = apply_in(args, env)
+    result = apply_in(args, env, tail)
     if type(result) is TailCall and not tail:
         return apply_procedure(result.proc, result.args)
     return result
@@ -693,6 +693,9 @@ def python_exception(exc: BaseException, who: str | None = None) -> SchemeError:
         return SchemeError(f"{prefix}out of memory", kind="resource-exhaustion")
     if isinstance(exc, OverflowError):
         return SchemeError(f"{prefix}numeric overflow: {exc}", kind="value-error")
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        # str() of an integer past CPython's 4,300 digits, in a message that forgot int_shown
+        return SchemeError(f"{prefix}an integer too large to show (over 4,300 digits)", kind="value-error")
     if isinstance(exc, (ValueError, TypeError, IndexError, KeyError)):
         return SchemeError(f"{prefix}{exc}", kind="value-error")
     return SchemeError(f"{prefix}internal error: {type(exc).__name__}: {exc}", kind="internal-error")

@@ -3,7 +3,8 @@
 1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
    ``let-values`` and ``do`` variables too; ``case`` as if/elif; built-ins of
    ``fastpath``'s tables computed inline);
-2. the same with ``(set! a a)`` first, which keeps the parameters in a frame;
+2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
+   in a frame (frame mode: ``let``, ``let-values`` and ``do`` variables still locals);
 3. like 1, with ``+`` and ``car`` rebound to equivalent procedures, which sends every
    inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
@@ -22,13 +23,19 @@ from interpreter.printer import write_string
 from interpreter.reader import read_all
 
 HELPERS = '(define (h x) (if (pair? x) (car x) x)) (define v (vector 1 2.5 #\\a)) (define s "ab")'
-REBIND = "(define + (let ((plus +)) (lambda xs (apply plus xs)))) (define car (let ((first car)) (lambda (p) (first p))))"
+REBIND = (
+    "(define + (let ((plus +)) (lambda xs (apply plus xs)))) (define car (let ((first car)) (lambda (p) (first p))))"
+    " (define string-append (let ((join string-append)) (lambda xs (apply join xs))))"
+    " (define write-char (let ((put write-char)) (lambda (c p) (put c p))))"
+)
 
 atoms = st.one_of(
     st.integers(-4, 4).map(str),
     st.sampled_from(["a", "b", "c", "'()", "#t", "#f"]),
     # floats, characters, a vector and a string: the guarded inline operations' types
     st.sampled_from(["1.5", "-0.5", "0.0", "#\\a", "#\\b", "v", "s", "(vector a b)"]),
+    # mutable strings: one with its text at hand, one being edited (a list of characters)
+    st.sampled_from(["(string-copy s)", "(let ((m (string-copy s))) (string-set! m 0 #\\z) m)"]),
 )
 
 
@@ -52,6 +59,21 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"((lambda () {x}))", inner),
         st.builds(lambda x, y: f"(begin {x} {y})", inner, inner),
         st.builds(lambda x, y: f"(let loop ((i 2) (c {x})) (if (= i 0) c (loop (- i 1) {y})))", inner, inner),
+        # named lets in tail position become Python loops, unless the name is used otherwise
+        st.builds(
+            lambda x, y: f"(let loop ((i 0) (fs '())) (if (= i 2) (map (lambda (g) (g)) fs)"
+            f" (let ((c {x})) (loop (+ i 1) (cons (lambda () (list i c {y})) fs)))))",
+            inner,
+            inner,
+        ),
+        st.builds(lambda x, y: f"(let loop ((i 2)) (if (= i 0) {x} (cons {y} (loop (- i 1)))))", inner, inner),
+        st.builds(lambda x: f"(let loop ((i 1)) (if (= i 0) {x} (apply loop (list (- i 1)))))", inner),
+        st.builds(
+            lambda x, y: f"(let outer ((i 2)) (let inner ((j 0)) (cond ((= i 0) {x}) ((= j 1) (outer (- i 1)))"
+            f" (else (begin {y} (inner (+ j 1)))))))",
+            inner,
+            inner,
+        ),
         st.builds(lambda x, y: f"(let ((k (lambda (c) {y}))) (k {x}))", inner, inner),
         st.builds(lambda x: f"(let ((k (lambda () a))) (set! a {x}) (k))", inner),
         st.builds(lambda x, y: f"(guard (e (#t (list 'caught e))) (if {x} (raise {y}) {y}))", inner, inner),
@@ -71,6 +93,18 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"(do ((i 0 (+ i 1)) (fs '() (cons (lambda () i) fs))) ((= i 2) (map (lambda (f) (f)) fs)) {x})", inner),
         st.builds(lambda x, y: f"(let-values (((c d) (values {x} {y})) ((e) {y})) (list d c e))", inner, inner),
         st.builds(lambda x, y: f"(let-values (((c d) (if {x} (values 1 2) {y}))) (lambda () (cons c d)))", inner, inner),
+        # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
+        st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
+        st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),
+        st.builds(lambda x: f"(number->string {x})", inner),
+        st.builds(lambda x: f"(memv {x} '(#\\a 1 #\\b 1.5))", inner),
+        st.builds(
+            lambda x, y: f"(let ((p (open-output-string))) (write-char {x} p) (write-string {y} p)"
+            f" (display {y} p) (newline p) (get-output-string p))",
+            inner,
+            inner,
+        ),
+        st.builds(lambda x: f"(let ((p (open-output-string))) (close-port p) (write-char {x} p))", inner),
     )
 
 
@@ -91,7 +125,7 @@ def run_five_ways(expr: str, a: str, b: str) -> list[str]:
     results = []
     for setup, body, max_steps in [
         ("", expr, None),
-        ("", f"(set! a a) {expr}", None),
+        ("", f"(define z a) (set! a a) {expr}", None),
         (REBIND, expr, None),
         ("", expr, 1_000_000),
     ]:

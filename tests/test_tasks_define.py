@@ -328,3 +328,41 @@ def test_task_errors_show_backtrace(ev):
     text = info.value.format()
     assert text.splitlines()[0] == "error: TASK_FAILURE: nope"
     assert "in bad" in text and "t.scm:2:1" in text
+
+
+def test_procedure_task_calls_keep_their_meaning_on_every_path(interp, ev):
+    """A call giving every parameter by position runs the body at once; keywords, defaults,
+    wrong counts, tracing, limits, removal and a shadowing define take the full path."""
+    ev("(define-task (add a (b 10)) (+ a b))")
+    assert list(ev("(list (add 1 2) (add 1) (add 1 #:b 5) (add #:a 3))")) == [3, 11, 6, 13]
+    with pytest.raises(SchemeError, match="at most 2 arguments"):
+        ev("(add 1 2 3)")
+    events: list[object] = []
+    interp.on_event(events.append)
+    assert ev("(add 1 2)") == 3
+    assert any(getattr(e, "name", None) == "add" for e in events)  # traced: a task event
+    ev("(define-task (slow x) (timeout 5) (* x 2))")
+    assert ev("(slow 4)") == 8
+    ev("(define (loop-add n acc) (if (= n 0) acc (loop-add (- n 1) (add acc 1))))")
+    assert ev("(loop-add 500 0)") == 500
+    interp.tasks.remove("add")
+    with pytest.raises(SchemeError, match="unbound variable: add"):
+        ev("(loop-add 1 0)")
+    ev("(define-task (add a b) (- a b))")
+    assert ev("(loop-add 2 0)") == -2
+    ev("(define (add a b) (* a b))")  # a variable comes first
+    assert ev("(add 3 4)") == 12
+
+
+def test_procedure_tasks_recurse_deeply_and_run_in_parallel_branches(interp, ev):
+    """The direct path keeps the runtime's depth accounting: deep non-tail recursion through a
+    task hops as closures do, max_depth ends it cleanly, and branches take their own path."""
+    ev("(define-task (depth-of n) (if (= n 0) 0 (+ 1 (depth-of (- n 1)))))")
+    assert ev("(depth-of 1500)") == 1500  # past the depth mark: hops (a deeper run is slow: see README)
+    ev("(define-task (inc x) (+ x 1))")
+    assert list(ev("(parallel-map (lambda (x) (inc x)) (iota 20))")) == list(range(1, 21))
+    limited = Interpreter(max_depth=500)
+    limited.eval("(define-task (depth-of n) (if (= n 0) 0 (+ 1 (depth-of (- n 1)))))")
+    with pytest.raises(SchemeError, match="recursion depth limit exceeded"):
+        limited.eval("(depth-of 100000)")
+    assert limited.eval("(depth-of 100)") == 100

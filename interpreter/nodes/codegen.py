@@ -25,15 +25,17 @@ same work inline:
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
+from ..datatypes import CHARS, NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
 from ..env import Env
 from ..equality import is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
-from .binding import Do, Let, LetValues, unpacked_values
+from ..ports import StringOutputPort
+from .binding import Do, Let, LetValues, NamedLet, unpacked_values
 from .control import And, Case, Cond, Or
 from .core import (
     Call,
@@ -47,12 +49,18 @@ from .core import (
     assigned_names,
     make_binder,
     primitive_failure,
+    subtree,
 )
 from .fastpath import (
+    ARITHMETIC,
     BINARY_OPS,
     CONSTRUCTORS,
+    FLOAT_OPS,
+    FLOATABLE_INT,
+    GUARDED_BY_ARITY,
     GUARDED_OPS,
     GUARDED_STATEMENTS,
+    PORT_STATEMENTS,
     UNARY_OPS,
     builtins_intact,
     generic_application,
@@ -62,6 +70,8 @@ if TYPE_CHECKING:
     from ..evaluator import Runtime
 
 SIMPLE_CONSTANTS = (int, bool)
+LITERAL_DIGITS = 30
+LITERAL_LIMIT = 10**LITERAL_DIGITS
 
 #: Limits that keep generated code inside what Python's compiler accepts ("too many
 #: levels of indentation" past 100, "too many nested parentheses" past 200) whatever
@@ -84,10 +94,13 @@ class Emitter:
     ) -> None:
         self.lines: list[str] = []
         self.procedure = procedure  # the lambda whose body this is (for self tail calls)
-        # Register mode: the procedure's frame, and the frames of the lets inside it,
-        # live in Python locals, innermost last; each frame is made only when
-        # something needs it (see compile_procedure). Empty: frame mode.
+        # Frames in Python locals, innermost last; each frame is made only when
+        # something needs it. In register mode the first is the procedure's own frame
+        # (see compile_procedure); in frame mode the procedure's frame is ``env`` and the
+        # scopes are those of the lets and dos inside it.
         self.scopes: list[Registers] = []
+        self.register_mode = False
+        self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
         self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
@@ -99,9 +112,10 @@ class Emitter:
             "Primitive": Primitive,
             "Pair": Pair,
             "Char": Char,
+            "CHARS": CHARS,
             "MString": MString,
+            "StringOutputPort": StringOutputPort,
             "Values": Values,
-            "REAL": (int, float),
             "NIL": NIL,
             "UNASSIGNED": UNASSIGNED,
             "is_eqv": is_eqv,
@@ -118,6 +132,7 @@ class Emitter:
         self.current_site = -1
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
+        self.global_refs: dict[int, tuple[str, str, str]] = {}  # id of a GlobalRef: its key, globals, reader
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
 
     # -- bookkeeping ---------------------------------------------------------------
@@ -156,12 +171,15 @@ class Emitter:
         return f"Env({{{', '.join(unassigned + bound)}}}, {outer})"
 
     @property
+    def in_body(self) -> bool:
+        """Whether this emits a procedure body (lets and dos may then become locals)."""
+        return self.procedure is not None
+
+    @property
     def frame(self) -> str:
         """An expression for the innermost frame. In register mode each frame is made
         on first use, from its variables' current values, inside its parent's frame."""
-        if not self.scopes:
-            return "env"
-        expr = "outer"
+        expr = "outer" if self.register_mode else "env"
         for scope in self.scopes:
             bound = ", ".join(f"{self.key(name)}: {local}" for name, local in scope.names.items())
             expr = f"({scope.env} or ({scope.env} := Env({{{bound}}}, {expr})))"
@@ -183,11 +201,12 @@ class Emitter:
     def local(self, node: LocalRef) -> str:
         """The expression reading a local variable."""
         key = self.key(node.name)
-        if self.scopes:
-            if node.depth < len(self.scopes):
-                return self.scopes[-1 - node.depth].names[node.name]
-            return "outer" + ".outer" * (node.depth - len(self.scopes)) + f".vars[{key}]"
-        return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
+        if node.depth < len(self.scopes):
+            return self.scopes[-1 - node.depth].names[node.name]
+        depth = node.depth - len(self.scopes)
+        if self.register_mode:
+            return "outer" + ".outer" * depth + f".vars[{key}]"
+        return (self.frame_vars if depth == 0 else "env" + ".outer" * depth + ".vars") + f"[{key}]"
 
     def slow(self, node: Node, tail: bool = False) -> str:
         """A call of ``node``'s ordinary compiled code on the frame."""
@@ -202,10 +221,10 @@ class Emitter:
         return f"({self.fresh('t')} := {call}, {', '.join(reloads)})[0]"
 
     def inline_let(self, node: Let) -> bool:
-        """Whether a ``let`` becomes a register frame: in register mode, a plain let
-        (no internal defines) whose variables nothing assigns."""
+        """Whether a ``let`` becomes a register frame: in a procedure body (register or
+        frame mode), a plain let (no internal defines) whose variables nothing assigns."""
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and not assigned_names(node.body) & set(node.names)
@@ -259,11 +278,11 @@ class Emitter:
         return f"{value} is {self.constant(datum)}"
 
     def inline_let_values(self, node: LetValues) -> bool:
-        """Whether a ``let-values`` becomes register variables: in register mode, without
+        """Whether a ``let-values`` becomes register variables: in a procedure body, without
         rest formals or internal defines, when nothing assigns its variables."""
         names = [name for formals, _rest, _init in node.clauses for name in formals]
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and all(formals and rest is None for formals, rest, _init in node.clauses)
@@ -294,10 +313,10 @@ class Emitter:
             self.scopes.pop()
 
     def inline_do(self, node: Do) -> bool:
-        """Whether a ``do`` becomes a Python loop over register variables: in register
-        mode, when nothing assigns its variables and the loop nests within the limits."""
+        """Whether a ``do`` becomes a Python loop over register variables: in a procedure
+        body, when nothing assigns its variables and the loop nests within the limits."""
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and self.indent + 2 <= MAX_INDENT
             and not assigned_names(node) & set(node.names)
         )
@@ -340,10 +359,91 @@ class Emitter:
         finally:
             self.scopes.pop()
 
+    def inline_named_let(self, node: NamedLet) -> bool:
+        """Whether a named let in tail position may become a Python loop: in a procedure
+        body, with fixed parameters and no internal defines, when nothing assigns its
+        parameters or its name (see :meth:`named_let` for the rest)."""
+        proc = node.proc
+        return (
+            self.in_body
+            and len(self.scopes) + 2 <= MAX_REGISTER_SCOPES
+            and self.indent + 2 <= MAX_INDENT
+            and proc.rest is None
+            and not proc.defines
+            and len(node.inits) == len(proc.params)
+            and not assigned_names(proc.body) & {*proc.params, node.name}
+        )
+
+    def named_let(self, node: NamedLet) -> bool:
+        """Emit a named let in tail position as ``while True:`` over Python locals: a call
+        of its name in tail position of its body rebinds them and continues (a step, as a
+        self tail call counts), anything else returns. Every use of the name must be such
+        a call (a closure or a slow path would look for the procedure in the frame): if
+        one is not, the code emitted is taken back and False returned.
+
+        The parameters get a fresh frame per iteration (made only if needed), so closures
+        capture that iteration's bindings, as the procedure's calls would."""
+        proc = node.proc
+        uses = sum(1 for part in subtree(proc.body) if type(part) is LocalRef and part.name is node.name)
+        undo = (len(self.lines), len(self.sites), self.current_site, self.indent)
+        values = self.operand_values(node.inits)
+        params = {name: self.fresh("l") for name in proc.params}
+        for local, value in zip(params.values(), values):
+            self.line(f"{local} = {value}")
+        holder = Registers({node.name: self.fresh("l")}, self.fresh("e"))  # the frame naming the loop
+        self.line(f"{holder.names[node.name]} = {holder.env} = None")
+        self.count_step()
+        scope = Registers(params, self.fresh("e"))
+        self.scopes += [holder, scope]
+        loop = Loop(node.name, list(params.values()), len(self.scopes), [0])
+        self.loops.append(loop)
+        try:
+            self.line("while True:")
+            self.indent += 1
+            self.line(f"{scope.env} = None")
+            self.tail(proc.body)
+            self.indent -= 1
+        finally:
+            self.loops.pop()
+            del self.scopes[-2:]
+        if loop.continues[0] == uses:
+            return True
+        del self.lines[undo[0] :], self.sites[undo[1] :]
+        self.current_site, self.indent = undo[2], undo[3]
+        return False
+
+    def loop_continue(self, node: Call) -> bool:
+        """In tail position of an inline named let's body: emit a call of that loop as
+        rebinding its parameters and ``continue``; False if ``node`` is not such a call."""
+        if not self.loops or type(node.operator) is not LocalRef:
+            return False
+        loop, ref = self.loops[-1], node.operator
+        if ref.name is not loop.name or ref.checked or ref.depth != len(self.scopes) - loop.base + 1:
+            return False
+        if len(node.operands) != len(loop.params):
+            return False
+        parent, site = self.current_site, len(self.sites)
+        self.sites.append((node, parent))  # in progress while its operands run, as a call is
+        self.current_site = site
+        self.line(f"site = {site}")
+        args = self.operand_values(node.operands)
+        self.current_site = parent
+        if args:  # `site` stays: the next iteration runs inside this call, as the procedure's would
+            self.line(f"{', '.join(loop.params)}, = {', '.join(args)},")
+        self.count_step()
+        self.line("continue")
+        loop.continues[0] += 1
+        return True
+
+    def count_step(self) -> None:
+        self.line("rt.steps += 1")
+        self.line("if rt.steps >= rt.check_at:")
+        self.line("    rt.check()")
+
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
         kind = type(node)
-        if kind is Const and type(node.value) in SIMPLE_CONSTANTS:
+        if kind is Const and is_simple_constant(node.value):
             return repr(node.value)
         if kind is Const:
             return self.constant(node.value)
@@ -428,6 +528,8 @@ class Emitter:
             self.let(node, self.tail)
         elif kind is Do and self.inline_do(node):
             self.do(node, self.tail)
+        elif kind is NamedLet and self.inline_named_let(node) and self.named_let(node):
+            pass
         elif kind is LetValues and self.inline_let_values(node):
             self.let_values(node, self.tail)
         elif kind is Case and self.plain_case(node):
@@ -545,9 +647,10 @@ class Emitter:
 
     # -- calls ---------------------------------------------------------------------
     def simple(self, node: Node) -> str | None:
-        """An expression for a side-effect-free operand (constant or variable), else None."""
+        """An expression for a side-effect-free operand (constant or variable, global
+        variables included), else None."""
         if type(node) is Const:
-            if type(node.value) in SIMPLE_CONSTANTS:
+            if is_simple_constant(node.value):
                 return repr(node.value)
             name = self.const_names.get(id(node))
             if name is None:
@@ -555,22 +658,49 @@ class Emitter:
             return name
         if type(node) is LocalRef and not node.checked:
             return self.value(node)
+        if type(node) is GlobalRef:  # read inline; a miss (unbound, a task's name) asks the node
+            refs = self.global_refs.get(id(node))
+            if refs is None:
+                refs = self.global_refs[id(node)] = (
+                    self.constant(node.name, "k"),
+                    self.constant(node.gvars, "g"),
+                    self.constant(node.compile(False), "n"),
+                )
+            key, gvars, ref = refs
+            temp = self.fresh("t")
+            return f"({temp} if ({temp} := {gvars}.get({key})) is not None else {ref}({self.frame}))"
         return None
 
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
         """``(count, guard, code, statement)`` when ``node`` calls a built-in of
         :data:`GUARDED_OPS` (code is a value) or :data:`GUARDED_STATEMENTS` with its count."""
-        if type(node.operator) is not GlobalRef or node.operator.name.name not in self.builtins:
+        if type(node.operator) is not GlobalRef:
             return None
         name, count = node.operator.name.name, len(node.operands)
+        if name in PORT_STATEMENTS and PORT_STATEMENTS[name][0] == count and self.port_procedure(node) is not None:
+            return (*PORT_STATEMENTS[name], True)
+        if name not in self.builtins:
+            return None
         for table, statement in ((GUARDED_OPS, False), (GUARDED_STATEMENTS, True)):
             if name in table and table[name][0] == count:
                 return (*table[name], statement)
+        if (name, count) in GUARDED_BY_ARITY:
+            return (count, *GUARDED_BY_ARITY[name, count], False)
         if name in UNARY_OPS and count == 1:
             code, guard = UNARY_OPS[name]
             return (1, guard or "True", code, False)
         if name in CONSTRUCTORS and count == 2:
             return (2, "True", CONSTRUCTORS[name], False)
+        return None
+
+    def port_procedure(self, node: Call) -> Primitive | None:
+        """The interpreter's own port procedure that the operator (a global named in
+        :data:`PORT_STATEMENTS`) holds now, else None."""
+        ref = node.operator
+        assert type(ref) is GlobalRef
+        value = ref.gvars.get(ref.name)
+        if type(value) is Primitive and getattr(value.fn, "inline_statement", None) == ref.name.name:
+            return value
         return None
 
     def builtin_op(self, node: Call) -> tuple[str, Any] | None:
@@ -616,7 +746,7 @@ class Emitter:
         builtin = self.builtins.get(name)
         arity = len(node.operands)
         known = (arity == 1 and name in UNARY_OPS) or (arity == 2 and (name in BINARY_OPS or name in CONSTRUCTORS))
-        guarded = self.guarded(node) if name in GUARDED_OPS else None
+        guarded = self.guarded(node) if name in GUARDED_OPS or (name, arity) in GUARDED_BY_ARITY else None
         if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
         operands = [self.pure(a) for a in node.operands]
@@ -632,6 +762,10 @@ class Emitter:
             bound = f"({temp} := {source})"  # a name, never a literal, beside `is`
             check = guard.format(a=bound) if guard is not None else f"{bound} is {temp}"
             return f"({expr.format(a=temp)} if {check} and {ok} else {self.fallback(node, [temp])})"
+        if arity == 2 and name in FLOAT_OPS:
+            floated = self.float_literal_operation(node, name, operands, ok)
+            if floated is not None:
+                return floated
         if name in CONSTRUCTORS or not known:  # a constructor, or a guarded built-in
             checks, values = [], []
             for source in operands:
@@ -648,8 +782,8 @@ class Emitter:
             else:
                 assert guarded is not None
                 _count, guard_template, code, _statement = guarded
-                fast = code.format(**dict(zip("ab", values)))
-                test = f"{guard_template.format(**dict(zip('ab', values)))} and {ok}"
+                fast = code.format(**dict(zip("abcd", values)))
+                test = f"{guard_template.format(**dict(zip('abcd', values)))} and {ok}"
             guard = " and ".join([*checks, test])
             return f"({fast} if {guard} else {self.fallback(node, values)})"
         values, given, checks = [], [], []  # operands; what the fallback gets; type checks
@@ -672,11 +806,45 @@ class Emitter:
             checks = [" is ".join(checks)]
         guard = " and ".join([*(f"{check} is int" for check in checks), ok])
         otherwise = self.fallback(node, given)
-        if guarded is not None:  # floats: the operands are bound once the integer check has run
+        if guarded is not None:  # floats: the first check bound its operand; re-bind a later variable
             _count, float_guard, code, _statement = guarded
-            fields = dict(zip("ab", given))
-            otherwise = f"({code.format(**fields)} if {float_guard.format(**fields)} and {ok} else {otherwise})"
+            fields = dict(zip("ab", values))
+            rebind = [
+                f"({temp} := {source}) is {temp}"
+                for temp, source in zip(values, given)
+                if temp != source and not is_int_literal(source) and len(checks) > 1 and f"({temp} :=" not in checks[0]
+            ]
+            small = [v for v in values if is_int_literal(v) and len(v) < 19]
+            if small:  # a small exact literal: the other operand must be the float
+                other = values[1 - values.index(small[0])]
+                float_guard = "" if other in small else f"type({other}) is float"
+            float_test = " and ".join(part for part in [*rebind, float_guard.format(**fields), ok] if part)
+            otherwise = f"({code.format(**fields)} if {float_test} else {otherwise})"
         return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {otherwise})"
+
+    def float_literal_operation(self, node: Call, name: str, operands: list[str], ok: str) -> str | None:
+        """``(op x 2.5)`` with a finite float literal: the result is inexact whatever ``x``
+        is, so only the float arm is emitted (``x`` a float, or an exact integer as
+        :data:`~.fastpath.FLOAT_ARITH` allows), with the literal in the code. None when no
+        operand is such a literal (or it is a zero divisor)."""
+        literal = [type(a) is Const and type(a.value) is float and math.isfinite(a.value) for a in node.operands]
+        if not any(literal) or (name == "/" and literal[1] and node.operands[1].value == 0):  # type: ignore[attr-defined]
+            return None
+        values, given, checks = [], [], []
+        for operand, source, is_literal in zip(node.operands, operands, literal):
+            if is_literal:
+                values.append(f"({operand.value!r})")  # type: ignore[attr-defined]
+                given.append(source)
+                continue
+            temp = self.fresh("t")
+            values.append(temp)
+            given.append(temp)
+            exact = FLOATABLE_INT.format(x=temp) if name in ARITHMETIC else f"type({temp}) is int"
+            checks.append(f"(type({temp} := {source}) is float or {exact})")
+        if name == "/" and not literal[1]:
+            checks.append(f"{values[1]} != 0")
+        guard = " and ".join([*checks, ok])
+        return f"({values[0]} {FLOAT_OPS[name]} {values[1]} if {guard} else {self.fallback(node, given)})"
 
     def fallback(self, node: Call, values: list[str]) -> str:
         """A call applying ``node``'s operator the ordinary way to operand ``values``
@@ -702,6 +870,8 @@ class Emitter:
 
     def call(self, node: Call, tail: bool) -> str:
         """Emit a call; in tail position it returns (or loops), else its value's name."""
+        if tail and self.loop_continue(node):
+            return ""
         inline = self.pure(node)
         if inline is not None:
             if tail:
@@ -729,14 +899,16 @@ class Emitter:
         give = "return" if tail else f"{result} ="
         if found is not None or guarded is not None:
             keyword = "if"
-            prim = self.constant(self.builtins[node.operator.name.name], "b")  # type: ignore[attr-defined]
+            name = node.operator.name.name  # type: ignore[attr-defined]
+            builtin = self.builtins[name] if name in self.builtins else self.port_procedure(node)
+            prim = self.constant(builtin, "b")
             if found is not None:
                 self.line(f"if {f} is {prim} and type({args[0]}) is int and type({args[1]}) is int:")
                 self.line(f"    {give} {args[0]} {found[0]} {args[1]}")
                 keyword = "elif"
             if guarded is not None:
                 _count, guard, code, statement = guarded
-                fields = dict(zip("abc", args))
+                fields = dict(zip("abcd", args))
                 self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
                 if statement:
                     self.line(f"    {code.format(**fields)}")
@@ -752,10 +924,10 @@ class Emitter:
             self.line(f"if type({f}) is Closure:")
         self.indent += 1
         if tail:
-            rebind = self.frame_of(f"{f}.env", args)
+            rebind = self.frame_of(f"{f}.env", args) if not self.loops else None  # `continue` is the loop's there
             if rebind is not None:
                 self.line(f"if {f}.run is run:")
-                if not self.scopes:
+                if not self.register_mode:
                     self.line(f"    env = {rebind}")
                 else:
                     if self.scopes[0].names:
@@ -815,6 +987,11 @@ class Emitter:
             key = self.constant(node.name, "k")
             gvars = self.constant(node.gvars, "g")
             ref = self.constant(node.compile(False), "n")
+            if node.name not in node.gvars:  # bound nowhere yet (a task's name): no KeyError per call
+                self.line(f"{target} = {gvars}.get({key})")
+                self.line(f"if {target} is None:")
+                self.line(f"    {target} = {ref}({self.frame})")
+                return
             self.line("try:")  # a subscript in a (zero-cost) try is cheaper than dict.get
             self.line(f"    {target} = {gvars}[{key}]")
             self.line("except KeyError:")
@@ -838,12 +1015,30 @@ class Emitter:
         self.indent -= 1
 
 
+class Loop(NamedTuple):
+    """A named let emitted as a Python loop: its name, its parameters' locals, the
+    number of scopes inside it (its parameters' included), and how many calls of it
+    became ``continue`` (a one-item list, counted as they are emitted)."""
+
+    name: Symbol
+    params: list[str]
+    base: int
+    continues: list[int]
+
+
 class Registers(NamedTuple):
     """A frame whose variables are Python locals; ``env`` names the local that holds
     the frame once something has needed it (None until then)."""
 
     names: dict[Symbol, str]
     env: str
+
+
+def is_simple_constant(value: Any) -> bool:
+    """Whether ``value`` is written into generated code as a literal: booleans and
+    integers of at most :data:`LITERAL_DIGITS` digits. Bigger integers are constants of
+    the namespace (their ``repr`` is quadratic, and refused past Python's 4,300 digits)."""
+    return type(value) in SIMPLE_CONSTANTS and (type(value) is bool or -LITERAL_LIMIT < value < LITERAL_LIMIT)
 
 
 def is_int_literal(expr: str) -> bool:
@@ -929,8 +1124,9 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         frame = emitter.frame_of("outer", args) or ""
         if not proc.defines and not assigned_names(proc.body) & set(proc.params):
             emitter.scopes.append(Registers(dict(zip(proc.params, args)), "env"))
+            emitter.register_mode = True
             frame = "None"
-    if not emitter.scopes:
+    if not emitter.register_mode:
         emitter.line("v = env.vars")
     emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)

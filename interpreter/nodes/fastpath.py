@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Primitive, TailCall
 from ..evaluator import Closure, apply_procedure, apply_with_caller
+from ..limits import SMALL_STRING
 from .core import GlobalRef, Node, Run
 
 if TYPE_CHECKING:
@@ -45,10 +46,25 @@ UNARY_OPS = {
 #: Two-operand built-ins that build a value inline.
 CONSTRUCTORS = {"cons": "Pair({a}, {b})"}
 
+#: An exact integer that converts to a float without overflow (``int + float`` raises
+#: OverflowError past about 1e308; the primitive reports that as a Scheme error).
+FLOATABLE_INT = "type({x}) is int and -0xFFFFFFFFFFFFFFFF < {x} < 0xFFFFFFFFFFFFFFFF"
+
 #: A guard over operands ``{a}`` and ``{b}``: a float with a float or an exact integer
 #: (two exact integers are :data:`BINARY_OPS`' case, or for ``*`` and ``/`` the
-#: primitive's: bignums and exact rationals).
-FLOAT_PAIR = "(type({a}) is float and type({b}) in REAL or type({b}) is float and type({a}) is int)"
+#: primitive's: bignums and exact rationals). Comparisons take any exact integer (Python
+#: compares int and float exactly); arithmetic only one that converts (:data:`FLOATABLE_INT`).
+FLOAT_PAIR = (
+    "(type({a}) is float and (type({b}) is float or type({b}) is int) or type({b}) is float and type({a}) is int)"
+)
+FLOAT_ARITH = (
+    "(type({a}) is float and (type({b}) is float or " + FLOATABLE_INT.format(x="{b}") + ")"
+    " or type({b}) is float and " + FLOATABLE_INT.format(x="{a}") + ")"
+)
+#: Operators whose inexact result needs the integer operand converted (see FLOAT_ARITH).
+ARITHMETIC = frozenset({"+", "-", "*", "/"})
+#: Scheme operators computed inline on a float and a float literal, to the Python operator.
+FLOAT_OPS = {**BINARY_OPS, "*": "*", "/": "/"}
 
 #: Two exact integers whose product cannot pass the primitive's size limit (as ``*`` checks).
 SMALL_INTS = (
@@ -66,17 +82,51 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
     "string-ref": (
         2,
         "(type({a}) is str or type({a}) is MString) and type({b}) is int and 0 <= {b} < len({a})",
-        "Char({a}[{b}] if type({a}) is str else {a}.ref({b}))",
+        "(CHARS.get({c}) or Char({c}))".replace(
+            "{c}", "({a}[{b}] if type({a}) is str else {a}.text[{b}] if {a}.text is not None else {a}.chars[{b}])"
+        ),
     ),
     "string-length": (1, "(type({a}) is str or type({a}) is MString)", "len({a})"),
     **{
         name: (2, "type({a}) is Char and type({b}) is Char", f"{{a}}.ch {op} {{b}}.ch")
         for name, op in {"char=?": "==", "char<?": "<", "char>?": ">", "char<=?": "<=", "char>=?": ">="}.items()
     },
-    **{name: (2, FLOAT_PAIR, f"{{a}} {op} {{b}}") for name, op in BINARY_OPS.items()},
-    "*": (2, f"({SMALL_INTS} or {FLOAT_PAIR})", "{a} * {b}"),
+    **{
+        name: (2, FLOAT_ARITH if name in ARITHMETIC else FLOAT_PAIR, f"{{a}} {op} {{b}}")
+        for name, op in BINARY_OPS.items()
+    },
+    "*": (2, f"({SMALL_INTS} or {FLOAT_ARITH})", "{a} * {b}"),
     "modulo": (2, "type({a}) is int and type({b}) is int and {b} != 0", "{a} % {b}"),
-    "/": (2, FLOAT_PAIR + " and {b} != 0", "{a} / {b}"),
+    "/": (2, FLOAT_ARITH + " and {b} != 0", "{a} / {b}"),
+    **{
+        name: (1, "(type({a}) is float or " + FLOATABLE_INT.format(x="{a}") + ")", "float({a})")
+        for name in ("exact->inexact", "inexact")
+    },
+}
+
+#: Exact integers whose decimal text ``str`` gives at once (far from Python's 4,300-digit limit).
+SMALL_INT = "type({a}) is int and -0xFFFFFFFFFFFFFFFF < {a} < 0xFFFFFFFFFFFFFFFF"
+
+#: A string whose text is at hand (a literal, or a mutable string not being edited), and that text.
+TEXT_AT_HAND = "(type({a}) is str or type({a}) is MString and {a}.text is not None)"
+TEXT = "({a} if type({a}) is str else {a}.text)"
+
+def string_append_template(count: int) -> tuple[str, str]:
+    """(guard, value) of ``string-append`` on ``count`` strings: literals (``str``) and
+    mutable strings whose text is at hand, joined when shorter than ``SMALL_STRING``
+    (longer ones take the primitive, which reserves memory first)."""
+    fields = ["{" + x + "}" for x in "abcd"[:count]]
+    guard = " and ".join(TEXT_AT_HAND.format(a=x) for x in fields)
+    length = " + ".join(f"len({TEXT.format(a=x)})" for x in fields)
+    joined = " + ".join(TEXT.format(a=x) for x in fields)
+    return f"{guard} and {length} < {SMALL_STRING}", f"MString({joined})"
+
+
+#: Built-ins computed inline for one operand count among several: (name, count) to
+#: (guard, value), as in :data:`GUARDED_OPS`.
+GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
+    ("number->string", 1): (SMALL_INT, "MString(str({a}))"),
+    **{("string-append", n): string_append_template(n) for n in (2, 3, 4)},
 }
 
 #: Built-ins done inline as a statement (same guards); their value is the unspecified value.
@@ -84,8 +134,28 @@ GUARDED_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "vector-set!": (3, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}] = {c}"),
 }
 
+#: An open string port: what a compiled port write may append to directly.
+STRING_PORT = "type({p}) is StringOutputPort and not {p}.closed"
+#: Writes to a string port done inline as a statement (an append to the port's parts, as
+#: cheap as ``StringIO.write``), as in :data:`GUARDED_STATEMENTS`. Each interpreter defines
+#: its own port procedures (``primitives/io.install_io`` marks them ``inline_statement``);
+#: the call site checks that the operator is still the one it was compiled against.
+PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
+    "write-char": (2, "type({a}) is Char and " + STRING_PORT.format(p="{b}"), "{b}.parts.append({a}.ch)"),
+    "write-string": (2, f"{TEXT_AT_HAND} and {STRING_PORT.format(p='{b}')}", f"{{b}}.parts.append({TEXT})"),
+    "display": (2, f"{TEXT_AT_HAND} and {STRING_PORT.format(p='{b}')}", f"{{b}}.parts.append({TEXT})"),
+    "newline": (1, STRING_PORT.format(p="{a}"), '{a}.parts.append("\\n")'),
+}
+
 #: Every global name whose built-in compiled code may compute inline.
-INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS, *GUARDED_OPS, *GUARDED_STATEMENTS)
+INLINE_NAMES = (
+    *BINARY_OPS,
+    *UNARY_OPS,
+    *CONSTRUCTORS,
+    *GUARDED_OPS,
+    *GUARDED_STATEMENTS,
+    *{name for name, _count in GUARDED_BY_ARITY},
+)
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).
 MAX_INLINE_ARGS = 4

@@ -6,15 +6,17 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
+from ..bignum import int_shown
 from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, spine
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
+from ..polling import POLL_CHUNK, POLL_MASK, poll_limits, polled
 from .numbers import check_number, check_size
 from .registry import primitive
 
@@ -46,7 +48,7 @@ def build_list(items: list[Any], tail: Any = NIL) -> Any:
         # cyclic collector avoids repeated full-heap scans while allocating.
         gc.disable()
         try:
-            for item in reversed(items):
+            for item in polled(items, reverse=True):
                 result = Pair(item, result)
         finally:
             gc.enable()
@@ -63,15 +65,20 @@ def to_pylist(who: str, lst: Any) -> list[Any]:
     slow = lst
     p = lst
     while type(p) is Pair:
-        append(p.car)
-        p = p.cdr
-        if type(p) is not Pair:
-            break
-        append(p.car)
-        p = p.cdr
-        slow = slow.cdr
-        if p is slow:
-            raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+        for _ in POLL_CHUNK:
+            if type(p) is not Pair:
+                break
+            append(p.car)
+            p = p.cdr
+            if type(p) is not Pair:
+                break
+            append(p.car)
+            p = p.cdr
+            slow = slow.cdr
+            if p is slow:
+                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+        else:
+            poll_limits()
     if p is not NIL:
         raise type_error(who, "a proper list", lst)
     return out
@@ -215,21 +222,23 @@ def list_length(lst: Any) -> int | None:
     n = 0
     slow = fast = lst
     while True:
-        if fast is NIL:
-            return n
-        if type(fast) is not Pair:
-            return None
-        fast = fast.cdr
-        n += 1
-        if fast is NIL:
-            return n
-        if type(fast) is not Pair:
-            return None
-        fast = fast.cdr
-        n += 1
-        slow = slow.cdr
-        if fast is slow:
-            return None
+        for _ in POLL_CHUNK:
+            if fast is NIL:
+                return n
+            if type(fast) is not Pair:
+                return None
+            fast = fast.cdr
+            n += 1
+            if fast is NIL:
+                return n
+            if type(fast) is not Pair:
+                return None
+            fast = fast.cdr
+            n += 1
+            slow = slow.cdr
+            if fast is slow:
+                return None
+        poll_limits()
 
 
 @primitive("list?")
@@ -257,10 +266,14 @@ def improper_error(who: str, lst: Any) -> SchemeError:
 def _is_circular(lst: Any) -> bool:
     slow = fast = lst
     while type(fast) is Pair and type(fast.cdr) is Pair:
-        fast = fast.cdr.cdr
-        slow = slow.cdr
-        if fast is slow:
-            return True
+        for _ in POLL_CHUNK:
+            if type(fast) is not Pair or type(fast.cdr) is not Pair:
+                return False
+            fast = fast.cdr.cdr
+            slow = slow.cdr
+            if fast is slow:
+                return True
+        poll_limits()
     return False
 
 
@@ -308,7 +321,9 @@ def _list_index_error(who: str, k: int, lst: Any) -> SchemeError:
     while type(p) is Pair and n <= k:
         n += 1
         p = p.cdr
-    return SchemeError(f"{who}: index {k} out of range for list of length {n}", kind="index-error")
+        if n & POLL_MASK == 0:
+            poll_limits()
+    return SchemeError(f"{who}: index {int_shown(k)} out of range for list of length {n}", kind="index-error")
 
 
 def _drop(who: str, lst: Any, k: Any) -> Any:
@@ -316,9 +331,9 @@ def _drop(who: str, lst: Any, k: Any) -> Any:
     if type(k) is not int:
         raise type_error(who, "an exact integer index", k)
     if k < 0:
-        raise SchemeError(f"{who}: index {k} out of range", kind="index-error")
+        raise SchemeError(f"{who}: index {int_shown(k)} out of range", kind="index-error")
     p = lst
-    for _ in range(k):
+    for _ in polled(range(k)):
         if type(p) is not Pair:
             raise _list_index_error(who, k, lst)
         p = p.cdr
@@ -357,7 +372,7 @@ def take(lst: Any, k: Any) -> Any:
         raise type_error("take", "a non-negative exact integer", k)
     items: list[Any] = []
     p = lst
-    for _ in range(k):
+    for _ in polled(range(k)):
         if type(p) is not Pair:
             raise _list_index_error("take", k, lst)
         items.append(p.car)
@@ -387,36 +402,37 @@ def last(lst: Any) -> Any:
 # ----------------------------------------------------------------------------------
 # searching
 # ----------------------------------------------------------------------------------
-class Matcher(NamedTuple):
-    """How to find values ``eqv?`` (or ``equal?``) to ``x`` in a list without a call per
-    element: ``y`` matches if ``y is x``, or ``y == x`` and its type is in ``types``, or
-    ``test(y)`` (for floats, and structures under ``equal?``)."""
-
-    x: Any
-    types: tuple[type, ...]
-    test: Callable[[Any], bool] | None
-    texts: bool = False  # compare mutable strings by their text (``x`` is then a ``str``)
+#: How to find values ``eqv?`` (or ``equal?``) to ``x`` in a list without a call per
+#: element, as ``(x, types, test, fold)``: ``y`` matches if ``y is x``, or ``y == x`` and
+#: its type is in ``types``, or ``test(y)`` (for floats, and structures under ``equal?``).
+#: With ``fold`` each element of that type is first replaced by its text (``x`` is then a
+#: ``str``): MString for ``equal?`` on strings; Char for characters, whose ``==`` would be
+#: a Python-level call per element (any other element becomes a value matching nothing).
+#: A plain tuple: a NamedTuple's construction cost more than a short search.
+Matcher = tuple[Any, tuple[type, ...], Callable[[Any], bool] | None, type | None]
 
 
 def _matcher(x: Any, equal: bool) -> Matcher:
-    """The :class:`Matcher` for ``eqv?`` to ``x``, or ``equal?`` to it when ``equal``.
+    """The :data:`Matcher` for ``eqv?`` to ``x``, or ``equal?`` to it when ``equal``.
     Symbols, booleans, ``'()`` and other objects without structure match by identity."""
     t = type(x)
-    if t is int or t is Fraction or t is Char:
-        return Matcher(x, (t,), None)
+    if t is int or t is Fraction:
+        return (x, (t,), None, None)
+    if t is Char:
+        return (x.ch, (str,), None, Char)
     if equal and (t is str or t is MString):
-        return Matcher(str(x), (str,), None, True)
+        return (str(x), (str,), None, MString)
     if t is float or t is str:
-        return Matcher(x, (), lambda y: is_eqv(x, y))
+        return (x, (), lambda y: is_eqv(x, y), None)
     if equal and (t is Pair or t is list or t is bytearray or t is Record or hasattr(x, "scheme_equal")):
-        return Matcher(x, (), lambda y: is_equal(x, y))
-    return Matcher(x, (), None)
+        return (x, (), lambda y: is_equal(x, y), None)
+    return (x, (), None, None)
 
 
 def _custom_matcher(who: str, x: Any, compare: Any) -> Matcher:
-    """A :class:`Matcher` calling the Scheme procedure ``(compare x y)``."""
+    """A :data:`Matcher` calling the Scheme procedure ``(compare x y)``."""
     call = caller(check_proc(who, compare), 2)
-    return Matcher(_NO_VALUE, (), lambda y: call(x, y) is not False)
+    return (_NO_VALUE, (), lambda y: call(x, y) is not False, None)
 
 
 _NO_VALUE = object()
@@ -426,33 +442,52 @@ def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
     """The first pair of ``lst`` whose car matches (``entries``: whose car's car matches,
     for association lists), or #f. One plain loop, with a second pointer at half speed
     for circular lists."""
-    x, types, test, texts = match
+    x, types, test, fold = match
     slow = p = lst
     behind = False
     while type(p) is Pair:
-        y = p.car
-        if entries:
-            if type(y) is not Pair:
-                raise type_error(who, "an association list of pairs, found element", y)
-            y = y.car
-        if texts and type(y) is MString:
-            y = y.text if y.text is not None else str(y)
-        if y is x or (types and y == x and type(y) in types) or (test is not None and test(y)):
-            return p.car if entries else p
-        p = p.cdr
-        if behind:
-            slow = slow.cdr
-            if p is slow:
-                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
-        behind = not behind
+        for _ in POLL_CHUNK:
+            if type(p) is not Pair:
+                break
+            y = p.car
+            if entries:
+                if type(y) is not Pair:
+                    raise type_error(who, "an association list of pairs, found element", y)
+                y = y.car
+            if fold is not None:
+                if fold is Char:
+                    y = y.ch if type(y) is Char else _NO_VALUE
+                elif type(y) is MString:
+                    y = y.text if y.text is not None else str(y)
+            if y is x or (types and y == x and type(y) in types) or (test is not None and test(y)):
+                return p.car if entries else p
+            p = p.cdr
+            if behind:
+                slow = slow.cdr
+                if p is slow:
+                    raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+            behind = not behind
+        else:
+            poll_limits()
     if p is not NIL:
         raise type_error(who, "a proper list", lst)
     return False
 
 
 def _custom(compare: Any) -> Callable[[Any, Any], bool]:
+    """``(compare a b)`` as a Python test; it polls the run's limits every so many calls
+    (``delete-duplicates`` calls it n² times, and a primitive counts no steps)."""
     call = caller(compare, 2)
-    return lambda a, b: call(a, b) is not False
+    calls = 0
+
+    def same(a: Any, b: Any) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls & POLL_MASK == 0:
+            poll_limits()
+        return call(a, b) is not False
+
+    return same
 
 
 @primitive("memq")
@@ -505,8 +540,10 @@ def _columns(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
         while type(p) is Pair:
             col.append(p.car)
             p = p.cdr
-            if len(col) > _MAX_ROWS:
-                break
+            if len(col) & POLL_MASK == 0:
+                poll_limits()
+                if len(col) > _MAX_ROWS:
+                    break
         if p is not NIL and type(p) is not Pair:
             raise type_error(who, "a proper list", lst)
         columns.append(col)
@@ -516,18 +553,20 @@ def _columns(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
 _MAX_ROWS = 50_000_000
 
 
-def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[Any], Any], list[Any]]:
+def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[Any], Any], Iterable[Any]]:
     """``(call, items)`` for applying ``f`` across one list or several.
 
     For one list the items are its elements and ``call(x)`` is ``(f x)``; for several they
     are the rows of corresponding elements (up to the shortest list) and ``call(row)``
-    applies ``f`` to the row. ``f`` is called directly (:func:`~interpreter.evaluator.caller`)."""
+    applies ``f`` to the row. ``f`` is called directly (:func:`~interpreter.evaluator.caller`).
+    The items are to be iterated once: they poll the run's limits as they go (a primitive
+    ``f`` counts no steps)."""
     check_proc(who, f)
     if not more:
-        return caller(f, 1), to_pylist(who, lst)
+        return caller(f, 1), polled(to_pylist(who, lst))
     lists = (lst, *more)
     call = caller(f, len(lists))
-    return (lambda row: call(*row)), list(zip(*_columns(who, lists)))
+    return (lambda row: call(*row)), polled(list(zip(*_columns(who, lists))))
 
 
 @primitive("map")
@@ -606,7 +645,7 @@ def reduce(f: Any, ridentity: Any, lst: Any) -> Any:
         return ridentity
     call = caller(f, 2)
     acc = items[0]
-    for x in items[1:]:
+    for x in polled(items[1:]):
         acc = call(x, acc)
     return acc
 
@@ -620,7 +659,7 @@ def reduce_right(f: Any, ridentity: Any, lst: Any) -> Any:
         return ridentity
     call = caller(f, 2)
     acc = items[-1]
-    for x in reversed(items[:-1]):
+    for x in polled(items[:-1], reverse=True):
         acc = call(x, acc)
     return acc
 
@@ -632,10 +671,10 @@ def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     call = caller(kons, 2 + len(more))
     acc = knil
     if not more:
-        for x in to_pylist("fold", lst):
+        for x in polled(to_pylist("fold", lst)):
             acc = call(x, acc)
         return acc
-    for row in zip(*_columns("fold", (lst, *more))):
+    for row in polled(list(zip(*_columns("fold", (lst, *more))))):
         acc = call(*row, acc)
     return acc
 
@@ -647,10 +686,10 @@ def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     call = caller(f, 2 + len(more))
     acc = init
     if not more:
-        for x in to_pylist("fold-left", lst):
+        for x in polled(to_pylist("fold-left", lst)):
             acc = call(acc, x)
         return acc
-    for row in zip(*_columns("fold-left", (lst, *more))):
+    for row in polled(list(zip(*_columns("fold-left", (lst, *more))))):
         acc = call(acc, *row)
     return acc
 
@@ -662,10 +701,10 @@ def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     call = caller(f, 2 + len(more))
     acc = init
     if not more:
-        for x in reversed(to_pylist("fold-right", lst)):
+        for x in polled(to_pylist("fold-right", lst), reverse=True):
             acc = call(x, acc)
         return acc
-    for row in reversed(list(zip(*_columns("fold-right", (lst, *more))))):
+    for row in polled(list(zip(*_columns("fold-right", (lst, *more)))), reverse=True):
         acc = call(*row, acc)
     return acc
 
@@ -674,7 +713,7 @@ def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
 def delete(x: Any, lst: Any, compare: Any = None) -> Any:
     """The elements not ``equal?`` (or ``compare``) to ``x``."""
     same = is_equal if compare is None else _custom(check_proc("delete", compare))
-    return build_list([y for y in to_pylist("delete", lst) if not same(x, y)])
+    return build_list([y for y in polled(to_pylist("delete", lst)) if not same(x, y)])
 
 
 @primitive("delete!")
@@ -692,14 +731,14 @@ def delete_duplicates(lst: Any, compare: Any = None) -> Any:
         from .hashtables import equal_key
 
         seen: set[Any] = set()
-        for x in items:
+        for x in polled(items):
             k = equal_key(x)
             if k not in seen:
                 seen.add(k)
                 out.append(x)
     else:
         same = _custom(check_proc("delete-duplicates", compare))
-        for x in items:
+        for x in polled(items):
             if not any(same(y, x) for y in out):
                 out.append(x)
     return build_list(out)
@@ -717,7 +756,7 @@ def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
         return build_list(list(range(start, start + n * step, step)))
     from .numbers import add, mul
 
-    return build_list([add(start, mul(i, step)) for i in range(n)])
+    return build_list([add(start, mul(i, step)) for i in polled(range(n))])
 
 
 @primitive("list-index")
@@ -766,9 +805,14 @@ def find_tail(pred: Any, lst: Any) -> Any:
     call = caller(check_proc("find-tail", pred), 1)
     p = lst
     while type(p) is Pair:
-        if call(p.car) is not False:
-            return p
-        p = p.cdr
+        for _ in POLL_CHUNK:
+            if type(p) is not Pair:
+                break
+            if call(p.car) is not False:
+                return p
+            p = p.cdr
+        else:
+            poll_limits()
     if p is not NIL:
         raise type_error("find-tail", "a proper list", lst)
     return False
@@ -789,8 +833,13 @@ def _sort_args(who: str, a: Any, b: Any) -> tuple[Any, Any]:
 def sorted_items(who: str, items: list[Any], less: Any) -> list[Any]:
     """``items`` stably sorted by the Scheme predicate ``less``."""
     call = caller(less, 2)
+    calls = 0
 
     def cmp(x: Any, y: Any) -> int:
+        nonlocal calls
+        calls += 1
+        if calls & POLL_MASK == 0:  # a primitive ``less`` counts no steps
+            poll_limits()
         return -1 if call(x, y) is not False else 0
 
     return sorted(items, key=functools.cmp_to_key(cmp))

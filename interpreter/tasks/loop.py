@@ -238,6 +238,31 @@ class Draft:
         )
 
 
+class IterationLog:
+    """The iteration history a loop keeps: every iteration when it accumulates data, else only
+    the latest one (so a latest-only loop runs in constant memory), stripped to its notes when
+    the result is made."""
+
+    __slots__ = ("accumulate", "entries", "latest")
+
+    def __init__(self, accumulate: bool) -> None:
+        self.accumulate = accumulate
+        self.entries: list[LoopIteration] = []
+        self.latest: LoopIteration | None = None
+
+    def add(self, record: LoopIteration) -> None:
+        if self.accumulate:
+            self.entries.append(record)
+        else:
+            self.latest = record
+
+    def history(self) -> list[LoopIteration]:
+        """``iteration_history`` as the result shows it."""
+        if self.accumulate:
+            return self.entries
+        return [stripped(self.latest)] if self.latest is not None else []
+
+
 class PhaseError(Exception):
     """Carries a phase's SchemeError to the loop's driver."""
 
@@ -259,7 +284,7 @@ def run_loop(
     """Run the loop from the base frame (inputs bound) and return its :class:`LoopResult`."""
     accumulate = context.accumulate_data
     full = context.accumulation_format == "full_output"
-    history: list[LoopIteration] = []
+    log = IterationLog(accumulate)
     seen: list[Any] = []  # what previous-results shows, oldest first
     last_output: TaskResult | None = None
     last_eval: EvaluationResult | None = None
@@ -267,6 +292,7 @@ def run_loop(
     result_status: LoopStatus = "MAX_ITERATIONS"
     reason: StopReason = "max-iterations"
     error: LoopError | None = None
+    entry: Draft | None = None
     hub.progress.begin()
     loop_start = hub.open("loop", label)
     try:
@@ -291,7 +317,7 @@ def run_loop(
                     last_eval = entry.evaluation
                 if entry.output is not None:
                     last_output = entry.output
-                    history.append(entry.record() if accumulate else stripped(entry.record()))
+                    log.add(entry.record())
                 result_status, reason = "FAILED", "error"
                 hub.finish(
                     "iteration",
@@ -305,7 +331,7 @@ def run_loop(
             completed += 1
             last_output, last_eval = output, evaluation
             record = entry.record()
-            history.append(record if accumulate else stripped(record))
+            log.add(record)
             if accumulate and phases.uses_previous:
                 seen.append(record if full else stripped(record))
             feedback = first_line(evaluation.notes.feedback)
@@ -321,17 +347,25 @@ def run_loop(
                 result_status, reason = "COMPLETE", stop
                 break
     except SchemeError as limit:  # a runtime limit ends the run: the host keeps what was done
-        if limit.partial is None:
-            limit.partial = LoopResult(
-                final_output=last_output,
-                final_evaluation=last_eval,
-                success=False,
-                iterations_completed=completed,
-                iteration_history=history,
-                status="FAILED",
-                error=None,
-                stop_reason="error",
-            )
+        error = None
+        if entry is not None and entry.iteration == completed:  # the iteration under way
+            error = _limit_error(limit, entry, phases)
+            inner = limit.partial  # what an inner pipeline had: the director's output so far
+            if entry.output is None and isinstance(inner, TaskResult):
+                entry.output = inner
+            if entry.output is not None:
+                log.add(entry.record())
+                last_output = entry.output
+        limit.partial = LoopResult(
+            final_output=last_output,
+            final_evaluation=last_eval,
+            success=False,
+            iterations_completed=completed,
+            iteration_history=log.history(),
+            status="FAILED",
+            error=error,
+            stop_reason="error",
+        )
         raise
     finally:
         hub.progress.end()
@@ -340,13 +374,35 @@ def run_loop(
         final_evaluation=last_eval,
         success=last_eval.notes.success if last_eval is not None else False,
         iterations_completed=completed,
-        iteration_history=history,
+        iteration_history=log.history(),
         status=result_status,
         error=error,
         stop_reason=reason,
     )
     hub.finish("loop", label, loop_start, result_status, info={"iterations": completed, "stop_reason": reason})
     return result
+
+
+def _limit_error(err: SchemeError, entry: Draft, phases: LoopPhases) -> LoopError:
+    """The loop's error for a runtime limit that ended the iteration ``entry``, in the phase it
+    had reached."""
+    if entry.output is None:
+        phase = "director"
+    elif phases.script is not None and entry.script_output is None:
+        phase = "script"
+    elif entry.evaluation is None:
+        phase = "evaluator"
+    else:
+        phase = "termination"
+    kind, message = type_and_message(err)
+    location = err.span if err.span is not None else phases.spans.get(phase)
+    return LoopError(
+        type=kind,
+        message=message,
+        iteration=entry.iteration,
+        phase=phase,  # type: ignore[arg-type]
+        location=str(location) if location is not None else None,
+    )
 
 
 def _iteration(
