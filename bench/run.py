@@ -3,9 +3,10 @@
     python bench/run.py            # every benchmark, best of 3
     python bench/run.py --quick    # one repetition each
 
-Prints a Markdown table (times in seconds, ratio = taskscheme / Python) and the
-cold start of ``python repl.py -e '(display 1)'``, as this environment runs it and
-with bytecode cached.
+Prints a Markdown table (times in seconds, ratio = taskscheme / Python), the peak
+memory of ``(count 1000000)`` beside Python's own recursion (each in a fresh process),
+and the cold start of ``python repl.py -e '(display 1)'``, as this environment runs it
+and with bytecode cached.
 """
 
 from __future__ import annotations
@@ -124,6 +125,33 @@ def cold_start(repeat: int, cached: bool) -> float:
         return best(lambda: subprocess.run(cmd, check=True, capture_output=True, env=env), max(repeat, 5))
 
 
+#: Run in a fresh process: the peak resident memory (ru_maxrss) of one deep recursion.
+PEAK_SCRIPT = """
+import resource, sys
+sys.path.insert(0, {root!r})
+n = 1_000_000
+if sys.argv[1] == "python":
+    sys.setrecursionlimit(n + 1000)
+    def count(n):
+        return 0 if n == 0 else 1 + count(n - 1)
+    assert count(n) == n
+else:
+    from interpreter import Interpreter
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    assert interp.eval(f"(count {{n}})") == n
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_memory(side: str) -> float:
+    """Peak resident memory in MB of ``(count 1000000)`` (``side`` "taskscheme") or of the
+    same recursion in plain Python (``side`` "python"), each in a fresh process."""
+    script = PEAK_SCRIPT.format(root=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", script, side], check=True, capture_output=True, text=True)
+    return int(out.stdout.split()[-1]) / 1024  # Linux reports kilobytes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one repetition each")
@@ -147,6 +175,9 @@ def main() -> None:
         ours = best(lambda source=source: interp.eval(source), repeat)
         theirs = best(python, repeat)
         print(f"| {title} | {ours:.3f} | {theirs:.4f} | {ours / theirs:.1f}× |")
+    ours_mb, theirs_mb = peak_memory("taskscheme"), peak_memory("python")
+    print(f"\npeak memory of (count 1000000) (target <= 300 MB): {ours_mb:.0f} MB", end="")
+    print(f", Python's own recursion {theirs_mb:.0f} MB")
     as_is, cached = cold_start(repeat, cached=False), cold_start(repeat, cached=True)
     flag = os.environ.get("PYTHONDONTWRITEBYTECODE", "")
     print(f"\ncold start `python repl.py -e '(display 1)'` (target < 0.4 s): {as_is:.3f} s in this environment", end="")

@@ -80,6 +80,53 @@ def test_deep_non_tail_recursion(n: int) -> None:
     assert interp.eval(f"(count {n})") == n
 
 
+def test_deep_recursion_makes_no_frame_object_per_level() -> None:
+    """Measuring the Python stack at each depth mark must not walk ``f_back`` over it:
+    that makes a frame object (about 300 bytes here) for every level, kept while it runs.
+    What is left per level is the two integers a level holds (its argument and depth)."""
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    n = 50_000
+    assert peak_memory(interp, f"(count {n})") < 120 * n
+
+
+def test_deep_recursion_threads_go_back_to_a_small_pool() -> None:
+    from interpreter.stack import MAX_IDLE
+
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    assert interp.eval("(count 100000)") == 100_000
+    for _ in range(200):
+        deep = [t for t in threading.enumerate() if t.name == "taskscheme-deep"]
+        if len(deep) <= MAX_IDLE:
+            break
+        deep[-1].join(0.05)  # the threads past the pool end as they come back
+    assert len(deep) <= MAX_IDLE
+    assert interp.eval("(count 100000)") == 100_000
+
+
+def test_deep_recursion_under_a_low_host_recursion_limit() -> None:
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(400)
+    try:
+        box: list[object] = []
+        thread = threading.Thread(target=lambda: box.append(_count_in_a_fresh_interpreter(20_000)))
+        thread.start()
+        thread.join(120)
+    finally:
+        sys.setrecursionlimit(before)
+    assert box == [20_000]
+
+
+def _count_in_a_fresh_interpreter(n: int) -> object:
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    interp.eval("(define (tree n) (if (= n 0) '() (list (tree (- n 1)))))")
+    interp.eval("(define (height t) (if (null? t) 0 (+ 1 (apply max (map height t)))))")
+    assert interp.eval(f"(height (tree {n // 4}))") == n // 4  # three Python frames a level
+    return interp.eval(f"(count {n})")
+
+
 def test_non_tail_recursive_map_over_long_list() -> None:
     interp = Interpreter()
     interp.eval("(define (my-map f l) (if (null? l) '() (cons (f (car l)) (my-map f (cdr l)))))")
