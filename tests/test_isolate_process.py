@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -237,6 +238,7 @@ def test_cli_isolate_ctrl_c_reaches_the_child() -> None:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert process.stdout is not None
     first = process.stdout.readline()
+    time.sleep(0.3)  # into the loop (an interrupt inside `newline` is reported where it lands)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert (first, process.returncode) == ("ready\n", 130), (out, err)
