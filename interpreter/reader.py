@@ -41,6 +41,7 @@ from .datatypes import (
     Pair,
     Span,
     Symbol,
+    cons,
 )
 from .errors import SchemeError
 from .number_syntax import NUMBER_START, NumberTooLarge, parse_number, parse_prefixed_number
@@ -413,7 +414,7 @@ class _Builder:
     def abbreviation(self, children: list[Any]) -> Datum:
         span = self._span(children[0])
         value, value_span = children[-1]
-        return Pair(_ABBREVIATIONS[children[0].type], Pair(value, NIL, value_span), span), span
+        return cons(_ABBREVIATIONS[children[0].type], cons(value, NIL, value_span), span), span
 
 
 def _chain(children: list[Any], start: int, stop: int, tail: Any) -> Any:
@@ -422,7 +423,7 @@ def _chain(children: list[Any], start: int, stop: int, tail: Any) -> Any:
     for index in range(stop - 1, start - 1, -1):
         item = children[index]
         if item is not SKIP:
-            result = Pair(item[0], result, item[1])
+            result = cons(item[0], result, item[1])
     return result
 
 

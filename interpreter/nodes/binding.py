@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..datatypes import NIL, Pair, Parameter, Procedure, Span, Symbol, TailCall, Values
+from ..datatypes import NIL, Parameter, Procedure, Span, Symbol, TailCall, Values, cons
 from ..env import Env
 from ..errors import SchemeError, type_error
 from ..evaluator import UNASSIGNED, Closure, apply_procedure
@@ -159,7 +159,7 @@ def bind_formals(
     if rest is not None:
         tail: Any = NIL
         for item in reversed(values[len(names) :]):
-            tail = Pair(item, tail)
+            tail = cons(item, tail)
         target[rest] = tail
 
 

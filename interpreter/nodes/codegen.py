@@ -28,7 +28,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
+from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
 from ..env import Env
 from ..equality import is_eqv
 from ..errors import SchemeError
@@ -98,6 +98,7 @@ class Emitter:
         self.namespace |= {
             "Primitive": Primitive,
             "Pair": Pair,
+            "cons": cons,
             "Char": Char,
             "MString": MString,
             "Values": Values,

@@ -43,7 +43,7 @@ UNARY_OPS = {
 }
 
 #: Two-operand built-ins that build a value inline.
-CONSTRUCTORS = {"cons": "Pair({a}, {b})"}
+CONSTRUCTORS = {"cons": "cons({a}, {b})"}
 
 #: A guard over operands ``{a}`` and ``{b}``: a float with a float or an exact integer
 #: (two exact integers are :data:`BINARY_OPS`' case, or for ``*`` and ``/`` the

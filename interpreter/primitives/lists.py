@@ -10,7 +10,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, spine
+from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, cons, spine
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
@@ -47,12 +47,12 @@ def build_list(items: list[Any], tail: Any = NIL) -> Any:
         gc.disable()
         try:
             for item in reversed(items):
-                result = Pair(item, result)
+                result = cons(item, result)
         finally:
             gc.enable()
         return result
     for item in reversed(items):
-        result = Pair(item, result)
+        result = cons(item, result)
     return result
 
 
@@ -81,9 +81,13 @@ def to_pylist(who: str, lst: Any) -> list[Any]:
 # pairs and c[ad]r
 # ----------------------------------------------------------------------------------
 @primitive("cons")
-def cons(a: Any, b: Any) -> Pair:
+def scheme_cons(a: Any, b: Any) -> Pair:
     """A new pair."""
-    return Pair(a, b)
+    p = Pair()
+    p.car = a
+    p.cdr = b
+    p.span = None
+    return p
 
 
 @primitive("car")
@@ -180,7 +184,7 @@ def scheme_list(*xs: Any) -> Any:
     """A list of the arguments."""
     result: Any = NIL
     for x in reversed(xs):
-        result = Pair(x, result)
+        result = cons(x, result)
     return result
 
 
