@@ -148,6 +148,17 @@ def unpacked_values(names: list[Symbol], span: Any, value: Any) -> list[Any]:
     return [target[name] for name in names]
 
 
+def consumer_values(consumer: Any, value: Any, count: int) -> list[Any]:
+    """The values of ``value`` for a ``call-with-values`` consumer of ``count`` parameters
+    that compiled code inlined; a wrong count applies ``consumer``, which raises the
+    arity error the call gives."""
+    values = values_list(value)
+    if len(values) != count:
+        apply_procedure(consumer, values)
+        raise AssertionError("a fixed-arity consumer accepted the wrong count")  # unreachable
+    return values
+
+
 def bind_formals(
     names: list[Symbol], rest: Symbol | None, values: list[Any], target: dict[Symbol, Any], span: Any
 ) -> None:

@@ -84,8 +84,11 @@ GUARDED_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "vector-set!": (3, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}] = {c}"),
 }
 
+#: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``).
+INLINE_FORMS = ("call-with-values",)
+
 #: Every global name whose built-in compiled code may compute inline.
-INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS, *GUARDED_OPS, *GUARDED_STATEMENTS)
+INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS, *GUARDED_OPS, *GUARDED_STATEMENTS, *INLINE_FORMS)
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).
 MAX_INLINE_ARGS = 4

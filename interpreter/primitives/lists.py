@@ -6,15 +6,16 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, cons, spine
+from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, spine
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
+from ..memory import poll_limits
 from .numbers import check_number, check_size
 from .registry import primitive
 
@@ -40,19 +41,21 @@ def check_proc(who: str, f: Any) -> Any:
 
 def build_list(items: list[Any], tail: Any = NIL) -> Any:
     """A Scheme list of ``items`` (a Python list) ending in ``tail``."""
-    result = tail
     if len(items) > 5000 and gc.isenabled():
         # New pairs only point at older ones, so no cycles can form: pausing the
         # cyclic collector avoids repeated full-heap scans while allocating.
         gc.disable()
         try:
-            for item in reversed(items):
-                result = cons(item, result)
+            return build_list(items, tail)
         finally:
             gc.enable()
-        return result
+    result = tail
     for item in reversed(items):
-        result = cons(item, result)
+        cell = Pair()
+        cell.car = item
+        cell.cdr = result
+        cell.span = None
+        result = cell
     return result
 
 
@@ -75,6 +78,60 @@ def to_pylist(who: str, lst: Any) -> list[Any]:
     if p is not NIL:
         raise type_error(who, "a proper list", lst)
     return out
+
+
+#: Pairs built or walked between two polls of the run's limits (time, steps, memory).
+POLL_EVERY = 16384
+
+
+def _chunks(n: int) -> Iterator[int]:
+    """Split ``n`` steps into runs of at most :data:`POLL_EVERY`, polling the run's limits
+    before each run after the first: a long walk ends on the time limit, and the inner
+    loop pays nothing per element."""
+    for start in range(0, n, POLL_EVERY):
+        if start:
+            poll_limits()
+        yield min(POLL_EVERY, n - start)
+
+
+def proper_length(who: str, lst: Any) -> int:
+    """The length of the proper list ``lst``; a type error (naming ``who``) for an improper
+    or circular one."""
+    n = list_length(lst)
+    if n is None:
+        raise improper_error(who, lst)
+    return n
+
+
+def copy_onto(who: str, lst: Any, n: int, tail: Any) -> Any:
+    """Fresh pairs holding the first ``n`` elements of ``lst`` (which has at least ``n``
+    pairs), ending in ``tail``: built front to back, with no Python list in between."""
+    if n == 0:
+        return tail
+    if n > 5000 and gc.isenabled():
+        # as in build_list: new pairs form no cycles, so the cyclic collector can wait
+        gc.disable()
+        try:
+            return copy_onto(who, lst, n, tail)
+        finally:
+            gc.enable()
+    head = last = Pair()
+    for size in _chunks(n):
+        for _ in range(size):
+            if type(lst) is not Pair:  # shortened meanwhile (by a parallel branch)
+                raise _changed(who)
+            cell = Pair()
+            cell.car = lst.car
+            cell.span = None
+            last.cdr = cell
+            last = cell
+            lst = lst.cdr
+    last.cdr = tail
+    return head.cdr
+
+
+def _changed(who: str) -> SchemeError:
+    return SchemeError(f"{who}: the list changed while {who} walked it", kind="type-error")
 
 
 # ----------------------------------------------------------------------------------
@@ -184,7 +241,11 @@ def scheme_list(*xs: Any) -> Any:
     """A list of the arguments."""
     result: Any = NIL
     for x in reversed(xs):
-        result = cons(x, result)
+        cell = Pair()
+        cell.car = x
+        cell.cdr = result
+        cell.span = None
+        result = cell
     return result
 
 
@@ -273,11 +334,11 @@ def append(*lists: Any) -> Any:
     """Join lists; the last argument may be any value and becomes the tail."""
     if not lists:
         return NIL
-    items = [to_pylist("append", lst) for lst in lists[:-1]]
-    check_elements("append", sum(map(len, items)))
+    lengths = [proper_length("append", lst) for lst in lists[:-1]]
+    check_elements("append", sum(lengths))
     result = lists[-1]
-    for part in reversed(items):
-        result = build_list(part, result)
+    for lst, n in zip(reversed(lists[:-1]), reversed(lengths)):
+        result = copy_onto("append", lst, n, result)
     return result
 
 
@@ -290,20 +351,29 @@ def append_bang(*lists: Any) -> Any:
 @primitive("reverse", "reverse!")
 def reverse(lst: Any) -> Any:
     """A new list with the elements in reverse order."""
-    items = to_pylist("reverse", lst)
-    items.reverse()
-    return build_list(items)
+    n = proper_length("reverse", lst)
+    result: Any = NIL
+    for size in _chunks(n):
+        for _ in range(size):
+            if type(lst) is not Pair:
+                raise _changed("reverse")
+            cell = Pair()
+            cell.car = lst.car
+            cell.cdr = result
+            cell.span = None
+            result = cell
+            lst = lst.cdr
+    return result
 
 
 @primitive("list-copy")
 def list_copy(lst: Any) -> Any:
     """A copy of the list spine (an improper tail is kept)."""
-    items: list[Any] = []
+    n = 0
     tail = lst
-    for p in spine(lst, "list-copy"):
-        items.append(p.car)
+    for n, p in enumerate(spine(lst, "list-copy"), 1):  # noqa: B007 (counts the pairs, finds the tail)
         tail = p.cdr
-    return build_list(items, tail)
+    return copy_onto("list-copy", lst, n, tail)
 
 
 def _list_index_error(who: str, k: int, lst: Any) -> SchemeError:
@@ -534,11 +604,40 @@ def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[
     return (lambda row: call(*row)), list(zip(*_columns(who, lists)))
 
 
+def elements(who: str, lst: Any) -> Iterator[Any]:
+    """The elements of the proper list ``lst``, walked in place (no Python list), polling
+    the run's limits. The list is checked first: an improper or circular one is a type
+    error naming ``who`` before any element is produced."""
+    n = proper_length(who, lst)
+    for size in _chunks(n):
+        for _ in range(size):
+            if type(lst) is not Pair:
+                raise _changed(who)
+            yield lst.car
+            lst = lst.cdr
+
+
 @primitive("map")
 def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     """The list of ``(f x ...)`` for corresponding elements (stops at the shortest list)."""
-    call, items = _over("map", f, lst, more)
-    return build_list([call(x) for x in items])
+    if more:
+        call, items = _over("map", f, lst, more)
+        return build_list([call(x) for x in items])
+    call = caller(check_proc("map", f), 1)
+    n = proper_length("map", lst)
+    head = last = Pair()
+    for size in _chunks(n):
+        for _ in range(size):
+            if type(lst) is not Pair:
+                raise _changed("map")
+            cell = Pair()
+            cell.car = call(lst.car)
+            cell.span = None
+            last.cdr = cell
+            last = cell
+            lst = lst.cdr
+    last.cdr = NIL
+    return head.cdr
 
 
 @primitive("for-each")
@@ -573,8 +672,23 @@ def filter_map(f: Any, lst: Any, *more: Any) -> Any:
 @primitive("filter")
 def scheme_filter(pred: Any, lst: Any) -> Any:
     """The elements satisfying ``pred``."""
-    call, items = _over("filter", pred, lst, ())
-    return build_list([x for x in items if call(x) is not False])
+    call = caller(check_proc("filter", pred), 1)
+    n = proper_length("filter", lst)
+    head = last = Pair()
+    for size in _chunks(n):
+        for _ in range(size):
+            if type(lst) is not Pair:
+                raise _changed("filter")
+            x = lst.car
+            if call(x) is not False:
+                cell = Pair()
+                cell.car = x
+                cell.span = None
+                last.cdr = cell
+                last = cell
+            lst = lst.cdr
+    last.cdr = NIL
+    return head.cdr
 
 
 @primitive("remove")
@@ -636,8 +750,12 @@ def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     call = caller(kons, 2 + len(more))
     acc = knil
     if not more:
-        for x in to_pylist("fold", lst):
-            acc = call(x, acc)
+        for size in _chunks(proper_length("fold", lst)):
+            for _ in range(size):
+                if type(lst) is not Pair:
+                    raise _changed("fold")
+                acc = call(lst.car, acc)
+                lst = lst.cdr
         return acc
     for row in zip(*_columns("fold", (lst, *more))):
         acc = call(*row, acc)
@@ -651,8 +769,12 @@ def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     call = caller(f, 2 + len(more))
     acc = init
     if not more:
-        for x in to_pylist("fold-left", lst):
-            acc = call(acc, x)
+        for size in _chunks(proper_length("fold-left", lst)):
+            for _ in range(size):
+                if type(lst) is not Pair:
+                    raise _changed("fold-left")
+                acc = call(acc, lst.car)
+                lst = lst.cdr
         return acc
     for row in zip(*_columns("fold-left", (lst, *more))):
         acc = call(acc, *row)
