@@ -8,6 +8,8 @@
    LoopIteration, LoopResult), the other plain dicts. Target: within 20x of Python.
 2. Peak memory of a 1,000-iteration latest-only loop whose director returns 100 KB
    each time (tracemalloc): it must stay far below the 100 MB a full history would hold.
+3. Memory held after 1,000 and 20,000 iterations of a loop whose director calls a
+   DSL-defined model, latest-only beside accumulating: latest-only must not grow.
 """
 
 from __future__ import annotations
@@ -143,12 +145,40 @@ def memory(iterations: int = 1000, size: int = 100_000) -> None:
     )
 
 
+def growth(counts: tuple[int, ...] = (1000, 20_000)) -> None:
+    """Memory held after latest-only and accumulating loops whose director calls a DSL-defined
+    model, at each count of iterations (tracemalloc, the result still alive)."""
+    print("memory held after a loop whose director calls a DSL-defined model (tracemalloc)")
+    for context, label in (("(context (accumulate #f))", "latest-only"), ("", "accumulating")):
+        for n in counts:
+            interp = Interpreter()
+            interp.eval(
+                """(define-model "m" (lambda (prompt system) (string-append "draft: " prompt)))
+                   (define-task (draft topic feedback) (model "m") (prompt "{{topic}} {{feedback}}"))"""
+            )
+            source = (
+                f"(director-evaluator-loop (max-iterations {n}) {context}"
+                ' (director (draft "notes" evaluation-feedback)) (evaluator (make-evaluation #f "more")))'
+            )
+            tracemalloc.start()
+            result = interp.eval(source)
+            held, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            assert result.iterations_completed == n
+            print(
+                f"  {label:<13} {n:>6} iterations: held {held / 1e6:7.2f} MB ({held / n:7.1f} B/iteration), "
+                f"peak {peak / 1e6:7.2f} MB, {len(result.iteration_history)} history entries"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--iterations", type=int, default=2000)
+    parser.add_argument("--growth", type=int, nargs="*", default=[1000, 20_000], help="iteration counts to measure")
     opts = parser.parse_args()
     overhead(opts.iterations)
     memory()
+    growth(tuple(opts.growth))
 
 
 if __name__ == "__main__":

@@ -124,6 +124,17 @@ class Char:
         return f"Char({self.ch!r})"
 
 
+#: One shared :class:`Char` per Latin-1 character: ``char_of`` (and inline ``string-ref``)
+#: hand these out instead of allocating (a Char's ``__init__`` costs more than the lookup).
+#: ``eq?`` on characters is ``eqv?``, so sharing is invisible to programs.
+CHARS: dict[str, Char] = {chr(code): Char(chr(code)) for code in range(256)}
+
+
+def char_of(c: str) -> Char:
+    """The character ``c`` (a one-character ``str``), shared when it is Latin-1."""
+    return CHARS.get(c) or Char(c)
+
+
 class MString:
     """A mutable string: what every string procedure returns. Literals are plain ``str``.
 

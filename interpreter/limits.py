@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from .errors import SchemeError
 from .evaluator import Interrupted
-from .memory import CHAR_BYTES, ELEMENT_BYTES, reserve
+from .memory import CHAR_BYTES, CHECK_FROM, ELEMENT_BYTES, reserve
 
 if TYPE_CHECKING:
     from .evaluator import Runtime
@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 MAX_ELEMENTS = 4_000_000
 #: Most characters one string result may have (``string-append``, ``string-join`` …).
 MAX_STRING = 100_000_000
+#: Strings shorter than this are built without :func:`check_string_length`: a reservation
+#: checks nothing below ``memory.CHECK_FROM`` bytes (the sampler and the runtime's limit
+#: checks still see the run's growth), so hot string procedures skip the call.
+SMALL_STRING = CHECK_FROM // CHAR_BYTES
 
 
 def limit_exceeded(resource: str, setting: str, limit: float, used: float | None = None, unit: str = "") -> SchemeError:

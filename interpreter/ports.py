@@ -50,13 +50,35 @@ class OutputPort(Port):
 
 
 class StringOutputPort(OutputPort):
-    """An output port that collects text; ``getvalue`` returns it."""
+    """An output port that collects text in ``parts``; ``getvalue`` returns it.
+
+    A write is one ``parts.append`` (compiled code appends to ``parts`` itself: see
+    ``nodes/fastpath.PORT_STATEMENTS``); the column is worked out from the parts when
+    asked (``fresh-line``), not kept up to date on every write."""
 
     __slots__ = ("parts",)
 
     def __init__(self, name: str = "string") -> None:
         self.parts: list[str] = []
         super().__init__(self.parts.append, name)
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+
+    @property  # type: ignore[override]
+    def column(self) -> int:
+        """Characters written since the last newline."""
+        count = 0
+        for part in reversed(self.parts):
+            newline = part.rfind("\n")
+            if newline >= 0:
+                return count + len(part) - newline - 1
+            count += len(part)
+        return count
+
+    @column.setter
+    def column(self, value: int) -> None:
+        """Ignored (``OutputPort.__init__`` sets it): the column follows from the text."""
 
     def getvalue(self) -> str:
         text = "".join(self.parts)

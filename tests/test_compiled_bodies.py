@@ -56,6 +56,39 @@ def run(source: str) -> str:
         ("(define (f a) (let () (+ a 1))) (f 1)", "2"),
         # internal defines keep their own frame
         ("(define (f n) (define m (* n 3)) (+ m 1)) (f 2)", "7"),
+        # frame mode (an internal define): do, let and let-values still run on locals, and
+        # see and assign the frame's variables; closures keep each iteration's binding
+        (
+            "(define (f n) (define v (make-vector n)) (do ((i 0 (+ i 1))) ((= i n) v) (vector-set! v i (* i i))))"
+            " (f 4)",
+            "#(0 1 4 9)",
+        ),
+        ("(define (f n) (define s 0) (do ((i 0 (+ i 1))) ((= i n) s) (set! s (+ s i)))) (f 5)", "10"),
+        (
+            "(define (f n) (define fs '()) (do ((i 0 (+ i 1))) ((= i n) (map (lambda (g) (g)) fs))"
+            " (set! fs (cons (lambda () i) fs)))) (f 3)",
+            "(2 1 0)",
+        ),
+        ("(define (f n) (define m 2) (let ((k (* n m))) (let-values (((a b) (values k m))) (list a b)))) (f 3)", "(6 2)"),
+        (
+            "(define (f n acc) (define m 1) (if (= n 0) acc (do ((i 0 (+ i 1))) ((= i m) (f (- n 1) (cons n acc))))))"
+            " (f 3 '())",
+            "(1 2 3)",
+        ),
+        # string ports written inline: fresh-line sees the column, get-output-string the text
+        (
+            "(define (f n) (let ((p (open-output-string))) (do ((i 0 (+ i 1))) ((= i n))"
+            ' (write-string "ab" p) (write-char #\\c p) (fresh-line p) (display (number->string i) p))'
+            " (newline p) (fresh-line p) (get-output-string p))) (f 2)",
+            '"abc\\n0abc\\n1\\n"',
+        ),
+        # string-append inline on literals, mutable strings, an edited one, and past SMALL_STRING
+        (
+            "(define (f s) (let ((m (string-copy s))) (string-set! m 0 #\\z)"
+            ' (list (string-append s "-" (string-copy s)) (string-append m s) (string-length (string-append'
+            " (make-string 40000 #\\a) (make-string 40000 #\\b)))))) (f \"ab\")",
+            '("ab-ab" "zbab" 80000)',
+        ),
         # rest parameters, and a wrong count at a self tail call
         ("(define (f . xs) (if (null? xs) 'done (apply f (cdr xs)))) (f 1 2 3)", "done"),
         ("(define (f a . xs) (if (null? xs) a (f (+ a (car xs))))) (f 1 2)", "3"),
@@ -63,6 +96,17 @@ def run(source: str) -> str:
 )
 def test_parameters_behave_as_variables(source: str, expected: str) -> None:
     assert run(source) == expected
+
+
+def test_a_port_procedure_rebound_after_compiling_is_called() -> None:
+    interp = Interpreter()
+    interp.eval_scheme("(define (put p) (write-char #\\a p) (write-string \"b\" p) p)")
+    port = interp.eval_scheme("(put (open-output-string))")
+    interp.eval_scheme("(define seen '()) (define (write-char c p) (set! seen (cons c seen)))")
+    interp.eval_scheme("(define (write-string s p) (set! seen (cons s seen)))")
+    interp.eval_scheme("(put (open-output-string))")
+    assert write_string(interp.eval_scheme("seen")) == '("b" #\\a)'
+    assert port.getvalue() == "ab"
 
 
 def test_rebinding_a_builtin_takes_the_slow_path_with_the_parameters_intact() -> None:

@@ -3,8 +3,9 @@
 1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
    ``let-values``, ``do`` variables and ``call-with-values`` of literal lambdas too; ``case``
    as if/elif; built-ins of ``fastpath``'s tables computed inline);
-2. the same with ``(set! a a)`` first, which keeps the parameters in a frame;
-3. like 1, with ``+``, ``car`` and ``call-with-values`` rebound to equivalent procedures,
+2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
+   in a frame (frame mode: ``let``, ``let-values`` and ``do`` variables still locals);
+3. like 1, with ``+``, ``car``, ``call-with-values`` … rebound to equivalent procedures,
    which sends every inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
 5. top-level code, through the closure compiler (no body compiler).
@@ -25,6 +26,8 @@ HELPERS = '(define (h x) (if (pair? x) (car x) x)) (define v (vector 1 2.5 #\\a)
 REBIND = (
     "(define + (let ((plus +)) (lambda xs (apply plus xs)))) (define car (let ((first car)) (lambda (p) (first p))))"
     " (define call-with-values (let ((cwv call-with-values)) (lambda (p c) (cwv p c))))"
+    " (define string-append (let ((join string-append)) (lambda xs (apply join xs))))"
+    " (define write-char (let ((put write-char)) (lambda (c p) (put c p))))"
 )
 
 atoms = st.one_of(
@@ -32,6 +35,8 @@ atoms = st.one_of(
     st.sampled_from(["a", "b", "c", "'()", "#t", "#f"]),
     # floats, characters, a vector and a string: the guarded inline operations' types
     st.sampled_from(["1.5", "-0.5", "0.0", "#\\a", "#\\b", "v", "s", "(vector a b)"]),
+    # mutable strings: one with its text at hand, one being edited (a list of characters)
+    st.sampled_from(["(string-copy s)", "(let ((m (string-copy s))) (string-set! m 0 #\\z) m)"]),
 )
 
 
@@ -77,6 +82,18 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(call-with-values (lambda () (values {x} {y})) (lambda (c d) (list d c)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () (if {x} (values 1 2) {y})) (lambda (c d) (cons c d)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () {x} {y}) (lambda (c) (lambda () c)))", inner, inner),
+        # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
+        st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
+        st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),
+        st.builds(lambda x: f"(number->string {x})", inner),
+        st.builds(lambda x: f"(memv {x} '(#\\a 1 #\\b 1.5))", inner),
+        st.builds(
+            lambda x, y: f"(let ((p (open-output-string))) (write-char {x} p) (write-string {y} p)"
+            f" (display {y} p) (newline p) (get-output-string p))",
+            inner,
+            inner,
+        ),
+        st.builds(lambda x: f"(let ((p (open-output-string))) (close-port p) (write-char {x} p))", inner),
     )
 
 
@@ -97,7 +114,7 @@ def run_five_ways(expr: str, a: str, b: str) -> list[str]:
     results = []
     for setup, body, max_steps in [
         ("", expr, None),
-        ("", f"(set! a a) {expr}", None),
+        ("", f"(define z a) (set! a a) {expr}", None),
         (REBIND, expr, None),
         ("", expr, 1_000_000),
     ]:

@@ -394,6 +394,42 @@ def test_latest_only_memory_is_bounded() -> None:
     assert peak < 5_000_000  # 30 MB of drafts were made; a handful are alive at once
 
 
+@pytest.mark.parametrize("context, growth", [("(context (accumulate #f))", 0), ("", 3 * 379)])
+def test_latest_only_retains_no_record_per_iteration(context: str, growth: int) -> None:
+    """Records alive at iteration 20 and at iteration 399 of a loop whose director calls a
+    DSL-defined model: as many in latest-only mode, three more per iteration when accumulating."""
+    import gc
+
+    from interpreter.tasks.loop import LoopIteration
+    from interpreter.tasks.records import TaskResult
+
+    live: dict[int, int] = {}
+
+    def count_records(iteration: int) -> bool:
+        gc.collect()
+        live[iteration] = sum(1 for o in gc.get_objects() if isinstance(o, (LoopIteration, TaskResult)))
+        return True
+
+    interp = Interpreter()
+    interp.define_primitive("count-records", count_records)
+    interp.eval(
+        """(define-model "m" (lambda (prompt system) (string-append "draft: " prompt)))
+           (define-task (draft topic feedback) (model "m") (prompt "{{topic}} {{feedback}}"))"""
+    )
+    r = interp.eval(
+        f"""(director-evaluator-loop (max-iterations 400) {context}
+             (director (when (memv current-iteration '(20 399)) (count-records current-iteration))
+                       (draft "notes" evaluation-feedback))
+             (evaluator (make-evaluation #f "more")))"""
+    )
+    assert r.iterations_completed == 400
+    assert live[399] - live[20] == growth  # accumulating: an iteration, its output and its evaluation each
+    if not growth:
+        [latest] = r.iteration_history
+        assert latest.iteration == 399 and latest.output.content == ""  # the latest, notes only
+        assert r.final_output.content == "draft: notes more"
+
+
 def test_the_refine_example_runs_offline(tmp_path: object) -> None:
     import subprocess
     from pathlib import Path

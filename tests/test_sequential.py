@@ -72,6 +72,26 @@ def test_previous_outputs_empty_without_accumulation() -> None:
     assert result.content == "0"
 
 
+def test_every_step_of_a_long_pipeline_sees_the_earlier_outputs_oldest_first() -> None:
+    steps = " ".join(f"(step s{k} (if (equal? previous-outputs (iota {k})) {k} 'wrong))" for k in range(300))
+    result = Interpreter().eval(f"(sequential (context (format full-output)) {steps})")
+    assert [e.output for e in result.notes["steps"]] == list(range(300))
+
+
+def test_previous_outputs_is_the_history_list_grown_in_place() -> None:
+    """One list per run, extended as steps finish: a kept list grows; list-copy keeps a snapshot."""
+    result = run(
+        """(define kept #f) (define snapshot #f)
+           (sequential (context (format full-output))
+             (step a "x")
+             (step b (set! kept previous-outputs) (set! snapshot (list-copy previous-outputs)) "y")
+             (step c previous-outputs)
+             (step d (list (length kept) (length snapshot) (eq? kept previous-outputs))))"""
+    )
+    assert result.content == "(3 1 #t)"
+    assert result.notes["steps"][2].output == ["x", "y"]  # the history keeps what the step returned then
+
+
 def test_bare_expressions_are_named_by_index() -> None:
     result = run('(sequential "a" (step named "b") "c")')
     assert [e.step for e in result.notes["steps"]] == ["1", "named", "3"]

@@ -28,11 +28,12 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
+from ..datatypes import CHARS, NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
 from ..env import Env
 from ..equality import is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
+from ..ports import StringOutputPort
 from .binding import Do, Let, LetValues, consumer_values, unpacked_values
 from .control import And, Case, Cond, Or
 from .core import (
@@ -51,8 +52,10 @@ from .core import (
 from .fastpath import (
     BINARY_OPS,
     CONSTRUCTORS,
+    GUARDED_BY_ARITY,
     GUARDED_OPS,
     GUARDED_STATEMENTS,
+    PORT_STATEMENTS,
     UNARY_OPS,
     builtins_intact,
     generic_application,
@@ -84,10 +87,12 @@ class Emitter:
     ) -> None:
         self.lines: list[str] = []
         self.procedure = procedure  # the lambda whose body this is (for self tail calls)
-        # Register mode: the procedure's frame, and the frames of the lets inside it,
-        # live in Python locals, innermost last; each frame is made only when
-        # something needs it (see compile_procedure). Empty: frame mode.
+        # Frames in Python locals, innermost last; each frame is made only when
+        # something needs it. In register mode the first is the procedure's own frame
+        # (see compile_procedure); in frame mode the procedure's frame is ``env`` and the
+        # scopes are those of the lets and dos inside it.
         self.scopes: list[Registers] = []
+        self.register_mode = False
         self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
@@ -100,7 +105,9 @@ class Emitter:
             "Pair": Pair,
             "cons": cons,
             "Char": Char,
+            "CHARS": CHARS,
             "MString": MString,
+            "StringOutputPort": StringOutputPort,
             "Values": Values,
             "REAL": (int, float),
             "NIL": NIL,
@@ -158,12 +165,15 @@ class Emitter:
         return f"Env({{{', '.join(unassigned + bound)}}}, {outer})"
 
     @property
+    def in_body(self) -> bool:
+        """Whether this emits a procedure body (lets and dos may then become locals)."""
+        return self.procedure is not None
+
+    @property
     def frame(self) -> str:
         """An expression for the innermost frame. In register mode each frame is made
         on first use, from its variables' current values, inside its parent's frame."""
-        if not self.scopes:
-            return "env"
-        expr = "outer"
+        expr = "outer" if self.register_mode else "env"
         for scope in self.scopes:
             bound = ", ".join(f"{self.key(name)}: {local}" for name, local in scope.names.items())
             expr = f"({scope.env} or ({scope.env} := Env({{{bound}}}, {expr})))"
@@ -185,11 +195,12 @@ class Emitter:
     def local(self, node: LocalRef) -> str:
         """The expression reading a local variable."""
         key = self.key(node.name)
-        if self.scopes:
-            if node.depth < len(self.scopes):
-                return self.scopes[-1 - node.depth].names[node.name]
-            return "outer" + ".outer" * (node.depth - len(self.scopes)) + f".vars[{key}]"
-        return (self.frame_vars if node.depth == 0 else "env" + ".outer" * node.depth + ".vars") + f"[{key}]"
+        if node.depth < len(self.scopes):
+            return self.scopes[-1 - node.depth].names[node.name]
+        depth = node.depth - len(self.scopes)
+        if self.register_mode:
+            return "outer" + ".outer" * depth + f".vars[{key}]"
+        return (self.frame_vars if depth == 0 else "env" + ".outer" * depth + ".vars") + f"[{key}]"
 
     def slow(self, node: Node, tail: bool = False) -> str:
         """A call of ``node``'s ordinary compiled code on the frame."""
@@ -204,10 +215,10 @@ class Emitter:
         return f"({self.fresh('t')} := {call}, {', '.join(reloads)})[0]"
 
     def inline_let(self, node: Let) -> bool:
-        """Whether a ``let`` becomes a register frame: in register mode, a plain let
-        (no internal defines) whose variables nothing assigns."""
+        """Whether a ``let`` becomes a register frame: in a procedure body (register or
+        frame mode), a plain let (no internal defines) whose variables nothing assigns."""
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and not assigned_names(node.body) & set(node.names)
@@ -261,11 +272,11 @@ class Emitter:
         return f"{value} is {self.constant(datum)}"
 
     def inline_let_values(self, node: LetValues) -> bool:
-        """Whether a ``let-values`` becomes register variables: in register mode, without
+        """Whether a ``let-values`` becomes register variables: in a procedure body, without
         rest formals or internal defines, when nothing assigns its variables."""
         names = [name for formals, _rest, _init in node.clauses for name in formals]
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and all(formals and rest is None for formals, rest, _init in node.clauses)
@@ -366,10 +377,10 @@ class Emitter:
         self.indent -= 1
 
     def inline_do(self, node: Do) -> bool:
-        """Whether a ``do`` becomes a Python loop over register variables: in register
-        mode, when nothing assigns its variables and the loop nests within the limits."""
+        """Whether a ``do`` becomes a Python loop over register variables: in a procedure
+        body, when nothing assigns its variables and the loop nests within the limits."""
         return (
-            0 < len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
             and self.indent + 2 <= MAX_INDENT
             and not assigned_names(node) & set(node.names)
         )
@@ -642,17 +653,33 @@ class Emitter:
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
         """``(count, guard, code, statement)`` when ``node`` calls a built-in of
         :data:`GUARDED_OPS` (code is a value) or :data:`GUARDED_STATEMENTS` with its count."""
-        if type(node.operator) is not GlobalRef or node.operator.name.name not in self.builtins:
+        if type(node.operator) is not GlobalRef:
             return None
         name, count = node.operator.name.name, len(node.operands)
+        if name in PORT_STATEMENTS and PORT_STATEMENTS[name][0] == count and self.port_procedure(node) is not None:
+            return (*PORT_STATEMENTS[name], True)
+        if name not in self.builtins:
+            return None
         for table, statement in ((GUARDED_OPS, False), (GUARDED_STATEMENTS, True)):
             if name in table and table[name][0] == count:
                 return (*table[name], statement)
+        if (name, count) in GUARDED_BY_ARITY:
+            return (count, *GUARDED_BY_ARITY[name, count], False)
         if name in UNARY_OPS and count == 1:
             code, guard = UNARY_OPS[name]
             return (1, guard or "True", code, False)
         if name in CONSTRUCTORS and count == 2:
             return (2, "True", CONSTRUCTORS[name], False)
+        return None
+
+    def port_procedure(self, node: Call) -> Primitive | None:
+        """The interpreter's own port procedure that the operator (a global named in
+        :data:`PORT_STATEMENTS`) holds now, else None."""
+        ref = node.operator
+        assert type(ref) is GlobalRef
+        value = ref.gvars.get(ref.name)
+        if type(value) is Primitive and getattr(value.fn, "inline_statement", None) == ref.name.name:
+            return value
         return None
 
     def builtin_op(self, node: Call) -> tuple[str, Any] | None:
@@ -698,7 +725,7 @@ class Emitter:
         builtin = self.builtins.get(name)
         arity = len(node.operands)
         known = (arity == 1 and name in UNARY_OPS) or (arity == 2 and (name in BINARY_OPS or name in CONSTRUCTORS))
-        guarded = self.guarded(node) if name in GUARDED_OPS else None
+        guarded = self.guarded(node) if name in GUARDED_OPS or (name, arity) in GUARDED_BY_ARITY else None
         if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
         operands = [self.pure(a) for a in node.operands]
@@ -730,8 +757,8 @@ class Emitter:
             else:
                 assert guarded is not None
                 _count, guard_template, code, _statement = guarded
-                fast = code.format(**dict(zip("ab", values)))
-                test = f"{guard_template.format(**dict(zip('ab', values)))} and {ok}"
+                fast = code.format(**dict(zip("abcd", values)))
+                test = f"{guard_template.format(**dict(zip('abcd', values)))} and {ok}"
             guard = " and ".join([*checks, test])
             return f"({fast} if {guard} else {self.fallback(node, values)})"
         values, given, checks = [], [], []  # operands; what the fallback gets; type checks
@@ -811,14 +838,16 @@ class Emitter:
         give = "return" if tail else f"{result} ="
         if found is not None or guarded is not None:
             keyword = "if"
-            prim = self.constant(self.builtins[node.operator.name.name], "b")  # type: ignore[attr-defined]
+            name = node.operator.name.name  # type: ignore[attr-defined]
+            builtin = self.builtins[name] if name in self.builtins else self.port_procedure(node)
+            prim = self.constant(builtin, "b")
             if found is not None:
                 self.line(f"if {f} is {prim} and type({args[0]}) is int and type({args[1]}) is int:")
                 self.line(f"    {give} {args[0]} {found[0]} {args[1]}")
                 keyword = "elif"
             if guarded is not None:
                 _count, guard, code, statement = guarded
-                fields = dict(zip("abc", args))
+                fields = dict(zip("abcd", args))
                 self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
                 if statement:
                     self.line(f"    {code.format(**fields)}")
@@ -837,7 +866,7 @@ class Emitter:
             rebind = self.frame_of(f"{f}.env", args)
             if rebind is not None:
                 self.line(f"if {f}.run is run:")
-                if not self.scopes:
+                if not self.register_mode:
                     self.line(f"    env = {rebind}")
                 else:
                     if self.scopes[0].names:
@@ -1011,8 +1040,9 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         frame = emitter.frame_of("outer", args) or ""
         if not proc.defines and not assigned_names(proc.body) & set(proc.params):
             emitter.scopes.append(Registers(dict(zip(proc.params, args)), "env"))
+            emitter.register_mode = True
             frame = "None"
-    if not emitter.scopes:
+    if not emitter.register_mode:
         emitter.line("v = env.vars")
     emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)

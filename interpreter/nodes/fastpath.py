@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Primitive, TailCall
 from ..evaluator import Closure, apply_procedure, apply_with_caller
+from ..limits import SMALL_STRING
 from .core import GlobalRef, Node, Run
 
 if TYPE_CHECKING:
@@ -66,7 +67,9 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
     "string-ref": (
         2,
         "(type({a}) is str or type({a}) is MString) and type({b}) is int and 0 <= {b} < len({a})",
-        "Char({a}[{b}] if type({a}) is str else {a}.ref({b}))",
+        "(CHARS.get({c}) or Char({c}))".replace(
+            "{c}", "({a}[{b}] if type({a}) is str else {a}.text[{b}] if {a}.text is not None else {a}.chars[{b}])"
+        ),
     ),
     "string-length": (1, "(type({a}) is str or type({a}) is MString)", "len({a})"),
     **{
@@ -79,16 +82,62 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
     "/": (2, FLOAT_PAIR + " and {b} != 0", "{a} / {b}"),
 }
 
+#: Exact integers whose decimal text ``str`` gives at once (far from Python's 4,300-digit limit).
+SMALL_INT = "type({a}) is int and -0xFFFFFFFFFFFFFFFF < {a} < 0xFFFFFFFFFFFFFFFF"
+
+#: A string whose text is at hand (a literal, or a mutable string not being edited), and that text.
+TEXT_AT_HAND = "(type({a}) is str or type({a}) is MString and {a}.text is not None)"
+TEXT = "({a} if type({a}) is str else {a}.text)"
+
+def string_append_template(count: int) -> tuple[str, str]:
+    """(guard, value) of ``string-append`` on ``count`` strings: literals (``str``) and
+    mutable strings whose text is at hand, joined when shorter than ``SMALL_STRING``
+    (longer ones take the primitive, which reserves memory first)."""
+    fields = ["{" + x + "}" for x in "abcd"[:count]]
+    guard = " and ".join(TEXT_AT_HAND.format(a=x) for x in fields)
+    length = " + ".join(f"len({TEXT.format(a=x)})" for x in fields)
+    joined = " + ".join(TEXT.format(a=x) for x in fields)
+    return f"{guard} and {length} < {SMALL_STRING}", f"MString({joined})"
+
+
+#: Built-ins computed inline for one operand count among several: (name, count) to
+#: (guard, value), as in :data:`GUARDED_OPS`.
+GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
+    ("number->string", 1): (SMALL_INT, "MString(str({a}))"),
+    **{("string-append", n): string_append_template(n) for n in (2, 3, 4)},
+}
+
 #: Built-ins done inline as a statement (same guards); their value is the unspecified value.
 GUARDED_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "vector-set!": (3, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}] = {c}"),
+}
+
+#: An open string port: what a compiled port write may append to directly.
+STRING_PORT = "type({p}) is StringOutputPort and not {p}.closed"
+#: Writes to a string port done inline as a statement (an append to the port's parts, as
+#: cheap as ``StringIO.write``), as in :data:`GUARDED_STATEMENTS`. Each interpreter defines
+#: its own port procedures (``primitives/io.install_io`` marks them ``inline_statement``);
+#: the call site checks that the operator is still the one it was compiled against.
+PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
+    "write-char": (2, "type({a}) is Char and " + STRING_PORT.format(p="{b}"), "{b}.parts.append({a}.ch)"),
+    "write-string": (2, f"{TEXT_AT_HAND} and {STRING_PORT.format(p='{b}')}", f"{{b}}.parts.append({TEXT})"),
+    "display": (2, f"{TEXT_AT_HAND} and {STRING_PORT.format(p='{b}')}", f"{{b}}.parts.append({TEXT})"),
+    "newline": (1, STRING_PORT.format(p="{a}"), '{a}.parts.append("\\n")'),
 }
 
 #: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``).
 INLINE_FORMS = ("call-with-values",)
 
 #: Every global name whose built-in compiled code may compute inline.
-INLINE_NAMES = (*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS, *GUARDED_OPS, *GUARDED_STATEMENTS, *INLINE_FORMS)
+INLINE_NAMES = (
+    *BINARY_OPS,
+    *UNARY_OPS,
+    *CONSTRUCTORS,
+    *GUARDED_OPS,
+    *GUARDED_STATEMENTS,
+    *{name for name, _count in GUARDED_BY_ARITY},
+    *INLINE_FORMS,
+)
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).
 MAX_INLINE_ARGS = 4

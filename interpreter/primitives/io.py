@@ -495,6 +495,10 @@ def install_io(interp: Interpreter) -> None:
     for name, fn, position in BINARY_OUTPUT:
         binary_default(name, fn, position, out_param)
 
+    inline = {"display": display, "newline": newline, "write-string": write_string, "write-char": write_char}
+    for name, fn in inline.items():
+        # compiled bodies write to a string port inline while the name holds this procedure
+        fn.inline_statement = name  # type: ignore[attr-defined]
     for name, fn in {
         "display": display,
         "write": write,

@@ -8,7 +8,7 @@ import gc
 import itertools
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, spine
 from ..equality import is_equal, is_eqv
@@ -461,36 +461,37 @@ def last(lst: Any) -> Any:
 # ----------------------------------------------------------------------------------
 # searching
 # ----------------------------------------------------------------------------------
-class Matcher(NamedTuple):
-    """How to find values ``eqv?`` (or ``equal?``) to ``x`` in a list without a call per
-    element: ``y`` matches if ``y is x``, or ``y == x`` and its type is in ``types``, or
-    ``test(y)`` (for floats, and structures under ``equal?``)."""
-
-    x: Any
-    types: tuple[type, ...]
-    test: Callable[[Any], bool] | None
-    texts: bool = False  # compare mutable strings by their text (``x`` is then a ``str``)
+#: How to find values ``eqv?`` (or ``equal?``) to ``x`` in a list without a call per
+#: element, as ``(x, types, test, fold)``: ``y`` matches if ``y is x``, or ``y == x`` and
+#: its type is in ``types``, or ``test(y)`` (for floats, and structures under ``equal?``).
+#: With ``fold`` each element of that type is first replaced by its text (``x`` is then a
+#: ``str``): MString for ``equal?`` on strings; Char for characters, whose ``==`` would be
+#: a Python-level call per element (any other element becomes a value matching nothing).
+#: A plain tuple: a NamedTuple's construction cost more than a short search.
+Matcher = tuple[Any, tuple[type, ...], Callable[[Any], bool] | None, type | None]
 
 
 def _matcher(x: Any, equal: bool) -> Matcher:
-    """The :class:`Matcher` for ``eqv?`` to ``x``, or ``equal?`` to it when ``equal``.
+    """The :data:`Matcher` for ``eqv?`` to ``x``, or ``equal?`` to it when ``equal``.
     Symbols, booleans, ``'()`` and other objects without structure match by identity."""
     t = type(x)
-    if t is int or t is Fraction or t is Char:
-        return Matcher(x, (t,), None)
+    if t is int or t is Fraction:
+        return (x, (t,), None, None)
+    if t is Char:
+        return (x.ch, (str,), None, Char)
     if equal and (t is str or t is MString):
-        return Matcher(str(x), (str,), None, True)
+        return (str(x), (str,), None, MString)
     if t is float or t is str:
-        return Matcher(x, (), lambda y: is_eqv(x, y))
+        return (x, (), lambda y: is_eqv(x, y), None)
     if equal and (t is Pair or t is list or t is bytearray or t is Record or hasattr(x, "scheme_equal")):
-        return Matcher(x, (), lambda y: is_equal(x, y))
-    return Matcher(x, (), None)
+        return (x, (), lambda y: is_equal(x, y), None)
+    return (x, (), None, None)
 
 
 def _custom_matcher(who: str, x: Any, compare: Any) -> Matcher:
-    """A :class:`Matcher` calling the Scheme procedure ``(compare x y)``."""
+    """A :data:`Matcher` calling the Scheme procedure ``(compare x y)``."""
     call = caller(check_proc(who, compare), 2)
-    return Matcher(_NO_VALUE, (), lambda y: call(x, y) is not False)
+    return (_NO_VALUE, (), lambda y: call(x, y) is not False, None)
 
 
 _NO_VALUE = object()
@@ -500,7 +501,7 @@ def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
     """The first pair of ``lst`` whose car matches (``entries``: whose car's car matches,
     for association lists), or #f. One plain loop, with a second pointer at half speed
     for circular lists."""
-    x, types, test, texts = match
+    x, types, test, fold = match
     slow = p = lst
     behind = False
     while type(p) is Pair:
@@ -509,8 +510,11 @@ def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
             if type(y) is not Pair:
                 raise type_error(who, "an association list of pairs, found element", y)
             y = y.car
-        if texts and type(y) is MString:
-            y = y.text if y.text is not None else str(y)
+        if fold is not None:
+            if fold is Char:
+                y = y.ch if type(y) is Char else _NO_VALUE
+            elif type(y) is MString:
+                y = y.text if y.text is not None else str(y)
         if y is x or (types and y == x and type(y) in types) or (test is not None and test(y)):
             return p.car if entries else p
         p = p.cdr

@@ -929,6 +929,8 @@ def number_to_string(x: Any, radix: int = 10) -> str:
 @primitive("number->string")
 def number_to_string_prim(x: Any, radix: Any = 10) -> MString:
     """The number as a string, in radix 2, 8, 10 or 16."""
+    if type(x) is int and radix == 10 and type(radix) is int and -0xFFFFFFFFFFFFFFFF < x < 0xFFFFFFFFFFFFFFFF:
+        return MString(str(x))  # the common case, without the checks' calls
     check_number("number->string", x)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
         raise SchemeError(f"number->string: radix must be 2, 8, 10 or 16, got {radix}", kind="value-error")

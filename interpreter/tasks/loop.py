@@ -238,6 +238,31 @@ class Draft:
         )
 
 
+class IterationLog:
+    """The iteration history a loop keeps: every iteration when it accumulates data, else only
+    the latest one (so a latest-only loop runs in constant memory), stripped to its notes when
+    the result is made."""
+
+    __slots__ = ("accumulate", "entries", "latest")
+
+    def __init__(self, accumulate: bool) -> None:
+        self.accumulate = accumulate
+        self.entries: list[LoopIteration] = []
+        self.latest: LoopIteration | None = None
+
+    def add(self, record: LoopIteration) -> None:
+        if self.accumulate:
+            self.entries.append(record)
+        else:
+            self.latest = record
+
+    def history(self) -> list[LoopIteration]:
+        """``iteration_history`` as the result shows it."""
+        if self.accumulate:
+            return self.entries
+        return [stripped(self.latest)] if self.latest is not None else []
+
+
 class PhaseError(Exception):
     """Carries a phase's SchemeError to the loop's driver."""
 
@@ -259,7 +284,7 @@ def run_loop(
     """Run the loop from the base frame (inputs bound) and return its :class:`LoopResult`."""
     accumulate = context.accumulate_data
     full = context.accumulation_format == "full_output"
-    history: list[LoopIteration] = []
+    log = IterationLog(accumulate)
     seen: list[Any] = []  # what previous-results shows, oldest first
     last_output: TaskResult | None = None
     last_eval: EvaluationResult | None = None
@@ -291,7 +316,7 @@ def run_loop(
                     last_eval = entry.evaluation
                 if entry.output is not None:
                     last_output = entry.output
-                    history.append(entry.record() if accumulate else stripped(entry.record()))
+                    log.add(entry.record())
                 result_status, reason = "FAILED", "error"
                 hub.finish(
                     "iteration",
@@ -305,7 +330,7 @@ def run_loop(
             completed += 1
             last_output, last_eval = output, evaluation
             record = entry.record()
-            history.append(record if accumulate else stripped(record))
+            log.add(record)
             if accumulate and phases.uses_previous:
                 seen.append(record if full else stripped(record))
             feedback = first_line(evaluation.notes.feedback)
@@ -327,7 +352,7 @@ def run_loop(
                 final_evaluation=last_eval,
                 success=False,
                 iterations_completed=completed,
-                iteration_history=history,
+                iteration_history=log.history(),
                 status="FAILED",
                 error=None,
                 stop_reason="error",
@@ -340,7 +365,7 @@ def run_loop(
         final_evaluation=last_eval,
         success=last_eval.notes.success if last_eval is not None else False,
         iterations_completed=completed,
-        iteration_history=history,
+        iteration_history=log.history(),
         status=result_status,
         error=error,
         stop_reason=reason,

@@ -14,14 +14,18 @@ from typing import Any
 
 from pydantic import Field
 
-from ..datatypes import MString, Span, make_list
+from ..datatypes import NIL, MString, Pair, Span, cons
 from ..errors import SchemeError
+from ..printer import display_string, write_string
 from .errors import TaskError, task_failure, type_and_message
 from .records import ContextManagement, SchemeRecord, TaskResult
 from .tracing import EventHub
+from .values import to_python, to_scheme
 
 #: Longest summary kept for a step value that is not a record.
 SUMMARY_WIDTH = 120
+#: Values a record holds as they are.
+ATOMS = (bool, int, float, str)
 
 
 class SequentialEntry(SchemeRecord):
@@ -59,9 +63,8 @@ def is_runtime_limit(err: SchemeError) -> bool:
 
 def plain(value: Any) -> Any:
     """``value`` as JSON-like data for a record (records stay records); else its written form."""
-    from ..printer import write_string
-    from .values import to_python
-
+    if value is None or type(value) in ATOMS:
+        return value
     try:
         return to_python(value, "sequential")
     except SchemeError:
@@ -70,8 +73,6 @@ def plain(value: Any) -> Any:
 
 def summary(value: Any) -> str:
     """A short written form of a value, for notes."""
-    from ..printer import write_string
-
     text = write_string(value)
     return text if len(text) <= SUMMARY_WIDTH else text[: SUMMARY_WIDTH - 1] + "…"
 
@@ -93,8 +94,6 @@ def content_of(value: Any) -> str:
     final = getattr(value, "final_output", None)
     if isinstance(final, TaskResult):
         return final.content
-    from ..printer import display_string
-
     return display_string(value)
 
 
@@ -167,14 +166,15 @@ class History:
         used["duration_s"] = round(used["duration_s"], 6)
         return used
 
-    def add(self, name: str, value: Any, started: float, before: dict[str, Any]) -> None:
+    def add(self, name: str, value: Any, notes: Any, started: float, before: dict[str, Any]) -> None:
+        """Append the entry of step ``name``, whose value is ``value`` (``notes_of(value)``: ``notes``)."""
         usage = self.since(before)
         usage["seconds"] = round(time.time() - started, 6)
         self.entries.append(
             SequentialEntry(
                 step=name,
                 output=plain(stored(value, self.limit)),
-                notes=plain(notes_of(value)),
+                notes=plain(notes),
                 timestamp=time.time(),
                 start_time=started,
                 resource_usage=usage,
@@ -190,6 +190,27 @@ class History:
         }
 
 
+class PreviousOutputs:
+    """``previous-outputs``: one Scheme list per run of a sequence, oldest output first, grown
+    in place at its last pair as steps finish (seed 002's SequentialHistory), so a step costs
+    the same however many came before it. A step sees the outputs of the steps before it; a
+    list a step keeps grows with the later steps (``list-copy`` keeps a snapshot)."""
+
+    __slots__ = ("head", "last")
+
+    def __init__(self) -> None:
+        self.head: Any = NIL
+        self.last: Pair | None = None
+
+    def append(self, value: Any) -> None:
+        pair = cons(value, NIL)
+        if self.last is None:
+            self.head = pair
+        else:
+            self.last.cdr = pair
+        self.last = pair
+
+
 def run_sequence(
     steps: list[Step],
     context: ContextManagement,
@@ -203,15 +224,16 @@ def run_sequence(
     gives the run's model usage totals (for each step's ``resource_usage``)."""
     history = History(usage, context.max_stored_chars)
     entries = history.entries
-    accumulated: list[Any] = []
+    previous = PreviousOutputs()
+    accumulate, full, limit = context.accumulate_data, context.accumulation_format == "full_output", history.limit
+    final = len(steps) - 1
     last: Any = None
     for index, step in enumerate(steps):
         history.current_step = index
         start = hub.open("step", f"{label}/{step.name}")
         started, before = time.time(), history.figures()
-        previous = make_list(accumulated) if context.accumulate_data else make_list([])
         try:
-            value = step.run(frame(previous))
+            value = step.run(frame(previous.head))
         except SchemeError as err:
             if is_runtime_limit(err):
                 raise
@@ -224,12 +246,13 @@ def run_sequence(
             info = failure_info(value)
             if step.span is not None:
                 info["location"] = str(step.span)
-            history.add(step.name, value, started, before)
+            history.add(step.name, value, notes_of(value), started, before)
             failed = entries.pop()
             return _failed(step, info, history, strict, None, failed.output)
-        history.add(step.name, value, started, before)
-        if context.accumulate_data:
-            accumulated.append(_accumulated(value, context.accumulation_format, context.max_stored_chars))
+        notes = notes_of(value)
+        history.add(step.name, value, notes, started, before)
+        if accumulate and index < final:  # after the last step no one reads it
+            previous.append(_accumulated(value, notes, full, limit))
         last = value
         hub.finish("step", f"{label}/{step.name}", start, "ok", info=_step_info(hub, index, value))
     return TaskResult(content=content_of(last), status="COMPLETE", notes={"steps": entries, **history.notes()})
@@ -244,13 +267,11 @@ def _step_info(hub: EventHub, index: int, value: Any) -> dict[str, Any]:
     return info
 
 
-def _accumulated(value: Any, fmt: str, limit: int) -> Any:
-    """What a later step sees of ``value`` in ``previous-outputs``."""
-    from .values import to_scheme
-
-    if fmt == "full_output":
+def _accumulated(value: Any, notes: Any, full: bool, limit: int) -> Any:
+    """What a later step sees of ``value`` (whose notes are ``notes``) in ``previous-outputs``."""
+    if full:
         return stored(value.content if isinstance(value, TaskResult) else value, limit)
-    return to_scheme(notes_of(value))
+    return to_scheme(notes)
 
 
 def _failed(
