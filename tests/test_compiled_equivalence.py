@@ -1,10 +1,10 @@
 """Differential test of the body compiler: one random expression, five ways to run it.
 
 1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
-   ``let-values``, ``do`` variables and ``call-with-values`` of literal lambdas too; ``case``
-   as if/elif; built-ins of ``fastpath``'s tables computed inline);
+   ``let-values``, ``let*-values``, ``do`` variables and ``call-with-values`` of literal
+   lambdas too; ``case`` as if/elif; built-ins of ``fastpath``'s tables computed inline);
 2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
-   in a frame (frame mode: ``let``, ``let-values`` and ``do`` variables still locals);
+   in a frame (frame mode: ``let``, ``let-values``, ``do`` … variables still locals);
 3. like 1, with ``+``, ``car``, ``call-with-values`` … rebound to equivalent procedures,
    which sends every inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
@@ -79,6 +79,8 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"(do ((i 0 (+ i 1)) (fs '() (cons (lambda () i) fs))) ((= i 2) (map (lambda (f) (f)) fs)) {x})", inner),
         st.builds(lambda x, y: f"(let-values (((c d) (values {x} {y})) ((e) {y})) (list d c e))", inner, inner),
         st.builds(lambda x, y: f"(let-values (((c d) (if {x} (values 1 2) {y}))) (lambda () (cons c d)))", inner, inner),
+        st.builds(lambda x, y: f"(let*-values (((c d) (values {x} {y})) ((e) (cons c {y}))) (list e d))", inner, inner),
+        st.builds(lambda x, y: f"(let*-values (((c) {x}) ((d e) (if c (values c 1) {y}))) (lambda () (list c d e)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () (values {x} {y})) (lambda (c d) (list d c)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () (if {x} (values 1 2) {y})) (lambda (c d) (cons c d)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () {x} {y}) (lambda (c) (lambda () c)))", inner, inner),

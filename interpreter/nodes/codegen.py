@@ -51,6 +51,7 @@ from .core import (
 )
 from .fastpath import (
     BINARY_OPS,
+    CONSTRUCTOR_STATEMENTS,
     CONSTRUCTORS,
     GUARDED_BY_ARITY,
     GUARDED_OPS,
@@ -272,29 +273,48 @@ class Emitter:
         return f"{value} is {self.constant(datum)}"
 
     def inline_let_values(self, node: LetValues) -> bool:
-        """Whether a ``let-values`` becomes register variables: in a procedure body, without
-        rest formals or internal defines, when nothing assigns its variables."""
+        """Whether a ``let-values`` or ``let*-values`` becomes register variables: in a
+        procedure body, without rest formals or internal defines, when nothing assigns its
+        variables (for ``let*-values``: nor a later init, and no name is bound twice)."""
         names = [name for formals, _rest, _init in node.clauses for name in formals]
+        assigned = assigned_names(node.body)
+        if node.sequential:
+            if len(set(names)) != len(names):
+                return False
+            for _formals, _rest, init in node.clauses:
+                assigned |= assigned_names(init)
         return (
-            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
-            and not node.sequential
+            self.in_body
+            and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.defines
             and all(formals and rest is None for formals, rest, _init in node.clauses)
-            and not assigned_names(node.body) & set(names)
+            and not assigned & set(names)
         )
 
     def let_values(self, node: LetValues, body: Callable[[Node], Any]) -> Any:
         """Emit a register ``let-values``: each init's values unpacked into fresh locals
-        (a wrong count is the arity error the ``let-values`` node gives), then ``body``."""
-        values = self.operand_values([init for _formals, _rest, init in node.clauses])
-        names: dict[Symbol, str] = {}
-        for (formals, _rest, _init), value in zip(node.clauses, values):
-            unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
-            names.update(self.unpack(formals, value, lambda temp, unpack=unpack: f"{unpack}({temp})"))
-        scope = Registers(names, self.fresh("e"))
-        self.line(f"{scope.env} = None")
-        self.scopes.append(scope)
+        (a wrong count is the arity error the ``let-values`` node gives), then ``body``.
+
+        ``let*-values`` evaluates each init with the variables bound so far in scope (its
+        one frame, as the node makes): a frame made meanwhile is dropped after each clause,
+        to be made again with the new variables when something needs it."""
+        scope = Registers({}, self.fresh("e"))
+        values: list[str] = []
+        if node.sequential:
+            self.line(f"{scope.env} = None")
+            self.scopes.append(scope)
+        else:
+            values = self.operand_values([init for _formals, _rest, init in node.clauses])
         try:
+            for i, (formals, _rest, init) in enumerate(node.clauses):
+                value = self.value(init) if node.sequential else values[i]
+                unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
+                scope.names.update(self.unpack(formals, value, lambda temp, unpack=unpack: f"{unpack}({temp})"))
+                if node.sequential:
+                    self.line(f"{scope.env} = None")
+            if not node.sequential:
+                self.line(f"{scope.env} = None")
+                self.scopes.append(scope)
             return body(node.body)
         finally:
             self.scopes.pop()
@@ -317,7 +337,7 @@ class Emitter:
 
     def inline_call_with_values(self, node: Call) -> bool:
         """Whether ``(call-with-values (lambda () e ...) (lambda (x ...) body ...))`` becomes
-        register code as ``let-values`` does: in register mode, both operands literal
+        register code as ``let-values`` does: in a procedure body, both operands literal
         lambdas, the producer without parameters or internal defines, the consumer with
         at least one parameter, no rest parameter and no internal defines, and nothing
         assigning its parameters. A guard sends the call the ordinary way if the global
@@ -336,7 +356,8 @@ class Emitter:
             and bool(consumer.params)
             and consumer.rest is None
             and not consumer.defines
-            and 0 < len(self.scopes) < MAX_REGISTER_SCOPES - 1
+            and self.in_body
+            and len(self.scopes) < MAX_REGISTER_SCOPES - 1
             and self.indent + 2 <= MAX_INDENT
             and not assigned_names(consumer.body) & set(consumer.params)
         )
@@ -849,9 +870,16 @@ class Emitter:
                 _count, guard, code, statement = guarded
                 fields = dict(zip("abcd", args))
                 self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
-                if statement:
-                    self.line(f"    {code.format(**fields)}")
-                self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
+                built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)  # type: ignore[attr-defined]
+                if built is not None and len(args) == 2:
+                    for template in built:
+                        self.line(f"    {template.format(r=result, **fields)}")
+                    if tail:
+                        self.line(f"    return {result}")
+                else:
+                    if statement:
+                        self.line(f"    {code.format(**fields)}")
+                    self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
             self.line(f"elif type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
             self.line(f"elif type({f}) is Closure:")

@@ -45,6 +45,9 @@ UNARY_OPS = {
 
 #: Two-operand built-ins that build a value inline.
 CONSTRUCTORS = {"cons": "cons({a}, {b})"}
+#: The same as statements into ``{r}``, where a call site has room for them: ``Pair()``
+#: allocates in C alone, saving the Python call of ``datatypes.cons``.
+CONSTRUCTOR_STATEMENTS = {"cons": ("{r} = Pair()", "{r}.car = {a}", "{r}.cdr = {b}", "{r}.span = None")}
 
 #: A guard over operands ``{a}`` and ``{b}``: a float with a float or an exact integer
 #: (two exact integers are :data:`BINARY_OPS`' case, or for ``*`` and ``/`` the

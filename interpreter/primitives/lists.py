@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -84,10 +84,14 @@ def to_pylist(who: str, lst: Any) -> list[Any]:
 POLL_EVERY = 16384
 
 
-def _chunks(n: int) -> Iterator[int]:
+def _chunks(n: int) -> Iterable[int]:
     """Split ``n`` steps into runs of at most :data:`POLL_EVERY`, polling the run's limits
     before each run after the first: a long walk ends on the time limit, and the inner
     loop pays nothing per element."""
+    return (n,) if n <= POLL_EVERY else _polled_chunks(n)
+
+
+def _polled_chunks(n: int) -> Iterator[int]:
     for start in range(0, n, POLL_EVERY):
         if start:
             poll_limits()
@@ -334,6 +338,11 @@ def append(*lists: Any) -> Any:
     """Join lists; the last argument may be any value and becomes the tail."""
     if not lists:
         return NIL
+    if len(lists) == 2:  # the usual case, without the lists of lengths
+        n = proper_length("append", lists[0])
+        if n > POLL_EVERY:
+            check_elements("append", n)
+        return copy_onto("append", lists[0], n, lists[1])
     lengths = [proper_length("append", lst) for lst in lists[:-1]]
     check_elements("append", sum(lengths))
     result = lists[-1]
