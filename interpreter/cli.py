@@ -11,12 +11,12 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from . import __version__
 from .collector import tune_collector
 from .datatypes import VOID, Span, Values
-from .errors import SchemeError, SchemeExit
+from .errors import SchemeError, SchemeExit, caused_by
 from .evaluator import Interrupted
 from .interpreter import Interpreter
 from .interrupts import interruptible
@@ -111,6 +111,18 @@ def build_parser() -> argparse.ArgumentParser:
         type=byte_size,
         metavar="SIZE",
         help="stop the run once it adds SIZE bytes of memory (e.g. 500M, 2G) with a resource-exhaustion error",
+    )
+    running.add_argument(
+        "--max-digits",
+        type=positive_int,
+        metavar="N",
+        help="refuse exact numbers of more than N digits with a resource-exhaustion error (default 50000)",
+    )
+    running.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run the program in a child process under OS limits (address space from --max-memory, CPU "
+        "from --timeout); not for the REPL",
     )
     running.add_argument(
         "--strict",
@@ -231,7 +243,9 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
         "allow_models": True,
         "stdin": sys.stdin,  # the command line's program reads the terminal or pipe it was given
     }
-    for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency", "max_memory"):
+    if opts.isolate:
+        kwargs["isolate"] = True
+    for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency", "max_memory", "max_digits"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     kwargs.update(model_call_settings(opts))
@@ -301,17 +315,35 @@ def print_values(interp: Interpreter, source: str, filename: str) -> None:
 
 
 def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
-    """The non-interactive modes: ``-e``, a file, or a program on standard input; one run (``--timeout``)."""
+    """The non-interactive modes: ``-e``, a file, or a program on standard input; one run (``--timeout``).
+    With ``--isolate`` the run happens in the interpreter's child process."""
     source = None if opts.exprs or (opts.file and opts.file != "-") else sys.stdin.read()
-    program = "<-e>" if opts.exprs else "<stdin>" if source is not None else opts.file
-    with interp.whole_run(program):
-        if opts.exprs:
-            for expr in opts.exprs:
-                print_values(interp, expr, "<-e>")
-        elif source is None:
-            interp.eval_file(opts.file)
-        else:
-            interp.eval_scheme(source, filename="<stdin>", whole=True)
+    program = ProgramRun(opts.exprs, opts.file if source is None else None, source, interp.command_line, opts.strict)
+    if interp.isolation is not None:
+        interp.isolation.request("run_program", tuple(program))
+    else:
+        program.run(interp)
+
+
+class ProgramRun(NamedTuple):
+    """What the command line runs: ``-e`` expressions, a file, or a program's text."""
+
+    exprs: list[str] | None
+    file: str | None
+    source: str | None
+    command_line: list[str]
+    strict: bool
+
+    def run(self, interp: Interpreter) -> None:
+        name = "<-e>" if self.exprs else self.file if self.file is not None else "<stdin>"
+        with interp.whole_run(name):
+            if self.exprs:
+                for expr in self.exprs:
+                    print_values(interp, expr, "<-e>")
+            elif self.file is not None:
+                interp.eval_file(self.file)
+            else:
+                interp.eval_scheme(self.source or "", filename="<stdin>", whole=True)
 
 
 def wants_repl(opts: argparse.Namespace) -> bool:
@@ -384,6 +416,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 2
     interp: Interpreter | None = None
     try:
+        if opts.isolate and wants_repl(opts):
+            print("error: --isolate runs a program (a file, -e or standard input), not the REPL", file=sys.stderr)
+            return 2
         make = interpreter_factory(opts, trace_log)
         interp = make()
         tune_collector()
@@ -414,12 +449,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def _broken_pipe(err: BaseException) -> bool:
     """True when ``err`` came from writing to a closed pipe (``taskscheme prog.scm | head``)."""
-    seen: BaseException | None = err
-    while seen is not None:
-        if isinstance(seen, BrokenPipeError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    return caused_by(err, BrokenPipeError)
 
 
 def _end_terminal_line(interp: Interpreter | None) -> None:

@@ -149,6 +149,16 @@ class SchemeError(Exception):
         return self.format()
 
 
+def caused_by(err: BaseException, cause: type[BaseException]) -> bool:
+    """Whether ``err`` or an exception in its chain (``__cause__``/``__context__``) is a ``cause``."""
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, cause):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 class SchemeExit(Exception):
     """Raised by ``(exit n)``: the program asked to stop with status ``code``."""
 

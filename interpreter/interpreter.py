@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
-from typing import IO, Any, TypeVar, overload
+from typing import IO, TYPE_CHECKING, Any, TypeVar, overload
 
 from . import forms as _forms  # noqa: F401 - registers the special forms
 from . import primitives as _primitives  # noqa: F401 - registers the built-in procedures
@@ -35,7 +35,34 @@ from .tasks.memory import Memory, Ranking
 from .tasks.records import Limits, RetryPolicy
 from .tasks.tracing import Event, EventHub
 
+if TYPE_CHECKING:
+    from .isolation import Isolation
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: What an ``isolate=True`` interpreter hands its child process (everything but its streams).
+ISOLATED_SETTINGS = frozenset(
+    [
+        "max_steps", "timeout", "max_depth", "stdlib", "allow_files", "model", "record", "replay",
+        "allow_scripts", "task_limits", "allow_python", "allow_models", "max_output", "max_memory", "max_digits",
+        "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency",
+    ]
+)
+
+
+def check_isolated_settings(settings: dict[str, Any]) -> None:
+    """Refuse settings that cannot travel to a child process (objects that live in the host)."""
+    if settings.get("memory") is not None and not isinstance(settings["memory"], str | Path):
+        raise ValueError("isolate=True: memory= must be a path (the child opens its own memory)")
+    if settings.pop("memory_ranking", None) is not None:
+        raise ValueError("isolate=True: memory_ranking cannot be given to a child process")
+    for key in ("task_limits", "retries"):
+        value = settings.get(key)
+        if hasattr(value, "model_dump"):
+            settings[key] = value.model_dump()
+    for key in ("record", "replay", "cache", "log", "memory"):
+        if isinstance(settings.get(key), Path):
+            settings[key] = str(settings[key])
 
 
 class Interpreter:
@@ -46,6 +73,8 @@ class Interpreter:
         *,
         stdout: IO[str] | None = None,
         stdin: IO[str] | None = None,
+        stderr: IO[str] | None = None,
+        isolate: bool = False,
         max_steps: int | None = None,
         timeout: float | None = None,
         max_depth: int | None = None,
@@ -71,6 +100,14 @@ class Interpreter:
         memory_ranking: Ranking | None = None,
         max_concurrency: int = 8,
     ) -> None:
+        #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
+        self.isolation: Isolation | None = None
+        child_settings = None
+        if isolate:  # evaluation happens in a child process (isolation/): it gets the limits and the program
+            child_settings = {k: v for k, v in locals().items() if k in ISOLATED_SETTINGS}
+            check_isolated_settings(child_settings)
+            max_steps = timeout = max_depth = max_output = max_memory = record = replay = cache = memory = None
+            stdlib, otel, log = False, False, False
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
         self.allow_scripts = allow_scripts
@@ -83,7 +120,8 @@ class Interpreter:
         self.analyzer = Analyzer(self)
         out = stdout if stdout is not None else sys.stdout
         self.output = Parameter(OutputPort.to_stream(out), name="current-output-port")
-        self.error_output = Parameter(OutputPort.to_stream(sys.stderr, "stderr"), name="current-error-port")
+        err = stderr if stderr is not None else sys.stderr
+        self.error_output = Parameter(OutputPort.to_stream(err, "stderr"), name="current-error-port")
         # stdin is a capability: an embedded program reads only the stream the host gives it
         self.input = Parameter(_stdin_port(stdin, self.runtime), name="current-input-port")
         self.max_output = max_output
@@ -147,6 +185,11 @@ class Interpreter:
             from .tasks.otel import OtelExporter
 
             self.events.watch(OtelExporter())
+        if child_settings is not None:
+            from .isolation import Isolation
+
+            self.settings.update({k: v for k, v in child_settings.items() if k in self.settings})
+            self.isolation = Isolation(self, child_settings, stdin)
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
@@ -160,6 +203,8 @@ class Interpreter:
 
     def __getitem__(self, name: str) -> Any:
         """The value bound to ``name`` as a Python value; KeyError if unbound."""
+        if self.isolation is not None:
+            return self.isolation.request("lookup", name)
         try:
             value = self.global_env.vars[sym(name)]
         except KeyError:
@@ -216,6 +261,8 @@ class Interpreter:
 
         Limits (steps, time, output) apply to the whole source, not to each expression.
         """
+        if self.isolation is not None:
+            return self.isolation.request("eval", source, filename)
         return self.converter.to_python(self.eval_scheme(source, filename=filename))
 
     def eval_scheme(self, source: str, *, filename: str = "<string>", whole: bool = False, check: bool = True) -> Any:
@@ -224,8 +271,12 @@ class Interpreter:
         Unbound names are reported before anything runs (see :mod:`interpreter.unbound`):
         all of them when ``whole`` (a file: the whole program), else those that code
         running now would meet (incremental input, as at a REPL); not at all without ``check``
-        (the standard library)."""
+        (the standard library). Isolated (``isolate=True``), the value crosses as Python and
+        comes back converted to Scheme."""
         from .reader import read_with_spans
+
+        if self.isolation is not None:
+            return self.converter.to_scheme(self.isolation.request("eval_scheme", source, filename, whole, check))
 
         result: Any = VOID
         from_host = not self.runtime.running and not filename.startswith("stdlib/")
@@ -329,6 +380,11 @@ class Interpreter:
         (a resumed batch). See docs/concurrency.md."""
         from .batch import run_batch
 
+        if self.isolation is not None and not (processes or cluster):
+            raise SchemeError(
+                "batch on an isolated interpreter: run the items in worker processes (processes=True or cluster=…)",
+                kind="value-error",
+            )
         items = [(i, given) for i, given in enumerate(inputs) if i not in skip]
         count = workers if workers is not None else self.max_concurrency
         return run_batch(self, task, items, workers=count, processes=processes, cluster=cluster)
@@ -352,6 +408,8 @@ class Interpreter:
 
         From the host the value is converted to Python; from a running program (``load``) it is not.
         """
+        if self.isolation is not None:
+            return self.isolation.request("eval_file", str(path))
         file = Path(path)
         try:
             text = file.read_text(encoding="utf-8")
@@ -371,6 +429,8 @@ class Interpreter:
         Arguments are converted to Scheme (keyword arguments become ``#:name value``),
         the result to Python.
         """
+        if self.isolation is not None:
+            return self.isolation.request("call", name, args, kwargs)
         proc = self.global_env.vars.get(sym(name))
         if proc is None:
             if name not in self.tasks:
@@ -380,6 +440,8 @@ class Interpreter:
 
     def apply(self, proc: Any, *args: Any, **kwargs: Any) -> Any:
         """Apply a Scheme procedure to Python arguments; the result as a Python value."""
+        if self.isolation is not None:
+            return self.isolation.request("apply", proc, args, kwargs)
         convert = self.converter
         flat = [convert.to_scheme(arg) for arg in args]
         for key, value in kwargs.items():
