@@ -3,7 +3,8 @@
     .venv/bin/python bench/models.py            # 2000 calls per row, best of 3
     .venv/bin/python bench/models.py --calls 500
 
-Rows: a Python model called directly; the same model through an atomic task (limits,
+First a procedure task called in a loop beside a plain procedure call (target: <= 3 µs).
+Then rows: a Python model called directly; the same model through an atomic task (limits,
 usage, the one gateway); traced to a JSON-lines file; answered from the SQLite response
 cache; and a 20 ms model with 1 transient failure per call and a 1 ms backoff (the retry
 path, printed apart). Wall-clock figures on a shared machine move by 10-30% between runs: compare the
@@ -64,6 +65,7 @@ def main() -> None:
         rows.append(("task call, cache hit (SQLite)", best(lambda: cached.eval(loop), opts.repeat)))
 
     base = rows[0][1]
+    procedure_calls(n * 10, max(opts.repeat, 7))
     print(f"\n{n} calls per row\n")
     print("| what | total (s) | per call (µs) | over plain Python (µs/call) |")
     print("|---|---:|---:|---:|")
@@ -71,6 +73,37 @@ def main() -> None:
         per = seconds / n * 1e6
         print(f"| {title} | {seconds:.3f} | {per:.1f} | {per - base / n * 1e6:.1f} |")
     retry_path(opts.repeat)
+
+
+def procedure_calls(n: int, repeat: int) -> None:
+    """A procedure task ``(define-task (inc x) (+ x 1))`` called in a loop, beside a plain
+    procedure of the same body and a Python function; the empty loop's time is subtracted."""
+    interp = Interpreter()
+    interp.eval(
+        """(define-task (inc x) (+ x 1))
+           (define-task (inc-alone x) (context (inherit none)) (+ x 1))
+           (define (plain-inc x) (+ x 1))"""
+    )
+
+    def per_call(call: str) -> float:
+        interp.eval(f"(define (go n) (do ((k 0 (+ k 1))) ((= k n)) {call}))")
+        return best(lambda: interp.eval(f"(go {n})"), repeat, time.thread_time) / n
+
+    empty = per_call("k")
+    rows = [
+        ("procedure task call (inherit full, the default)", per_call("(inc k)") - empty),
+        ("procedure task call, (context (inherit none))", per_call("(inc-alone k)") - empty),
+        ("plain procedure call", per_call("(plain-inc k)") - empty),
+    ]
+    inc = lambda x: x + 1
+    python = best(lambda: [inc(k) for k in range(n)], repeat, time.thread_time) / n
+    print(f"\nprocedure task calls ({n} calls per row, thread CPU time, the loop's own time subtracted)\n")
+    print("| what | per call (µs) | over a plain procedure call |")
+    print("|---|---:|---:|")
+    plain = rows[-1][1]
+    for title, seconds in rows:
+        print(f"| {title} | {seconds * 1e6:.2f} | {seconds / plain:.1f}× |")
+    print(f"| Python: inc(k) | {python * 1e6:.2f} | {python / plain:.1f}× |")
 
 
 def retry_path(repeat: int, calls: int = 10) -> None:

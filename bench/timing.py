@@ -6,11 +6,12 @@ import time
 from collections.abc import Callable
 
 
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` wall-clock runs of ``fn``, in seconds."""
+def best(fn: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The fastest of ``repeat`` runs of ``fn``, in seconds of ``clock`` (wall clock by default;
+    ``time.thread_time`` counts only this thread's CPU, steadier on a busy machine)."""
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return min(times)

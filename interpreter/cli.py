@@ -22,7 +22,13 @@ from .interpreter import Interpreter
 from .interrupts import interruptible
 from .printer import write_string
 from .reader import read_with_spans
-from .tasks.failures import dropped_failure_error, dropped_failure_warning, dropped_failures, is_failed_result
+from .tasks.failures import (
+    dropped_failure_error,
+    dropped_failure_warning,
+    dropped_failures,
+    is_failed_result,
+    partial_report,
+)
 from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
@@ -434,6 +440,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise BrokenPipeError from err
         _end_terminal_line(interp)
         print(format_error(err, supports_colour(sys.stderr)), file=sys.stderr)
+        if err.partial is not None:  # a loop or pipeline ended by a limit: what it had done
+            print(partial_report(err.partial), file=sys.stderr)
         return INTERRUPTED_STATUS if isinstance(err, Interrupted) else 1
     except KeyboardInterrupt:
         _flush(interp)

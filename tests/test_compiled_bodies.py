@@ -89,6 +89,22 @@ def run(source: str) -> str:
             " (make-string 40000 #\\a) (make-string 40000 #\\b)))))) (f \"ab\")",
             '("ab-ab" "zbab" 80000)',
         ),
+        # named lets in tail position run as Python loops: closures keep each iteration's
+        # bindings; a non-tail or escaping use of the name keeps the procedure
+        (
+            "(define (f n) (let loop ((i 0) (fs '())) (if (= i n) (map (lambda (g) (g)) fs)"
+            " (loop (+ i 1) (cons (lambda () i) fs))))) (f 3)",
+            "(2 1 0)",
+        ),
+        ("(define (f n) (let loop ((i n)) (if (= i 0) '() (cons i (loop (- i 1)))))) (f 3)", "(3 2 1)"),
+        ("(define (f n) (let loop ((i n)) (if (= i 0) loop (loop (- i 1))))) (procedure? (f 3))", "#t"),
+        (
+            "(define (f n) (let outer ((i 0) (acc '())) (let inner ((j 0) (acc acc))"
+            " (cond ((= i n) acc) ((= j 2) (outer (+ i 1) acc)) (else (inner (+ j 1) (cons (list i j) acc)))))))"
+            " (f 2)",
+            "((1 1) (1 0) (0 1) (0 0))",
+        ),
+        ("(define (f s) (let loop ((i 0) (n 0)) (if (= i (string-length s)) n (loop (+ i 1) (+ n i))))) (f \"abcd\")", "6"),
         # rest parameters, and a wrong count at a self tail call
         ("(define (f . xs) (if (null? xs) 'done (apply f (cdr xs)))) (f 1 2 3)", "done"),
         ("(define (f a . xs) (if (null? xs) a (f (+ a (car xs))))) (f 1 2)", "3"),
@@ -96,6 +112,24 @@ def run(source: str) -> str:
 )
 def test_parameters_behave_as_variables(source: str, expected: str) -> None:
     assert run(source) == expected
+
+
+def test_a_named_let_loop_keeps_its_limits_and_backtrace() -> None:
+    runaway = "(define (f) (let loop ((i 0)) (loop (+ i 1)))) (f)"
+    with pytest.raises(SchemeError) as info:
+        Interpreter(max_steps=10_000).eval_scheme(runaway)
+    assert info.value.kind == "resource-exhaustion"
+    with pytest.raises(SchemeError) as info:
+        Interpreter(timeout=0.2).eval_scheme(runaway)
+    assert info.value.kind == "resource-exhaustion"
+    with pytest.raises(SchemeError) as info:
+        Interpreter().eval_scheme(
+            "(define (f n) (let loop ((i 0) (acc '())) (if (= i n) acc (loop (+ i 1) (cons (vector-ref (vector 1) i) acc)))))"
+            " (f 3)"
+        )
+    frames = [frame.expr for frame in info.value.frames]
+    assert frames[:2] == ["(vector-ref (vector 1) i)", "(cons (vector-ref (vector 1) i) acc)"]
+    assert frames[2].startswith("(loop (+ i 1)")
 
 
 def test_a_port_procedure_rebound_after_compiling_is_called() -> None:

@@ -60,6 +60,21 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"((lambda () {x}))", inner),
         st.builds(lambda x, y: f"(begin {x} {y})", inner, inner),
         st.builds(lambda x, y: f"(let loop ((i 2) (c {x})) (if (= i 0) c (loop (- i 1) {y})))", inner, inner),
+        # named lets in tail position become Python loops, unless the name is used otherwise
+        st.builds(
+            lambda x, y: f"(let loop ((i 0) (fs '())) (if (= i 2) (map (lambda (g) (g)) fs)"
+            f" (let ((c {x})) (loop (+ i 1) (cons (lambda () (list i c {y})) fs)))))",
+            inner,
+            inner,
+        ),
+        st.builds(lambda x, y: f"(let loop ((i 2)) (if (= i 0) {x} (cons {y} (loop (- i 1)))))", inner, inner),
+        st.builds(lambda x: f"(let loop ((i 1)) (if (= i 0) {x} (apply loop (list (- i 1)))))", inner),
+        st.builds(
+            lambda x, y: f"(let outer ((i 2)) (let inner ((j 0)) (cond ((= i 0) {x}) ((= j 1) (outer (- i 1)))"
+            f" (else (begin {y} (inner (+ j 1)))))))",
+            inner,
+            inner,
+        ),
         st.builds(lambda x, y: f"(let ((k (lambda (c) {y}))) (k {x}))", inner, inner),
         st.builds(lambda x: f"(let ((k (lambda () a))) (set! a {x}) (k))", inner),
         st.builds(lambda x, y: f"(guard (e (#t (list 'caught e))) (if {x} (raise {y}) {y}))", inner, inner),

@@ -328,3 +328,27 @@ def test_task_errors_show_backtrace(ev):
     text = info.value.format()
     assert text.splitlines()[0] == "error: TASK_FAILURE: nope"
     assert "in bad" in text and "t.scm:2:1" in text
+
+
+def test_procedure_task_calls_keep_their_meaning_on_every_path(interp, ev):
+    """A call giving every parameter by position runs the body at once; keywords, defaults,
+    wrong counts, tracing, limits, removal and a shadowing define take the full path."""
+    ev("(define-task (add a (b 10)) (+ a b))")
+    assert list(ev("(list (add 1 2) (add 1) (add 1 #:b 5) (add #:a 3))")) == [3, 11, 6, 13]
+    with pytest.raises(SchemeError, match="at most 2 arguments"):
+        ev("(add 1 2 3)")
+    events: list[object] = []
+    interp.on_event(events.append)
+    assert ev("(add 1 2)") == 3
+    assert any(getattr(e, "name", None) == "add" for e in events)  # traced: a task event
+    ev("(define-task (slow x) (timeout 5) (* x 2))")
+    assert ev("(slow 4)") == 8
+    ev("(define (loop-add n acc) (if (= n 0) acc (loop-add (- n 1) (add acc 1))))")
+    assert ev("(loop-add 500 0)") == 500
+    interp.tasks.remove("add")
+    with pytest.raises(SchemeError, match="unbound variable: add"):
+        ev("(loop-add 1 0)")
+    ev("(define-task (add a b) (- a b))")
+    assert ev("(loop-add 2 0)") == -2
+    ev("(define (add a b) (* a b))")  # a variable comes first
+    assert ev("(add 3 4)") == 12

@@ -25,6 +25,7 @@ same work inline:
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,7 +35,7 @@ from ..equality import is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
 from ..ports import StringOutputPort
-from .binding import Do, Let, LetValues, consumer_values, unpacked_values
+from .binding import Do, Let, LetValues, NamedLet, consumer_values, unpacked_values
 from .control import And, Case, Cond, Or
 from .core import (
     Call,
@@ -48,11 +49,15 @@ from .core import (
     assigned_names,
     make_binder,
     primitive_failure,
+    subtree,
 )
 from .fastpath import (
+    ARITHMETIC,
     BINARY_OPS,
     CONSTRUCTOR_STATEMENTS,
     CONSTRUCTORS,
+    FLOAT_OPS,
+    FLOATABLE_INT,
     GUARDED_BY_ARITY,
     GUARDED_OPS,
     GUARDED_STATEMENTS,
@@ -94,6 +99,7 @@ class Emitter:
         # scopes are those of the lets and dos inside it.
         self.scopes: list[Registers] = []
         self.register_mode = False
+        self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
         self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
@@ -110,7 +116,6 @@ class Emitter:
             "MString": MString,
             "StringOutputPort": StringOutputPort,
             "Values": Values,
-            "REAL": (int, float),
             "NIL": NIL,
             "UNASSIGNED": UNASSIGNED,
             "is_eqv": is_eqv,
@@ -444,6 +449,87 @@ class Emitter:
         finally:
             self.scopes.pop()
 
+    def inline_named_let(self, node: NamedLet) -> bool:
+        """Whether a named let in tail position may become a Python loop: in a procedure
+        body, with fixed parameters and no internal defines, when nothing assigns its
+        parameters or its name (see :meth:`named_let` for the rest)."""
+        proc = node.proc
+        return (
+            self.in_body
+            and len(self.scopes) + 2 <= MAX_REGISTER_SCOPES
+            and self.indent + 2 <= MAX_INDENT
+            and proc.rest is None
+            and not proc.defines
+            and len(node.inits) == len(proc.params)
+            and not assigned_names(proc.body) & {*proc.params, node.name}
+        )
+
+    def named_let(self, node: NamedLet) -> bool:
+        """Emit a named let in tail position as ``while True:`` over Python locals: a call
+        of its name in tail position of its body rebinds them and continues (a step, as a
+        self tail call counts), anything else returns. Every use of the name must be such
+        a call (a closure or a slow path would look for the procedure in the frame): if
+        one is not, the code emitted is taken back and False returned.
+
+        The parameters get a fresh frame per iteration (made only if needed), so closures
+        capture that iteration's bindings, as the procedure's calls would."""
+        proc = node.proc
+        uses = sum(1 for part in subtree(proc.body) if type(part) is LocalRef and part.name is node.name)
+        undo = (len(self.lines), len(self.sites), self.current_site, self.indent)
+        values = self.operand_values(node.inits)
+        params = {name: self.fresh("l") for name in proc.params}
+        for local, value in zip(params.values(), values):
+            self.line(f"{local} = {value}")
+        holder = Registers({node.name: self.fresh("l")}, self.fresh("e"))  # the frame naming the loop
+        self.line(f"{holder.names[node.name]} = {holder.env} = None")
+        self.count_step()
+        scope = Registers(params, self.fresh("e"))
+        self.scopes += [holder, scope]
+        loop = Loop(node.name, list(params.values()), len(self.scopes), [0])
+        self.loops.append(loop)
+        try:
+            self.line("while True:")
+            self.indent += 1
+            self.line(f"{scope.env} = None")
+            self.tail(proc.body)
+            self.indent -= 1
+        finally:
+            self.loops.pop()
+            del self.scopes[-2:]
+        if loop.continues[0] == uses:
+            return True
+        del self.lines[undo[0] :], self.sites[undo[1] :]
+        self.current_site, self.indent = undo[2], undo[3]
+        return False
+
+    def loop_continue(self, node: Call) -> bool:
+        """In tail position of an inline named let's body: emit a call of that loop as
+        rebinding its parameters and ``continue``; False if ``node`` is not such a call."""
+        if not self.loops or type(node.operator) is not LocalRef:
+            return False
+        loop, ref = self.loops[-1], node.operator
+        if ref.name is not loop.name or ref.checked or ref.depth != len(self.scopes) - loop.base + 1:
+            return False
+        if len(node.operands) != len(loop.params):
+            return False
+        parent, site = self.current_site, len(self.sites)
+        self.sites.append((node, parent))  # in progress while its operands run, as a call is
+        self.current_site = site
+        self.line(f"site = {site}")
+        args = self.operand_values(node.operands)
+        self.current_site = parent
+        if args:  # `site` stays: the next iteration runs inside this call, as the procedure's would
+            self.line(f"{', '.join(loop.params)}, = {', '.join(args)},")
+        self.count_step()
+        self.line("continue")
+        loop.continues[0] += 1
+        return True
+
+    def count_step(self) -> None:
+        self.line("rt.steps += 1")
+        self.line("if rt.steps >= rt.check_at:")
+        self.line("    rt.check()")
+
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
         kind = type(node)
@@ -542,6 +628,8 @@ class Emitter:
             self.let(node, self.tail)
         elif kind is Do and self.inline_do(node):
             self.do(node, self.tail)
+        elif kind is NamedLet and self.inline_named_let(node) and self.named_let(node):
+            pass
         elif kind is LetValues and self.inline_let_values(node):
             self.let_values(node, self.tail)
         elif kind is Case and self.plain_case(node):
@@ -762,6 +850,10 @@ class Emitter:
             bound = f"({temp} := {source})"  # a name, never a literal, beside `is`
             check = guard.format(a=bound) if guard is not None else f"{bound} is {temp}"
             return f"({expr.format(a=temp)} if {check} and {ok} else {self.fallback(node, [temp])})"
+        if arity == 2 and name in FLOAT_OPS:
+            floated = self.float_literal_operation(node, name, operands, ok)
+            if floated is not None:
+                return floated
         if name in CONSTRUCTORS or not known:  # a constructor, or a guarded built-in
             checks, values = [], []
             for source in operands:
@@ -802,11 +894,45 @@ class Emitter:
             checks = [" is ".join(checks)]
         guard = " and ".join([*(f"{check} is int" for check in checks), ok])
         otherwise = self.fallback(node, given)
-        if guarded is not None:  # floats: the operands are bound once the integer check has run
+        if guarded is not None:  # floats: the first check bound its operand; re-bind a later variable
             _count, float_guard, code, _statement = guarded
-            fields = dict(zip("ab", given))
-            otherwise = f"({code.format(**fields)} if {float_guard.format(**fields)} and {ok} else {otherwise})"
+            fields = dict(zip("ab", values))
+            rebind = [
+                f"({temp} := {source}) is {temp}"
+                for temp, source in zip(values, given)
+                if temp != source and not is_int_literal(source) and len(checks) > 1 and f"({temp} :=" not in checks[0]
+            ]
+            small = [v for v in values if is_int_literal(v) and len(v) < 19]
+            if small:  # a small exact literal: the other operand must be the float
+                other = values[1 - values.index(small[0])]
+                float_guard = "" if other in small else f"type({other}) is float"
+            float_test = " and ".join(part for part in [*rebind, float_guard.format(**fields), ok] if part)
+            otherwise = f"({code.format(**fields)} if {float_test} else {otherwise})"
         return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {otherwise})"
+
+    def float_literal_operation(self, node: Call, name: str, operands: list[str], ok: str) -> str | None:
+        """``(op x 2.5)`` with a finite float literal: the result is inexact whatever ``x``
+        is, so only the float arm is emitted (``x`` a float, or an exact integer as
+        :data:`~.fastpath.FLOAT_ARITH` allows), with the literal in the code. None when no
+        operand is such a literal (or it is a zero divisor)."""
+        literal = [type(a) is Const and type(a.value) is float and math.isfinite(a.value) for a in node.operands]
+        if not any(literal) or (name == "/" and literal[1] and node.operands[1].value == 0):  # type: ignore[attr-defined]
+            return None
+        values, given, checks = [], [], []
+        for operand, source, is_literal in zip(node.operands, operands, literal):
+            if is_literal:
+                values.append(f"({operand.value!r})")  # type: ignore[attr-defined]
+                given.append(source)
+                continue
+            temp = self.fresh("t")
+            values.append(temp)
+            given.append(temp)
+            exact = FLOATABLE_INT.format(x=temp) if name in ARITHMETIC else f"type({temp}) is int"
+            checks.append(f"(type({temp} := {source}) is float or {exact})")
+        if name == "/" and not literal[1]:
+            checks.append(f"{values[1]} != 0")
+        guard = " and ".join([*checks, ok])
+        return f"({values[0]} {FLOAT_OPS[name]} {values[1]} if {guard} else {self.fallback(node, given)})"
 
     def fallback(self, node: Call, values: list[str]) -> str:
         """A call applying ``node``'s operator the ordinary way to operand ``values``
@@ -832,6 +958,8 @@ class Emitter:
 
     def call(self, node: Call, tail: bool) -> str:
         """Emit a call; in tail position it returns (or loops), else its value's name."""
+        if tail and self.loop_continue(node):
+            return ""
         inline = self.pure(node)
         if inline is not None:
             if tail:
@@ -891,7 +1019,7 @@ class Emitter:
             self.line(f"if type({f}) is Closure:")
         self.indent += 1
         if tail:
-            rebind = self.frame_of(f"{f}.env", args)
+            rebind = self.frame_of(f"{f}.env", args) if not self.loops else None  # `continue` is the loop's there
             if rebind is not None:
                 self.line(f"if {f}.run is run:")
                 if not self.register_mode:
@@ -954,6 +1082,11 @@ class Emitter:
             key = self.constant(node.name, "k")
             gvars = self.constant(node.gvars, "g")
             ref = self.constant(node.compile(False), "n")
+            if node.name not in node.gvars:  # bound nowhere yet (a task's name): no KeyError per call
+                self.line(f"{target} = {gvars}.get({key})")
+                self.line(f"if {target} is None:")
+                self.line(f"    {target} = {ref}({self.frame})")
+                return
             self.line("try:")  # a subscript in a (zero-cost) try is cheaper than dict.get
             self.line(f"    {target} = {gvars}[{key}]")
             self.line("except KeyError:")
@@ -975,6 +1108,17 @@ class Emitter:
             self.line(f"if type({result}) is TailCall:")
             self.line(f"    {result} = apply_procedure({result}.proc, {result}.args)")
         self.indent -= 1
+
+
+class Loop(NamedTuple):
+    """A named let emitted as a Python loop: its name, its parameters' locals, the
+    number of scopes inside it (its parameters' included), and how many calls of it
+    became ``continue`` (a one-item list, counted as they are emitted)."""
+
+    name: Symbol
+    params: list[str]
+    base: int
+    continues: list[int]
 
 
 class Registers(NamedTuple):

@@ -128,6 +128,10 @@ class LocalRef(Node):
         return far
 
 
+#: What ``dict.get`` gives for a name bound nowhere (a global may hold Python's None).
+MISSING = object()
+
+
 class GlobalRef(Node):
     """A variable not bound by any enclosing form: looked up in the global frame.
 
@@ -147,6 +151,8 @@ class GlobalRef(Node):
 
     def compile(self, tail: bool) -> Run:
         name, gvars, span, fallback = self.name, self.gvars, self.span, self.fallback
+        if name not in gvars and fallback is not None:
+            return self.unbound_ref()
 
         def ref(env: Env) -> Any:
             try:
@@ -162,6 +168,25 @@ class GlobalRef(Node):
             return value
 
         return ref
+
+    def unbound_ref(self) -> Run:
+        """The reader of a name bound nowhere when compiled (a task's name, a later ``define``):
+        a miss asks the fallback without raising a KeyError at each call."""
+        name, gvars, span, fallback = self.name, self.gvars, self.span, self.fallback
+        assert fallback is not None
+
+        def unbound_ref(env: Env) -> Any:
+            value = gvars.get(name, MISSING)
+            if value is MISSING:
+                found = fallback(name)
+                if found is not None:
+                    return found
+                raise unbound_error(name, span)
+            if value is UNASSIGNED:
+                raise unassigned_error(name, span)
+            return value
+
+        return unbound_ref
 
 
 class DynamicRef(Node):
@@ -196,7 +221,6 @@ class DynamicRef(Node):
             return found
 
         return dynamic_ref
-
 
 
 def hidden_by_context(err: SchemeError, env: Env) -> SchemeError:

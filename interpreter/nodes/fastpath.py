@@ -49,10 +49,25 @@ CONSTRUCTORS = {"cons": "cons({a}, {b})"}
 #: allocates in C alone, saving the Python call of ``datatypes.cons``.
 CONSTRUCTOR_STATEMENTS = {"cons": ("{r} = Pair()", "{r}.car = {a}", "{r}.cdr = {b}", "{r}.span = None")}
 
+#: An exact integer that converts to a float without overflow (``int + float`` raises
+#: OverflowError past about 1e308; the primitive reports that as a Scheme error).
+FLOATABLE_INT = "type({x}) is int and -0xFFFFFFFFFFFFFFFF < {x} < 0xFFFFFFFFFFFFFFFF"
+
 #: A guard over operands ``{a}`` and ``{b}``: a float with a float or an exact integer
 #: (two exact integers are :data:`BINARY_OPS`' case, or for ``*`` and ``/`` the
-#: primitive's: bignums and exact rationals).
-FLOAT_PAIR = "(type({a}) is float and type({b}) in REAL or type({b}) is float and type({a}) is int)"
+#: primitive's: bignums and exact rationals). Comparisons take any exact integer (Python
+#: compares int and float exactly); arithmetic only one that converts (:data:`FLOATABLE_INT`).
+FLOAT_PAIR = (
+    "(type({a}) is float and (type({b}) is float or type({b}) is int) or type({b}) is float and type({a}) is int)"
+)
+FLOAT_ARITH = (
+    "(type({a}) is float and (type({b}) is float or " + FLOATABLE_INT.format(x="{b}") + ")"
+    " or type({b}) is float and " + FLOATABLE_INT.format(x="{a}") + ")"
+)
+#: Operators whose inexact result needs the integer operand converted (see FLOAT_ARITH).
+ARITHMETIC = frozenset({"+", "-", "*", "/"})
+#: Scheme operators computed inline on a float and a float literal, to the Python operator.
+FLOAT_OPS = {**BINARY_OPS, "*": "*", "/": "/"}
 
 #: Two exact integers whose product cannot pass the primitive's size limit (as ``*`` checks).
 SMALL_INTS = (
@@ -79,10 +94,17 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
         name: (2, "type({a}) is Char and type({b}) is Char", f"{{a}}.ch {op} {{b}}.ch")
         for name, op in {"char=?": "==", "char<?": "<", "char>?": ">", "char<=?": "<=", "char>=?": ">="}.items()
     },
-    **{name: (2, FLOAT_PAIR, f"{{a}} {op} {{b}}") for name, op in BINARY_OPS.items()},
-    "*": (2, f"({SMALL_INTS} or {FLOAT_PAIR})", "{a} * {b}"),
+    **{
+        name: (2, FLOAT_ARITH if name in ARITHMETIC else FLOAT_PAIR, f"{{a}} {op} {{b}}")
+        for name, op in BINARY_OPS.items()
+    },
+    "*": (2, f"({SMALL_INTS} or {FLOAT_ARITH})", "{a} * {b}"),
     "modulo": (2, "type({a}) is int and type({b}) is int and {b} != 0", "{a} % {b}"),
-    "/": (2, FLOAT_PAIR + " and {b} != 0", "{a} / {b}"),
+    "/": (2, FLOAT_ARITH + " and {b} != 0", "{a} / {b}"),
+    **{
+        name: (1, "(type({a}) is float or " + FLOATABLE_INT.format(x="{a}") + ")", "float({a})")
+        for name in ("exact->inexact", "inexact")
+    },
 }
 
 #: Exact integers whose decimal text ``str`` gives at once (far from Python's 4,300-digit limit).

@@ -36,7 +36,12 @@ class DslBody:
         self.inherit = inherit
 
     def __call__(self, bound: dict[str, Any], caller: Env) -> TailCall:
-        values = list(bound.values()) + [self.copy(name, caller) for name in self.subset]
+        return self.positional(list(bound.values()), caller)
+
+    def positional(self, values: list[Any], caller: Env) -> TailCall:
+        """The call of the body on ``values``, one per parameter in order (defaults filled in)."""
+        if self.subset:
+            values = values + [self.copy(name, caller) for name in self.subset]
         closure = self.closure
         if self.inherit == "full":
             closure = Closure(closure.name, closure.run, caller, closure.rt, closure.params, closure.rest, closure.span)

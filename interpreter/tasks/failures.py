@@ -39,6 +39,44 @@ def failure_summary(value: Any) -> str:
     return f"TASK_FAILURE{where}: {content}"
 
 
+#: Longest output shown per step or iteration of a partial result on the command line.
+SHOWN_WIDTH = 100
+
+
+def partial_report(partial: Any) -> str:
+    """What the command line prints after an error that ended a loop or pipeline (``err.partial``):
+    the completed steps' or iterations' outputs, one line each, cut at ``SHOWN_WIDTH``."""
+    from .loop import LoopResult
+
+    if isinstance(partial, LoopResult):
+        entries = [(f"iteration {i.iteration}", i.output) for i in partial.iteration_history]
+        count = f"{partial.iterations_completed} iteration{'s' if partial.iterations_completed != 1 else ''}"
+        lines = [f"completed before it ended (partial LoopResult): {count}"]
+        lines += [f"  {name}: {_shown(output)}" for name, output in entries if output is not None]
+        if partial.final_output is not None and len(entries) < partial.iterations_completed:
+            lines.append(f"  final output: {_shown(partial.final_output)}")
+        return "\n".join(lines)
+    notes = partial.notes if isinstance(partial, TaskResult) and isinstance(partial.notes, dict) else {}
+    steps = notes.get("partial_results", [])
+    lines = [f"completed before it ended (partial TaskResult): {len(steps)} step{'s' if len(steps) != 1 else ''}"]
+    lines += [f"  step {entry.step}: {_shown(entry.output)}" for entry in steps]
+    return "\n".join(lines)
+
+
+def _shown(output: Any) -> str:
+    """One line for an output kept in a history: a result's content, else the written value."""
+    from ..printer import write_string
+    from .values import to_scheme
+
+    if isinstance(output, TaskResult):
+        text = output.content if isinstance(output.content, str) else write_string(to_scheme(output.content))
+        text = text or "(notes only)"
+    else:
+        text = write_string(to_scheme(output))
+    text = " ".join(text.split())
+    return text if len(text) <= SHOWN_WIDTH else text[: SHOWN_WIDTH - 1] + "…"
+
+
 def _at(location: Any) -> str:
     return f" (at {location})" if location else ""
 

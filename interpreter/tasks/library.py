@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 #: The global name the library is bound to.
 LIBRARY_NAME = "task-library"
+LIBRARY_SYMBOL = sym(LIBRARY_NAME)
 
 
 @dataclass
@@ -41,6 +42,23 @@ class Task:
 
     definition: TaskDefinition
     implementation: Callable[[dict[str, Any]], Any] | None = None
+    #: For a DSL procedure task with no limits and no fresh context, the body's
+    #: ``positional(values, caller)``: a call that gives every parameter by position
+    #: (no keyword) skips binding, limits and activation.
+    direct: Callable[[list[Any], Env], Any] | None = field(init=False, default=None)
+    arity: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        from .calls import has_limits
+
+        definition = self.definition
+        self.arity = len(definition.params)
+        if (
+            definition.type == "procedure"
+            and not has_limits(definition)
+            and definition.context.fresh_context != "enabled"
+        ):
+            self.direct = getattr(self.implementation, "positional", None)
 
 
 class TaskProcedure(Procedure):
@@ -59,7 +77,19 @@ class TaskProcedure(Procedure):
 
     def apply_in(self, args: list[Any], env: Env) -> Any:
         """A call made in frame ``env``: the task's context decides how much of it the body sees."""
-        return self.library.runner.call(self.library.task(self.name), args, env)
+        library = self.library
+        task = library._tasks.get(self.name)
+        if task is None:
+            raise library.missing(self.name)
+        direct = task.direct
+        hub = library.interp.events
+        if direct is not None and len(args) == task.arity and not (hub.subscribers or hub.watchers):
+            for arg in args:
+                if type(arg) is Keyword:
+                    break
+            else:
+                return direct(args, env)
+        return library.runner.call(task, args, env)
 
     def scheme_repr(self, write: bool) -> str:
         return f"#<task {self.name}>"
@@ -177,11 +207,12 @@ class TaskLibrary:
         The library consulted is the one bound to ``task-library``. An unknown name
         close to a task's name is an unbound-variable error suggesting the task.
         """
-        library = self.interp.global_env.vars.get(sym(LIBRARY_NAME))
+        library = self.interp.global_env.vars.get(LIBRARY_SYMBOL)
         if not isinstance(library, TaskLibrary):
             return None
         if name.name in library._tasks:
-            return library.procedure(name.name)
+            proc = library._procedures.get(name.name)
+            return proc if proc is not None else library.procedure(name.name)
         similar = difflib.get_close_matches(name.name, list(library._tasks), n=3, cutoff=0.75)
         if similar:
             raise SchemeError(

@@ -292,6 +292,7 @@ def run_loop(
     result_status: LoopStatus = "MAX_ITERATIONS"
     reason: StopReason = "max-iterations"
     error: LoopError | None = None
+    entry: Draft | None = None
     hub.progress.begin()
     loop_start = hub.open("loop", label)
     try:
@@ -346,17 +347,25 @@ def run_loop(
                 result_status, reason = "COMPLETE", stop
                 break
     except SchemeError as limit:  # a runtime limit ends the run: the host keeps what was done
-        if limit.partial is None:
-            limit.partial = LoopResult(
-                final_output=last_output,
-                final_evaluation=last_eval,
-                success=False,
-                iterations_completed=completed,
-                iteration_history=log.history(),
-                status="FAILED",
-                error=None,
-                stop_reason="error",
-            )
+        error = None
+        if entry is not None and entry.iteration == completed:  # the iteration under way
+            error = _limit_error(limit, entry, phases)
+            inner = limit.partial  # what an inner pipeline had: the director's output so far
+            if entry.output is None and isinstance(inner, TaskResult):
+                entry.output = inner
+            if entry.output is not None:
+                log.add(entry.record())
+                last_output = entry.output
+        limit.partial = LoopResult(
+            final_output=last_output,
+            final_evaluation=last_eval,
+            success=False,
+            iterations_completed=completed,
+            iteration_history=log.history(),
+            status="FAILED",
+            error=error,
+            stop_reason="error",
+        )
         raise
     finally:
         hub.progress.end()
@@ -372,6 +381,28 @@ def run_loop(
     )
     hub.finish("loop", label, loop_start, result_status, info={"iterations": completed, "stop_reason": reason})
     return result
+
+
+def _limit_error(err: SchemeError, entry: Draft, phases: LoopPhases) -> LoopError:
+    """The loop's error for a runtime limit that ended the iteration ``entry``, in the phase it
+    had reached."""
+    if entry.output is None:
+        phase = "director"
+    elif phases.script is not None and entry.script_output is None:
+        phase = "script"
+    elif entry.evaluation is None:
+        phase = "evaluator"
+    else:
+        phase = "termination"
+    kind, message = type_and_message(err)
+    location = err.span if err.span is not None else phases.spans.get(phase)
+    return LoopError(
+        type=kind,
+        message=message,
+        iteration=entry.iteration,
+        phase=phase,  # type: ignore[arg-type]
+        location=str(location) if location is not None else None,
+    )
 
 
 def _iteration(

@@ -236,6 +236,8 @@ def run_sequence(
             value = step.run(frame(previous.head))
         except SchemeError as err:
             if is_runtime_limit(err):
+                hub.finish("step", f"{label}/{step.name}", start, "error", info={"index": index}, error=err)
+                err.partial = _ended_by_limit(step, err, history)
                 raise
             if err.span is None:
                 err.span = step.span
@@ -256,6 +258,17 @@ def run_sequence(
         last = value
         hub.finish("step", f"{label}/{step.name}", start, "ok", info=_step_info(hub, index, value))
     return TaskResult(content=content_of(last), status="COMPLETE", notes={"steps": entries, **history.notes()})
+
+
+def _ended_by_limit(step: Step, err: SchemeError, history: History) -> TaskResult:
+    """What the host gets, as ``err.partial``, of a sequence a runtime limit ended during ``step``:
+    the FAILED result with the completed steps. The outermost form's partial wins; what an inner
+    loop or pipeline had is kept as the failed step's ``failed_output``."""
+    info = error_info(err)
+    if "location" not in info and step.span is not None:
+        info["location"] = str(step.span)
+    inner = err.partial
+    return _failed(step, info, history, False, err, plain(inner) if inner is not None else None)
 
 
 def _step_info(hub: EventHub, index: int, value: Any) -> dict[str, Any]:
