@@ -120,16 +120,22 @@ def copy_onto(who: str, lst: Any, n: int, tail: Any) -> Any:
         finally:
             gc.enable()
     head = last = Pair()
-    for size in _chunks(n):
-        for _ in range(size):
-            if type(lst) is not Pair:  # shortened meanwhile (by a parallel branch)
-                raise _changed(who)
-            cell = Pair()
-            cell.car = lst.car
-            cell.span = None
-            last.cdr = cell
-            last = cell
-            lst = lst.cdr
+    try:
+        for size in _chunks(n):
+            for _ in range(size):
+                if type(lst) is not Pair:  # shortened meanwhile (by a parallel branch)
+                    raise _changed(who)
+                cell = Pair()
+                cell.car = lst.car
+                cell.span = None
+                last.cdr = cell
+                last = cell
+                lst = lst.cdr
+    except BaseException:
+        # A limit ended the copy: free the partial copy now, while the collector still
+        # waits, so that it does not scan millions of dead pairs once it is back on.
+        head.cdr = NIL
+        raise
     last.cdr = tail
     return head.cdr
 
