@@ -55,6 +55,24 @@ def int_to_decimal(n: int) -> str:
     return int_to_decimal(hi) + int_to_decimal(lo).zfill(half)
 
 
+#: Integers with more bits than this are abbreviated in messages (about 30 digits).
+SHOWN_BITS = 100
+
+
+def int_shown(n: object) -> str:
+    """``n`` as an error message shows it: in full up to about 30 digits, else its
+    leading digits and its size (``1234567890… (5001 digits)``). Safe for integers and
+    ratios of any size (``str`` is refused past 4,300 digits, and quadratic before that);
+    any other value is ``str(n)``."""
+    if type(n) is Fraction:
+        return f"{int_shown(n.numerator)}/{int_shown(n.denominator)}"
+    if type(n) is not int or n.bit_length() <= SHOWN_BITS:
+        return str(n)
+    digits = int(math.log10(abs(n))) + 1
+    lead = abs(n) // 10 ** (digits - 10)
+    return f"{'-' if n < 0 else ''}{lead}… ({digits} digits)"
+
+
 def decimal_to_int(digits: str) -> int:
     """``int(digits)`` for an unsigned decimal digit string of any length."""
     if len(digits) <= DIGIT_LIMIT:

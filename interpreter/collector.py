@@ -11,6 +11,8 @@ building already pauses the collector, see ``primitives.lists.build_list``).
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: Allocations (net of frees) between two collections of the youngest generation
 #: (CPython's default is 700). Short-lived garbage is freed by reference counting and
@@ -28,3 +30,20 @@ def tune_collector() -> None:
     gc.freeze()
     _young, middle, old = gc.get_threshold()
     gc.set_threshold(max(_young, YOUNG_THRESHOLD), middle, old)
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Run the body with the cyclic collector off (if it was on), then turn it back on.
+
+    For code that builds a large structure of new objects none of which can become
+    cyclic garbage before it finishes (the reader, list builders): every collection in
+    between would only walk live objects. Process-wide, like the collector itself."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -245,7 +245,8 @@ class Converter:
 class Walk(set[int]):
     """One conversion: the ids of the containers being converted, and how many more
     elements it may make (shared substructure is copied each time it is met, so a small
-    value could otherwise expand exponentially)."""
+    value could otherwise expand exponentially). The cap is :data:`MAX_ELEMENTS` elements
+    in all, as for one allocation: the largest vector a program may build converts."""
 
     def __init__(self, who: str | None = None) -> None:
         super().__init__()
@@ -258,9 +259,10 @@ class Walk(set[int]):
         if key in self:
             prefix = f"{self.who}: " if self.who else ""
             raise SchemeError(f"{prefix}cannot convert a structure that contains itself", kind="value-error")
-        self.left -= 1 + (size if size is not None else len(x) if hasattr(x, "__len__") else 0)
+        self.left -= size if size is not None else len(x) if hasattr(x, "__len__") else 0
         if self.left < 0:
-            raise too_large(self.who or "conversion", MAX_ELEMENTS + 1, MAX_ELEMENTS, "number of elements")
+            made = MAX_ELEMENTS - self.left
+            raise too_large(self.who or "conversion", made, MAX_ELEMENTS, "number of elements")
         self.add(key)
         try:
             return build()

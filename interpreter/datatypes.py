@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from .current import CURRENT
+from .polling import POLL_CHUNK, poll_limits
 
 
 class Span(NamedTuple):
@@ -416,17 +417,21 @@ def spine(lst: Any, who: str = "list") -> Iterator[Pair]:
     moving at half speed), so no walk over user data loops for ever."""
     slow = p = lst
     while type(p) is Pair:
-        yield p
-        p = p.cdr
-        if type(p) is not Pair:
-            return
-        yield p
-        p = p.cdr
-        slow = slow.cdr
-        if p is slow:
-            from .errors import SchemeError
+        for _ in POLL_CHUNK:  # the run's limits are checked between chunks (long lists)
+            if type(p) is not Pair:
+                return
+            yield p
+            p = p.cdr
+            if type(p) is not Pair:
+                return
+            yield p
+            p = p.cdr
+            slow = slow.cdr
+            if p is slow:
+                from .errors import SchemeError
 
-            raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+        poll_limits()
 
 
 def datum_leaves(x: Any) -> Iterator[Any]:

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from .datatypes import Char, MString, Pair, Record
-from .memory import poll_limits
+from .polling import poll_limits
 
 
 def is_eqv(a: Any, b: Any) -> bool:

@@ -709,6 +709,9 @@ def python_exception(exc: BaseException, who: str | None = None) -> SchemeError:
         return SchemeError(f"{prefix}out of memory", kind="resource-exhaustion")
     if isinstance(exc, OverflowError):
         return SchemeError(f"{prefix}numeric overflow: {exc}", kind="value-error")
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        # str() of an integer past CPython's 4,300 digits, in a message that forgot int_shown
+        return SchemeError(f"{prefix}an integer too large to show (over 4,300 digits)", kind="value-error")
     if isinstance(exc, (ValueError, TypeError, IndexError, KeyError)):
         return SchemeError(f"{prefix}{exc}", kind="value-error")
     return SchemeError(f"{prefix}internal error: {type(exc).__name__}: {exc}", kind="internal-error")

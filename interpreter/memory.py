@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from .bignum import DIGITS
 from .errors import SchemeError
+from .polling import RUNTIME
 
 if TYPE_CHECKING:
     from .evaluator import Runtime
@@ -129,18 +130,6 @@ class MemoryBudget:
 #: The budget of the run under way in this context (None: no budget). Threads the run
 #: starts copy the context, so parallel branches and deep-recursion hops share it.
 CURRENT: contextvars.ContextVar[MemoryBudget | None] = contextvars.ContextVar("taskscheme_memory", default=None)
-
-
-#: The runtime of the run under way, for primitives that work long inside one call.
-RUNTIME: contextvars.ContextVar[Runtime | None] = contextvars.ContextVar("taskscheme_runtime", default=None)
-
-
-def poll_limits() -> None:
-    """Check the run's limits now (time, steps, memory, Ctrl-C): called every so often
-    by primitives that may work long inside one call (``equal?`` on long lists)."""
-    runtime = RUNTIME.get()
-    if runtime is not None:
-        runtime.poll()
 
 
 def reserve(nbytes: int) -> None:

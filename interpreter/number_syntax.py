@@ -20,8 +20,9 @@ _RADIX_LETTERS = {"x": 16, "o": 8, "b": 2, "d": 10}
 _DIGITS = {2: "[01]", 8: "[0-7]", 10: "[0-9]", 16: "[0-9a-fA-F]"}
 _INTEGER_RE = {r: re.compile(f"[+-]?{d}+") for r, d in _DIGITS.items()}
 _RATIO_RE = {r: re.compile(f"[+-]?{d}+/{d}+") for r, d in _DIGITS.items()}
-#: A decimal with an optional exponent; R7RS also allows the markers s f d l for e.
-_DECIMAL_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eEsSfFdDlL][+-]?\d+)?")
+#: A decimal with an optional exponent; R7RS also allows the markers s f d l for e. No nested
+#: quantifiers (`\d+\.?\d*` backtracks quadratically on a long digit run that fails to match).
+_DECIMAL_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eEsSfFdDlL][+-]?\d+)?")
 _EXPONENT_MARKERS = str.maketrans("EsSfFdDlL", "eeeeeeeee")
 #: Read case-insensitively: +inf.0, +INF.0 and +Inf.0 are one number.
 _SPECIAL_FLOATS = {"+inf.0": float("inf"), "-inf.0": float("-inf"), "+nan.0": float("nan"), "-nan.0": float("nan")}

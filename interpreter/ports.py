@@ -113,16 +113,27 @@ class InputPort(Port):
         self.counted = (self.pos, line, line_start)
         return line, line_start
 
-    def _fill(self) -> bool:
+    def _fill(self, until: str | None = None) -> bool:
+        """Append more text to the buffer; False at the end of the source.
+
+        With ``until``, keep asking until a chunk contains it (or the source ends), and
+        join the chunks once: a long line read in many chunks is copied once, not per chunk."""
         if self.more is None:
             return False
-        chunk = self.more()
-        if not chunk:
-            self.more = None
+        chunks = []
+        while True:
+            chunk = self.more()
+            if not chunk:
+                self.more = None
+                break
+            chunks.append(chunk)
+            if until is None or until in chunk:
+                break
+        if not chunks:
             return False
         line, line_start = self.position()
         self.counted = (0, line, line_start - self.pos)
-        self.text = self.text[self.pos :] + chunk
+        self.text = self.text[self.pos :] + "".join(chunks)
         self.pos = 0
         return True
 
@@ -139,12 +150,17 @@ class InputPort(Port):
         return self.text[self.pos]
 
     def read_line(self) -> str | None:
-        while "\n" not in self.text[self.pos :]:
-            if not self._fill():
-                break
+        """The text up to the next newline (which is consumed), or None at the end.
+
+        Linear in the length of the line: the search for the newline goes on from where
+        it stopped, and more text is fetched and joined once."""
+        end = self.text.find("\n", self.pos)
+        if end < 0:
+            searched = len(self.text) - self.pos  # _fill keeps the unread text, moved to 0
+            if self._fill(until="\n"):
+                end = self.text.find("\n", searched)
         if self.pos >= len(self.text):
             return None
-        end = self.text.find("\n", self.pos)
         if end < 0:
             line, self.pos = self.text[self.pos :], len(self.text)
         else:

@@ -28,6 +28,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer, LexerState
 
+from . import collector
 from .bignum import DIGITS
 from .datatypes import (
     EOF,
@@ -246,6 +247,10 @@ _WRAPPERS = frozenset([*_ABBREVIATIONS, "LABEL_DEF"])
 
 Datum = tuple[Any, Span]
 
+#: ``_new_span(Span, (file, line, column))`` makes a Span without the Python-level
+#: ``__new__`` a NamedTuple call goes through (the reader makes one per datum).
+_new_span = tuple.__new__
+
 
 class _Builder:
     """Lark callbacks: terminals and rules to ``(value, span)`` pairs."""
@@ -260,7 +265,7 @@ class _Builder:
         self.unresolved = False  # a placeholder was handed out in this top-level datum
 
     def _span(self, tok: _Tok) -> Span:
-        return Span(self.file, tok.line, tok.column)
+        return _new_span(Span, (self.file, tok.line, tok.column))
 
     def _fail(self, message: str, tok: _Tok, offset: int = 0) -> NoReturn:
         raise ReadError(message, _offset_span(tok, self.file, offset) if offset else self._span(tok))
@@ -281,6 +286,9 @@ class _Builder:
             self._fail(f"bad number: {tok.value}", tok)
 
     def NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+        text = tok.value
+        if len(text) < 16 and text.isdigit() and text.isascii() and len(text) <= DIGITS.get():
+            return int(text), _new_span(Span, (self.file, tok.line, tok.column))  # the common case
         value = self._number(tok, parse_number)
         if value is None:
             self._fail(f"bad number: {tok.value}", tok)
@@ -302,7 +310,7 @@ class _Builder:
         return Char(ch), self._span(tok)
 
     def STRING(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
-        return _unescape(tok, self.file, "string"), self._span(tok)
+        return _unescape(tok, self.file, "string"), _new_span(Span, (self.file, tok.line, tok.column))
 
     def SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         text = tok.value
@@ -311,7 +319,7 @@ class _Builder:
             value = self._number(tok, parse_number)
             if value is not None:
                 return value, self._span(tok)
-        return Symbol.intern(text), self._span(tok)
+        return Symbol.intern(text), _new_span(Span, (self.file, tok.line, tok.column))
 
     def BAR_SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         return Symbol.intern(_unescape(tok, self.file, "symbol")), self._span(tok)
@@ -371,43 +379,53 @@ class _Builder:
     def datum_comment(self, children: list[Any]) -> object:
         return SKIP
 
+    def items(self, children: list[Any]) -> list[Datum]:
+        if len(children) == 2:  # [the items so far, one more datum]
+            items = children[0]
+            items.append(children[1])
+            return items
+        return children  # [the first datum]: Lark hands each callback a new list
+
+    def items_comment(self, children: list[Any]) -> list[Datum]:
+        return children[0] if len(children) == 2 else []
+
     def list(self, children: list[Any]) -> Datum:
-        span = self._span(children[0])
-        result = _chain(children, 1, len(children) - 1, NIL)
+        opener = children[0]
+        span = _new_span(Span, (self.file, opener.line, opener.column))
+        if len(children) == 2:
+            return NIL, span
+        result = _chain(children[1], NIL)
         if result is not NIL:
             result.span = span
         return result, span
 
     def dotted_list(self, children: list[Any]) -> Datum:
-        dot_at = len(children) - 2
-        while not (type(children[dot_at]) is _Tok and children[dot_at].type == "DOT"):
-            dot_at -= 1
-        dot = children[dot_at]
-        after = [item for item in children[dot_at + 1 : -1] if item is not SKIP]
+        opener, *inside, _closer = children
+        dot_at = 0 if type(inside[0]) is _Tok else 1
+        dot = inside[dot_at]
+        before = inside[0] if dot_at else []
+        after = inside[dot_at + 1] if len(inside) > dot_at + 1 else []
         if len(after) != 1:
             self._fail("bad dotted list: '.' must be followed by exactly one datum", dot)
-        result = _chain(children, 1, dot_at, after[0][0])
-        if type(result) is not Pair:
+        if not before:
             self._fail("bad dotted list: '.' must come after at least one datum", dot)
-        span = self._span(children[0])
-        result.span = span
+        result = _chain(before, after[0][0])
+        span = result.span = self._span(opener)
         return result, span
 
     def vector(self, children: list[Any]) -> Datum:
-        return [item[0] for item in children[1:-1] if item is not SKIP], self._span(children[0])
+        items = children[1] if len(children) == 3 else []
+        return [value for value, _span in items], self._span(children[0])
 
     def bytevector(self, children: list[Any]) -> Datum:
         out = bytearray()
-        for item in children[1:-1]:
-            if item is SKIP:
-                continue
-            value = item[0]
+        for value, span in children[1] if len(children) == 3 else []:
             if type(value) is not int or not 0 <= value <= 255:
                 from .printer import write_string
 
                 shown = repr(value) if type(value) is _Label else write_string(value)
                 message = f"bytevector element must be an exact integer 0..255, got {shown}"
-                raise ReadError(message, item[1])
+                raise ReadError(message, span)
             out.append(value)
         return out, self._span(children[0])
 
@@ -417,13 +435,15 @@ class _Builder:
         return cons(_ABBREVIATIONS[children[0].type], cons(value, NIL, value_span), span), span
 
 
-def _chain(children: list[Any], start: int, stop: int, tail: Any) -> Any:
-    """Pairs for the datums in ``children[start:stop]``, each spanned by its element."""
+def _chain(items: list[Datum], tail: Any) -> Any:
+    """Pairs for ``items`` ending in ``tail``, each spanned by its element."""
     result = tail
-    for index in range(stop - 1, start - 1, -1):
-        item = children[index]
-        if item is not SKIP:
-            result = cons(item[0], result, item[1])
+    for value, span in reversed(items):
+        cell = Pair()  # inline: a call of cons per element costs half again
+        cell.car = value
+        cell.cdr = result
+        cell.span = span
+        result = cell
     return result
 
 
@@ -479,16 +499,27 @@ class Source(NamedTuple):
 
 class _SchemeLexer(Lexer):
     """The grammar's terminals as one regular expression, in Lark's order of preference
-    (priority, then longest pattern), plus nested ``#| ... |#`` comments."""
+    (priority, then longest pattern), plus nested ``#| ... |#`` comments.
+
+    The ignored terminals that need no action (whitespace, line comments) are skipped by
+    the same match as the token after them, so each token costs one regex match."""
 
     __future_interface__ = 2
+
+    #: Ignored terminals the lexer acts on: block comments nest, directives switch folding.
+    ACTED_ON = frozenset(["BLOCK_COMMENT_OPEN", "DIRECTIVE"])
 
     def __init__(self, conf: Any) -> None:
         terminals = sorted(
             conf.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name)
         )
-        alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terminals)
-        self.pattern = re.compile(alternatives, conf.g_regex_flags)
+        skipped = [t for t in terminals if t.name in conf.ignore and t.name not in self.ACTED_ON]
+        tokens = [t for t in terminals if t not in skipped]
+        # Possessive: what is skipped is never given back, so no skip can backtrack.
+        skip = "(?:" + "|".join(t.pattern.to_regexp() for t in skipped) + ")*+"
+        alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in tokens)
+        self.skip = re.compile(skip, conf.g_regex_flags)
+        self.pattern = re.compile(f"{skip}(?:{alternatives}|\\Z)", conf.g_regex_flags)
         self.ignore = frozenset(conf.ignore)
         self.literals = self._literals(terminals)
         self.file = "<string>"
@@ -519,30 +550,50 @@ class _SchemeLexer(Lexer):
             pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
         match, ignore, literals = self.pattern.match, self.ignore, self.literals
         fold = self.fold_case
-        while pos < end:
+        while True:
             m = match(text, pos, end)
             if m is None:
-                raise self._no_token(text, pos, line, pos - line_start + 1)
-            kind, stop = m.lastgroup, m.end()
+                raise self._no_token(text, pos, end, line, line_start)
+            kind = m.lastgroup
+            if kind is None:  # only whitespace and comments were left
+                return
+            start, stop = m.span(kind)
+            newlines = text.count("\n", pos, stop)
+            if newlines:  # in the whitespace before the token (its own are counted after it)
+                before = text.count("\n", pos, start)
+                if before:
+                    line += before
+                    line_start = text.rindex("\n", pos, start) + 1
             if kind not in ignore:
-                value = m.group()
+                value = m.group(kind)
                 if fold and (kind == "SYMBOL" or kind == "CHARACTER"):
                     value = _fold(kind, value)
-                yield _Tok(literals.get(value, kind), value, pos, line, pos - line_start + 1, stop)
+                yield _Tok(literals.get(value, kind), value, start, line, start - line_start + 1, stop)
             elif kind == "BLOCK_COMMENT_OPEN":
                 stop = block_comment_end(text, stop, end)
                 if stop < 0:
-                    span = Span(self.file, line, pos - line_start + 1)
+                    span = Span(self.file, line, start - line_start + 1)
                     raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
+                newlines = 1  # count the lines in it
             elif kind == "DIRECTIVE":
-                fold = self.fold_case = m.group() == "#!fold-case"
-            newlines = text.count("\n", pos, stop)
+                fold = self.fold_case = m.group(kind) == "#!fold-case"
             if newlines:
-                line += newlines
-                line_start = text.rindex("\n", pos, stop) + 1
+                inside = text.count("\n", start, stop)
+                if inside:
+                    line += inside
+                    line_start = text.rindex("\n", start, stop) + 1
             pos = stop
 
-    def _no_token(self, text: str, pos: int, line: int, column: int) -> ReadError:
+    def _no_token(self, text: str, pos: int, end: int, line: int, line_start: int) -> ReadError:
+        """The error for text where no token starts after the whitespace and comments at ``pos``."""
+        skipped = self.skip.match(text, pos, end).end()  # type: ignore[union-attr]
+        newlines = text.count("\n", pos, skipped)
+        if newlines:
+            line += newlines
+            line_start = text.rindex("\n", pos, skipped) + 1
+        return self._bad_character(text, skipped, line, skipped - line_start + 1)
+
+    def _bad_character(self, text: str, pos: int, line: int, column: int) -> ReadError:
         """The error for text where no token starts."""
         span = Span(self.file, line, column)
         ch = text[pos]
@@ -573,6 +624,7 @@ class _Reader:
             cache=str(cache_file()) if cache_file() is not None else False,
         )
         self.lexer: _SchemeLexer = self.lark.parser.lexer
+        _plain_rule_names(self.lark)
         self.lock = threading.RLock()
 
     def parse(
@@ -589,7 +641,7 @@ class _Reader:
         Afterwards ``self.lexer.fold_case`` is the state the text's directives left (read
         it under ``self.lock``)."""
         stop = len(text) if end is None else end
-        with self.lock:
+        with self.lock, collector.paused():  # all it allocates lives until the parse ends
             self.builder.file = self.lexer.file = file
             self.builder.reset()
             self.lexer.fold_case = fold_case
@@ -607,6 +659,17 @@ class _Reader:
         """The raw tokens of ``text[start:]`` (atoms unchecked); ``at`` as for :meth:`parse`."""
         self.lexer.file = file
         return self.lexer.lex(LexerState(Source.of(text, start, len(text), at)), None)  # type: ignore[arg-type]
+
+
+def _plain_rule_names(lark: Lark) -> None:
+    """Make each rule's name a plain ``str``.
+
+    Lark keeps the names it read from the grammar as ``lark.Token`` (a ``str`` subclass
+    with a Python ``__eq__``), and after every reduction its LALR parser looks the rule's
+    name up in a table keyed by plain strings: each lookup then runs that ``__eq__``.
+    A plain name finds its entry by identity or C comparison (a tenth of ``read_all``)."""
+    for rule in lark.rules:
+        rule.origin.name = str(rule.origin.name)
 
 
 def cache_file() -> Path | None:

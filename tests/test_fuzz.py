@@ -10,10 +10,12 @@ import io
 import threading
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interpreter import Interpreter, SchemeError, SchemeExit
+from tests.fuzz.findings import FINDINGS, WITHOUT_MEMORY_BUDGET
 
 TIMEOUT = 1.0
 #: Seconds past the timeout an example may take (slow CI machines, one long primitive).
@@ -170,3 +172,25 @@ def test_two_thousand_fuzzed_programs_stay_inside_their_limits() -> None:
     assert not report.findings, "\n".join(
         f"[{f.kind}] #{f.index} {f.detail}: {f.program[:200]!r}" for f in report.findings
     )
+
+
+@pytest.mark.parametrize("name", sorted(FINDINGS))
+def test_past_findings_of_the_long_runs_stay_fixed(name: str) -> None:
+    """Each program a long fuzz run found (tests/fuzz/findings.py) now ends in a value or
+    a taskscheme error inside its timeout plus 0.5 s (an overrun must recur to count)."""
+    from tests.fuzz import fresh, judge
+
+    interp = fresh(max_memory=None) if name in WITHOUT_MEMORY_BUDGET else fresh()
+    kind, _, detail = judge(interp, FINDINGS[name])
+    assert kind in (None, "unconfirmed"), f"{kind}: {detail}"
+
+
+def test_big_integers_in_messages_are_shortened() -> None:
+    interp = Interpreter(stdout=io.StringIO())
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(list-tail (list 1 2) (- (expt 10 5000)))")
+    assert info.value.message == "list-tail: index -1000000000… (5001 digits) out of range"
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(vector-ref (vector 1) (expt 2 100))")
+    assert info.value.kind == "index-error"
+    assert "index 1267650600… (31 digits) out of range for vector of length 1" in info.value.message

@@ -8,6 +8,7 @@ import asyncio
 import io
 import os
 import resource
+import signal
 import subprocess
 import sys
 import threading
@@ -158,6 +159,14 @@ def test_a_memory_bomb_ends_with_resource_exhaustion_and_the_host_stays_small() 
     assert host_rss() - before < 32 * MiB
 
 
+def test_deep_recursion_fits_the_address_space_its_budget_allows() -> None:
+    """Each hop of deep recursion starts a thread; their stacks must not exhaust RLIMIT_AS first."""
+    interp = Interpreter(isolate=True, max_memory=256 * MiB, timeout=60)
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    assert interp.eval("(count 200000)") == 200000
+    assert interp.eval("(parallel-map (lambda (n) (count n)) '(20000 20000 20000 20000))") == [20000] * 4
+
+
 def test_a_cpu_loop_is_ended_and_a_stuck_primitive_is_killed() -> None:
     interp = Interpreter(isolate=True, timeout=1, allow_python=True)
     interp.eval("(define kept 1)")
@@ -217,3 +226,14 @@ def test_cli_max_digits() -> None:
     assert done.returncode == 1 and "max_digits = 10" in done.stderr
     assert run_cli("--max-digits", "30", "-e", "(expt 10 20)").stdout == "100000000000000000000\n"
     assert run_cli("--max-digits", "0", "-e", "1").returncode == 2
+
+
+def test_cli_isolate_ctrl_c_reaches_the_child() -> None:
+    program = '(begin (display "ready") (newline) (let loop () (loop)))'
+    command = [sys.executable, "-m", "interpreter", "--isolate", "-e", program]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "error: interrupted" in err and "<-e>:1:" in err

@@ -166,3 +166,74 @@ def test_read_char_values(interp: Interpreter) -> None:
     assert interp.eval('(read-char (open-input-string ""))') is EOF
     assert isinstance(interp.eval("(current-output-port)"), OutputPort)
     assert isinstance(interp.eval('(open-input-string "")'), InputPort)
+
+
+LINE_COUNTER = """
+(define (count-lines port)
+  (let loop ((lines 0) (chars 0))
+    (let ((line (read-line port)))
+      (if (eof-object? line)
+          (list lines chars)
+          (loop (+ lines 1) (+ chars (string-length line)))))))
+"""
+
+
+def test_read_line_reads_a_long_text_line_by_line() -> None:
+    interp = Interpreter()
+    interp.eval(LINE_COUNTER)
+    src = """
+    (define text
+      (call-with-output-string
+        (lambda (p)
+          (do ((i 0 (+ i 1))) ((= i 100000))
+            (write-string "line " p) (write i p) (newline p)))))
+    (count-lines (open-input-string text))
+    """
+    chars = sum(len(f"line {i}") for i in range(100_000))
+    assert interp.eval(src) == [100_000, chars]
+
+
+class _CountingText(str):
+    """A text that counts the characters a port slices out of it and searches through."""
+
+    looked_at = 0
+
+    def find(self, sub: str, start: int = 0, *args: int) -> int:  # type: ignore[override]
+        found = super().find(sub, start, *args)
+        _CountingText.looked_at += (len(self) if found < 0 else found) - start
+        return found
+
+    def __getitem__(self, key: object) -> str:  # type: ignore[override]
+        piece = super().__getitem__(key)  # type: ignore[index]
+        _CountingText.looked_at += len(piece)
+        return piece
+
+    def __contains__(self, sub: object) -> bool:
+        _CountingText.looked_at += len(self)
+        return super().__contains__(sub)  # type: ignore[operator]
+
+
+def test_read_line_looks_at_each_character_a_bounded_number_of_times() -> None:
+    text = "".join(f"line {i}\n" for i in range(20_000)) + "no newline at the end"
+    port = InputPort(_CountingText(text))
+    _CountingText.looked_at = 0
+    lines = []
+    while (line := port.read_line()) is not None:
+        lines.append(line)
+    assert lines == text.split("\n")
+    assert _CountingText.looked_at <= 3 * len(text)  # re-slicing the rest per line: ~20,000 x
+
+
+def test_read_line_joins_a_line_that_arrives_in_many_chunks() -> None:
+    pieces = ["x" * 1000] * 200 + ["end\n", "second\n"]
+    calls = []
+
+    class Chunks(io.StringIO):
+        def readline(self, *args: object) -> str:
+            calls.append(1)
+            return pieces[len(calls) - 1] if len(calls) <= len(pieces) else ""
+
+    interp = Interpreter(stdin=Chunks())
+    interp.eval(LINE_COUNTER)
+    assert interp.eval("(string-length (read-line))") == 200_003
+    assert interp.eval("(count-lines (current-input-port))") == [1, 6]

@@ -443,6 +443,47 @@ def test_spans_after_block_comments_and_strings() -> None:
     assert datum.cdr.span == Span("<string>", 5, 2)
 
 
+_ATOMS = ["x", "42", "-7", "1.5", '"s"', '"two\nlines"', "#\\a", "#t", "|bar sym|", "'q", "(a b)", "#(1)"]
+_GAPS = [" ", "\n", "  \n\t", "; comment\n", " #| block\n comment |# ", " #;(skipped\n datum) ", "\n\n   "]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_GAPS), st.sampled_from(_ATOMS)), min_size=1, max_size=12))
+def test_spans_are_the_line_and_column_where_each_datum_starts(pieces: list[tuple[str, str]]) -> None:
+    text, expected = "", []
+    for gap, atom in pieces:
+        text += gap
+        line = text.count("\n") + 1
+        expected.append(Span("t.scm", line, len(text) - (text.rfind("\n") + 1) + 1))
+        text += atom
+    assert [span for _, span in read_with_spans(text, "t.scm")] == expected
+
+
+@pytest.mark.parametrize("gap", ["", "\n\n", "; c\n", "#| b\n |#", "  #;x\n "])
+def test_error_after_whitespace_and_comments_points_at_the_bad_token(gap: str) -> None:
+    text = f"(a)\n  {gap} (b \"open"
+    err = read_error(text)
+    bad = text.rindex('"')
+    assert err.span == Span("<string>", text.count("\n", 0, bad) + 1, bad - text.rfind("\n", 0, bad))
+    assert "unterminated string" in err.message
+
+
+def test_the_collector_is_back_on_after_a_read_and_after_a_read_error() -> None:
+    import gc
+
+    assert gc.isenabled()
+    read_all("(a (b c) #(1 2))")
+    assert gc.isenabled()
+    read_error("(a (b")
+    assert gc.isenabled()
+    gc.disable()  # a host that turned it off keeps it off
+    try:
+        read_all("(a b)")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_spans_of_dotted_and_bracketed_lists() -> None:
     datum = one("[a\n . b]")
     assert datum.span == Span("<string>", 1, 1)

@@ -17,18 +17,32 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .wire import Channel, ChannelClosed, Codec, Opaque, pipe_files
 
+if TYPE_CHECKING:
+    from ..errors import SchemeError
+
 #: Exit status of a child that ran out of address space (the host reports a memory error).
 MEMORY_EXIT = 86
-#: Address space allowed past start-up besides the budget: thread stacks and allocator arenas.
+#: Address space allowed past start-up besides twice the budget: allocator arenas, threads.
 AS_HEADROOM = 64 * 2**20
+#: Stack of each thread the child starts. Deep recursion hops to a new thread every ~200 levels
+#: (1,000 Python frames, which need at most ~0.5 MiB of C stack); the default 8 MiB would make
+#: its address space, not its memory, the limit.
+THREAD_STACK = 2**20
 #: CPU seconds past ``timeout`` before the kernel stops the child (the run's own watchdog comes first).
 CPU_GRACE = 1.0
 #: Seconds between limit checks while a thread waits for the host to answer a call.
 WAIT_SLICE = 0.05
+
+
+def address_space(max_memory: int) -> int:
+    """What the child may map past its start-up size: twice the budget for data, as much again
+    for the thread stacks deep recursion reserves (~5 KiB per level against ~0.7 KiB resident),
+    and :data:`AS_HEADROOM`."""
+    return 4 * max_memory + AS_HEADROOM
 
 
 def virtual_bytes() -> int:
@@ -166,7 +180,7 @@ class Child:
         """Cap the address space: what start-up took, twice the budget, and room for threads."""
         if self.max_memory is None:
             return
-        limit = virtual_bytes() + 2 * self.max_memory + AS_HEADROOM
+        limit = virtual_bytes() + address_space(self.max_memory)
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -243,7 +257,7 @@ class Child:
     def call_host(self, kind: str, target: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         """Ask the host to run something; serve requests nested in it while waiting. The
         run's limits are checked while it waits (a timeout abandons the call)."""
-        from ..memory import poll_limits
+        from ..polling import poll_limits
 
         for stream in self.streams:
             stream.flush()  # the host sees the output before what it runs
@@ -317,7 +331,7 @@ class Child:
             if caused_by(err, MemoryError):
                 self.out_of_memory(number)
                 return
-            reply = ("res", number, False, err)
+            reply = ("res", number, False, self.no_thread(err) if caused_by(err, RuntimeError) else err)
         except RecursionError:
             reply = ("res", number, False, SchemeError("nesting too deep for the host stack", "resource-exhaustion"))
         for stream in self.streams:
@@ -342,6 +356,22 @@ class Child:
                     return
             message = f"the value cannot leave the isolated interpreter: {type(exc).__name__}: {exc}"
             self.channel.send(("res", reply[1], False, SchemeError(message, "value-error")))
+
+    def no_thread(self, err: SchemeError) -> SchemeError:
+        """A thread that could not start under RLIMIT_AS (deep recursion, parallel branches) is the
+        memory limit; nothing was half done, so the child lives on."""
+        from ..errors import SchemeError
+
+        if "can't start new thread" not in err.message:
+            return err
+        limit = self.max_memory
+        memory = SchemeError(
+            f"memory limit exceeded: max_memory = {limit} bytes (no address space left for another thread)",
+            kind="resource-exhaustion",
+            details={"resource": "memory", "limit": limit},
+        )
+        memory.span, memory.frames = err.span, err.frames
+        return memory
 
     def out_of_memory(self, number: int) -> None:
         """The address-space limit was hit: say so and end (the state may be broken)."""
@@ -400,6 +430,7 @@ class Child:
 
 def main() -> None:
     """Set up the pipes (stray prints go to stderr, not into the protocol), build, serve."""
+    threading.stack_size(THREAD_STACK)
     reader, writer = pipe_files(os.dup(0), os.dup(1))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)

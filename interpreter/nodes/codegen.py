@@ -71,6 +71,8 @@ if TYPE_CHECKING:
     from ..evaluator import Runtime
 
 SIMPLE_CONSTANTS = (int, bool)
+LITERAL_DIGITS = 30
+LITERAL_LIMIT = 10**LITERAL_DIGITS
 
 #: Limits that keep generated code inside what Python's compiler accepts ("too many
 #: levels of indentation" past 100, "too many nested parentheses" past 200) whatever
@@ -533,7 +535,7 @@ class Emitter:
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
         kind = type(node)
-        if kind is Const and type(node.value) in SIMPLE_CONSTANTS:
+        if kind is Const and is_simple_constant(node.value):
             return repr(node.value)
         if kind is Const:
             return self.constant(node.value)
@@ -749,7 +751,7 @@ class Emitter:
     def simple(self, node: Node) -> str | None:
         """An expression for a side-effect-free operand (constant or variable), else None."""
         if type(node) is Const:
-            if type(node.value) in SIMPLE_CONSTANTS:
+            if is_simple_constant(node.value):
                 return repr(node.value)
             name = self.const_names.get(id(node))
             if name is None:
@@ -1127,6 +1129,13 @@ class Registers(NamedTuple):
 
     names: dict[Symbol, str]
     env: str
+
+
+def is_simple_constant(value: Any) -> bool:
+    """Whether ``value`` is written into generated code as a literal: booleans and
+    integers of at most :data:`LITERAL_DIGITS` digits. Bigger integers are constants of
+    the namespace (their ``repr`` is quadratic, and refused past Python's 4,300 digits)."""
+    return type(value) in SIMPLE_CONSTANTS and (type(value) is bool or -LITERAL_LIMIT < value < LITERAL_LIMIT)
 
 
 def is_int_literal(expr: str) -> bool:

@@ -6,6 +6,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from ..bignum import int_shown
 from ..datatypes import Char
 from ..errors import SchemeError, type_error
 from .registry import primitive
@@ -36,7 +37,7 @@ def integer_to_char(n: Any) -> Char:
     if type(n) is not int:
         raise type_error("integer->char", "an exact integer", n)
     if not (0 <= n <= 0x10FFFF) or 0xD800 <= n <= 0xDFFF:
-        raise SchemeError(f"integer->char: {n} is not a Unicode scalar value", kind="value-error")
+        raise SchemeError(f"integer->char: {int_shown(n)} is not a Unicode scalar value", kind="value-error")
     return Char(chr(n))
 
 

@@ -10,12 +10,13 @@ from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
+from ..bignum import int_shown
 from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, spine
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
-from ..memory import poll_limits
+from ..polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled
 from .numbers import check_number, check_size
 from .registry import primitive
 
@@ -50,7 +51,7 @@ def build_list(items: list[Any], tail: Any = NIL) -> Any:
         finally:
             gc.enable()
     result = tail
-    for item in reversed(items):
+    for item in polled(items, reverse=True):
         cell = Pair()
         cell.car = item
         cell.cdr = result
@@ -66,36 +67,23 @@ def to_pylist(who: str, lst: Any) -> list[Any]:
     slow = lst
     p = lst
     while type(p) is Pair:
-        append(p.car)
-        p = p.cdr
-        if type(p) is not Pair:
-            break
-        append(p.car)
-        p = p.cdr
-        slow = slow.cdr
-        if p is slow:
-            raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+        for _ in POLL_CHUNK:
+            if type(p) is not Pair:
+                break
+            append(p.car)
+            p = p.cdr
+            if type(p) is not Pair:
+                break
+            append(p.car)
+            p = p.cdr
+            slow = slow.cdr
+            if p is slow:
+                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+        else:
+            poll_limits()
     if p is not NIL:
         raise type_error(who, "a proper list", lst)
     return out
-
-
-#: Pairs built or walked between two polls of the run's limits (time, steps, memory).
-POLL_EVERY = 16384
-
-
-def _chunks(n: int) -> Iterable[int]:
-    """Split ``n`` steps into runs of at most :data:`POLL_EVERY`, polling the run's limits
-    before each run after the first: a long walk ends on the time limit, and the inner
-    loop pays nothing per element."""
-    return (n,) if n <= POLL_EVERY else _polled_chunks(n)
-
-
-def _polled_chunks(n: int) -> Iterator[int]:
-    for start in range(0, n, POLL_EVERY):
-        if start:
-            poll_limits()
-        yield min(POLL_EVERY, n - start)
 
 
 def proper_length(who: str, lst: Any) -> int:
@@ -121,16 +109,15 @@ def copy_onto(who: str, lst: Any, n: int, tail: Any) -> Any:
             gc.enable()
     head = last = Pair()
     try:
-        for size in _chunks(n):
-            for _ in range(size):
-                if type(lst) is not Pair:  # shortened meanwhile (by a parallel branch)
-                    raise _changed(who)
-                cell = Pair()
-                cell.car = lst.car
-                cell.span = None
-                last.cdr = cell
-                last = cell
-                lst = lst.cdr
+        for _ in polled(range(n)):
+            if type(lst) is not Pair:  # shortened meanwhile (by a parallel branch)
+                raise _changed(who)
+            cell = Pair()
+            cell.car = lst.car
+            cell.span = None
+            last.cdr = cell
+            last = cell
+            lst = lst.cdr
     except BaseException:
         # A limit ended the copy: free the partial copy now, while the collector still
         # waits, so that it does not scan millions of dead pairs once it is back on.
@@ -290,21 +277,23 @@ def list_length(lst: Any) -> int | None:
     n = 0
     slow = fast = lst
     while True:
-        if fast is NIL:
-            return n
-        if type(fast) is not Pair:
-            return None
-        fast = fast.cdr
-        n += 1
-        if fast is NIL:
-            return n
-        if type(fast) is not Pair:
-            return None
-        fast = fast.cdr
-        n += 1
-        slow = slow.cdr
-        if fast is slow:
-            return None
+        for _ in POLL_CHUNK:
+            if fast is NIL:
+                return n
+            if type(fast) is not Pair:
+                return None
+            fast = fast.cdr
+            n += 1
+            if fast is NIL:
+                return n
+            if type(fast) is not Pair:
+                return None
+            fast = fast.cdr
+            n += 1
+            slow = slow.cdr
+            if fast is slow:
+                return None
+        poll_limits()
 
 
 @primitive("list?")
@@ -332,10 +321,14 @@ def improper_error(who: str, lst: Any) -> SchemeError:
 def _is_circular(lst: Any) -> bool:
     slow = fast = lst
     while type(fast) is Pair and type(fast.cdr) is Pair:
-        fast = fast.cdr.cdr
-        slow = slow.cdr
-        if fast is slow:
-            return True
+        for _ in POLL_CHUNK:
+            if type(fast) is not Pair or type(fast.cdr) is not Pair:
+                return False
+            fast = fast.cdr.cdr
+            slow = slow.cdr
+            if fast is slow:
+                return True
+        poll_limits()
     return False
 
 
@@ -368,16 +361,15 @@ def reverse(lst: Any) -> Any:
     """A new list with the elements in reverse order."""
     n = proper_length("reverse", lst)
     result: Any = NIL
-    for size in _chunks(n):
-        for _ in range(size):
-            if type(lst) is not Pair:
-                raise _changed("reverse")
-            cell = Pair()
-            cell.car = lst.car
-            cell.cdr = result
-            cell.span = None
-            result = cell
-            lst = lst.cdr
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed("reverse")
+        cell = Pair()
+        cell.car = lst.car
+        cell.cdr = result
+        cell.span = None
+        result = cell
+        lst = lst.cdr
     return result
 
 
@@ -397,7 +389,9 @@ def _list_index_error(who: str, k: int, lst: Any) -> SchemeError:
     while type(p) is Pair and n <= k:
         n += 1
         p = p.cdr
-    return SchemeError(f"{who}: index {k} out of range for list of length {n}", kind="index-error")
+        if n & POLL_MASK == 0:
+            poll_limits()
+    return SchemeError(f"{who}: index {int_shown(k)} out of range for list of length {n}", kind="index-error")
 
 
 def _drop(who: str, lst: Any, k: Any) -> Any:
@@ -405,9 +399,9 @@ def _drop(who: str, lst: Any, k: Any) -> Any:
     if type(k) is not int:
         raise type_error(who, "an exact integer index", k)
     if k < 0:
-        raise SchemeError(f"{who}: index {k} out of range", kind="index-error")
+        raise SchemeError(f"{who}: index {int_shown(k)} out of range", kind="index-error")
     p = lst
-    for _ in range(k):
+    for _ in polled(range(k)):
         if type(p) is not Pair:
             raise _list_index_error(who, k, lst)
         p = p.cdr
@@ -446,7 +440,7 @@ def take(lst: Any, k: Any) -> Any:
         raise type_error("take", "a non-negative exact integer", k)
     items: list[Any] = []
     p = lst
-    for _ in range(k):
+    for _ in polled(range(k)):
         if type(p) is not Pair:
             raise _list_index_error("take", k, lst)
         items.append(p.car)
@@ -520,32 +514,48 @@ def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
     slow = p = lst
     behind = False
     while type(p) is Pair:
-        y = p.car
-        if entries:
-            if type(y) is not Pair:
-                raise type_error(who, "an association list of pairs, found element", y)
-            y = y.car
-        if fold is not None:
-            if fold is Char:
-                y = y.ch if type(y) is Char else _NO_VALUE
-            elif type(y) is MString:
-                y = y.text if y.text is not None else str(y)
-        if y is x or (types and y == x and type(y) in types) or (test is not None and test(y)):
-            return p.car if entries else p
-        p = p.cdr
-        if behind:
-            slow = slow.cdr
-            if p is slow:
-                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
-        behind = not behind
+        for _ in POLL_CHUNK:
+            if type(p) is not Pair:
+                break
+            y = p.car
+            if entries:
+                if type(y) is not Pair:
+                    raise type_error(who, "an association list of pairs, found element", y)
+                y = y.car
+            if fold is not None:
+                if fold is Char:
+                    y = y.ch if type(y) is Char else _NO_VALUE
+                elif type(y) is MString:
+                    y = y.text if y.text is not None else str(y)
+            if y is x or (types and y == x and type(y) in types) or (test is not None and test(y)):
+                return p.car if entries else p
+            p = p.cdr
+            if behind:
+                slow = slow.cdr
+                if p is slow:
+                    raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+            behind = not behind
+        else:
+            poll_limits()
     if p is not NIL:
         raise type_error(who, "a proper list", lst)
     return False
 
 
 def _custom(compare: Any) -> Callable[[Any, Any], bool]:
+    """``(compare a b)`` as a Python test; it polls the run's limits every so many calls
+    (``delete-duplicates`` calls it n² times, and a primitive counts no steps)."""
     call = caller(compare, 2)
-    return lambda a, b: call(a, b) is not False
+    calls = 0
+
+    def same(a: Any, b: Any) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls & POLL_MASK == 0:
+            poll_limits()
+        return call(a, b) is not False
+
+    return same
 
 
 @primitive("memq")
@@ -598,8 +608,10 @@ def _columns(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
         while type(p) is Pair:
             col.append(p.car)
             p = p.cdr
-            if len(col) > _MAX_ROWS:
-                break
+            if len(col) & POLL_MASK == 0:
+                poll_limits()
+                if len(col) > _MAX_ROWS:
+                    break
         if p is not NIL and type(p) is not Pair:
             raise type_error(who, "a proper list", lst)
         columns.append(col)
@@ -609,18 +621,20 @@ def _columns(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
 _MAX_ROWS = 50_000_000
 
 
-def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[Any], Any], list[Any]]:
+def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[Any], Any], Iterable[Any]]:
     """``(call, items)`` for applying ``f`` across one list or several.
 
     For one list the items are its elements and ``call(x)`` is ``(f x)``; for several they
     are the rows of corresponding elements (up to the shortest list) and ``call(row)``
-    applies ``f`` to the row. ``f`` is called directly (:func:`~interpreter.evaluator.caller`)."""
+    applies ``f`` to the row. ``f`` is called directly (:func:`~interpreter.evaluator.caller`).
+    The items are to be iterated once: they poll the run's limits as they go (a primitive
+    ``f`` counts no steps)."""
     check_proc(who, f)
     if not more:
-        return caller(f, 1), to_pylist(who, lst)
+        return caller(f, 1), polled(to_pylist(who, lst))
     lists = (lst, *more)
     call = caller(f, len(lists))
-    return (lambda row: call(*row)), list(zip(*_columns(who, lists)))
+    return (lambda row: call(*row)), polled(list(zip(*_columns(who, lists))))
 
 
 def elements(who: str, lst: Any) -> Iterator[Any]:
@@ -628,12 +642,11 @@ def elements(who: str, lst: Any) -> Iterator[Any]:
     the run's limits. The list is checked first: an improper or circular one is a type
     error naming ``who`` before any element is produced."""
     n = proper_length(who, lst)
-    for size in _chunks(n):
-        for _ in range(size):
-            if type(lst) is not Pair:
-                raise _changed(who)
-            yield lst.car
-            lst = lst.cdr
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed(who)
+        yield lst.car
+        lst = lst.cdr
 
 
 @primitive("map")
@@ -645,16 +658,15 @@ def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     call = caller(check_proc("map", f), 1)
     n = proper_length("map", lst)
     head = last = Pair()
-    for size in _chunks(n):
-        for _ in range(size):
-            if type(lst) is not Pair:
-                raise _changed("map")
-            cell = Pair()
-            cell.car = call(lst.car)
-            cell.span = None
-            last.cdr = cell
-            last = cell
-            lst = lst.cdr
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed("map")
+        cell = Pair()
+        cell.car = call(lst.car)
+        cell.span = None
+        last.cdr = cell
+        last = cell
+        lst = lst.cdr
     last.cdr = NIL
     return head.cdr
 
@@ -694,18 +706,17 @@ def scheme_filter(pred: Any, lst: Any) -> Any:
     call = caller(check_proc("filter", pred), 1)
     n = proper_length("filter", lst)
     head = last = Pair()
-    for size in _chunks(n):
-        for _ in range(size):
-            if type(lst) is not Pair:
-                raise _changed("filter")
-            x = lst.car
-            if call(x) is not False:
-                cell = Pair()
-                cell.car = x
-                cell.span = None
-                last.cdr = cell
-                last = cell
-            lst = lst.cdr
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed("filter")
+        x = lst.car
+        if call(x) is not False:
+            cell = Pair()
+            cell.car = x
+            cell.span = None
+            last.cdr = cell
+            last = cell
+        lst = lst.cdr
     last.cdr = NIL
     return head.cdr
 
@@ -743,7 +754,7 @@ def reduce(f: Any, ridentity: Any, lst: Any) -> Any:
         return ridentity
     call = caller(f, 2)
     acc = items[0]
-    for x in items[1:]:
+    for x in polled(items[1:]):
         acc = call(x, acc)
     return acc
 
@@ -757,7 +768,7 @@ def reduce_right(f: Any, ridentity: Any, lst: Any) -> Any:
         return ridentity
     call = caller(f, 2)
     acc = items[-1]
-    for x in reversed(items[:-1]):
+    for x in polled(items[:-1], reverse=True):
         acc = call(x, acc)
     return acc
 
@@ -769,14 +780,13 @@ def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     call = caller(kons, 2 + len(more))
     acc = knil
     if not more:
-        for size in _chunks(proper_length("fold", lst)):
-            for _ in range(size):
-                if type(lst) is not Pair:
-                    raise _changed("fold")
-                acc = call(lst.car, acc)
-                lst = lst.cdr
+        for _ in polled(range(proper_length("fold", lst))):
+            if type(lst) is not Pair:
+                raise _changed("fold")
+            acc = call(lst.car, acc)
+            lst = lst.cdr
         return acc
-    for row in zip(*_columns("fold", (lst, *more))):
+    for row in polled(list(zip(*_columns("fold", (lst, *more))))):
         acc = call(*row, acc)
     return acc
 
@@ -788,14 +798,13 @@ def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     call = caller(f, 2 + len(more))
     acc = init
     if not more:
-        for size in _chunks(proper_length("fold-left", lst)):
-            for _ in range(size):
-                if type(lst) is not Pair:
-                    raise _changed("fold-left")
-                acc = call(acc, lst.car)
-                lst = lst.cdr
+        for _ in polled(range(proper_length("fold-left", lst))):
+            if type(lst) is not Pair:
+                raise _changed("fold-left")
+            acc = call(acc, lst.car)
+            lst = lst.cdr
         return acc
-    for row in zip(*_columns("fold-left", (lst, *more))):
+    for row in polled(list(zip(*_columns("fold-left", (lst, *more))))):
         acc = call(acc, *row)
     return acc
 
@@ -807,10 +816,10 @@ def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     call = caller(f, 2 + len(more))
     acc = init
     if not more:
-        for x in reversed(to_pylist("fold-right", lst)):
+        for x in polled(to_pylist("fold-right", lst), reverse=True):
             acc = call(x, acc)
         return acc
-    for row in reversed(list(zip(*_columns("fold-right", (lst, *more))))):
+    for row in polled(list(zip(*_columns("fold-right", (lst, *more)))), reverse=True):
         acc = call(*row, acc)
     return acc
 
@@ -819,7 +828,7 @@ def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
 def delete(x: Any, lst: Any, compare: Any = None) -> Any:
     """The elements not ``equal?`` (or ``compare``) to ``x``."""
     same = is_equal if compare is None else _custom(check_proc("delete", compare))
-    return build_list([y for y in to_pylist("delete", lst) if not same(x, y)])
+    return build_list([y for y in polled(to_pylist("delete", lst)) if not same(x, y)])
 
 
 @primitive("delete!")
@@ -837,14 +846,14 @@ def delete_duplicates(lst: Any, compare: Any = None) -> Any:
         from .hashtables import equal_key
 
         seen: set[Any] = set()
-        for x in items:
+        for x in polled(items):
             k = equal_key(x)
             if k not in seen:
                 seen.add(k)
                 out.append(x)
     else:
         same = _custom(check_proc("delete-duplicates", compare))
-        for x in items:
+        for x in polled(items):
             if not any(same(y, x) for y in out):
                 out.append(x)
     return build_list(out)
@@ -862,7 +871,7 @@ def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
         return build_list(list(range(start, start + n * step, step)))
     from .numbers import add, mul
 
-    return build_list([add(start, mul(i, step)) for i in range(n)])
+    return build_list([add(start, mul(i, step)) for i in polled(range(n))])
 
 
 @primitive("list-index")
@@ -911,9 +920,14 @@ def find_tail(pred: Any, lst: Any) -> Any:
     call = caller(check_proc("find-tail", pred), 1)
     p = lst
     while type(p) is Pair:
-        if call(p.car) is not False:
-            return p
-        p = p.cdr
+        for _ in POLL_CHUNK:
+            if type(p) is not Pair:
+                break
+            if call(p.car) is not False:
+                return p
+            p = p.cdr
+        else:
+            poll_limits()
     if p is not NIL:
         raise type_error("find-tail", "a proper list", lst)
     return False
@@ -934,8 +948,13 @@ def _sort_args(who: str, a: Any, b: Any) -> tuple[Any, Any]:
 def sorted_items(who: str, items: list[Any], less: Any) -> list[Any]:
     """``items`` stably sorted by the Scheme predicate ``less``."""
     call = caller(less, 2)
+    calls = 0
 
     def cmp(x: Any, y: Any) -> int:
+        nonlocal calls
+        calls += 1
+        if calls & POLL_MASK == 0:  # a primitive ``less`` counts no steps
+            poll_limits()
         return -1 if call(x, y) is not False else 0
 
     return sorted(items, key=functools.cmp_to_key(cmp))

@@ -11,7 +11,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..bignum import BITS_PER_DIGIT, DIGITS, int_to_decimal, max_bits
+from ..bignum import BITS_PER_DIGIT, DIGITS, int_shown, int_to_decimal, max_bits
 from ..datatypes import MString, Values
 from ..errors import SchemeError, type_error
 from ..limits import MAX_ELEMENTS
@@ -79,7 +79,7 @@ def check_size(who: str, x: Any) -> int:
     """A non-negative exact integer size no larger than :data:`MAX_ALLOC`."""
     n = check_nonneg(who, x)
     if n > MAX_ALLOC:
-        raise SchemeError(f"{who}: size {n} is too large (limit {MAX_ALLOC})", kind="resource-exhaustion")
+        raise SchemeError(f"{who}: size {int_shown(n)} is too large (limit {MAX_ALLOC})", kind="resource-exhaustion")
     reserve(n * 8)  # a vector slot; a list or string costs more, checked by the sampler
     return n
 
@@ -89,7 +89,7 @@ def check_index(who: str, k: Any, length: int, what: str) -> int:
     if type(k) is not int:
         raise type_error(who, "an exact integer index", k)
     if not 0 <= k < length:
-        raise SchemeError(f"{who}: index {k} out of range for {what} of length {length}", kind="index-error")
+        raise SchemeError(f"{who}: index {int_shown(k)} out of range for {what} of length {length}", kind="index-error")
     return k
 
 
@@ -102,11 +102,12 @@ def check_range(who: str, start: Any, end: Any, length: int, what: str) -> tuple
     if type(e) is not int:
         raise type_error(who, "an exact integer end index", e)
     if not 0 <= s <= length:
-        raise SchemeError(f"{who}: start index {s} out of range for {what} of length {length}", kind="index-error")
-    if not s <= e <= length:
         raise SchemeError(
-            f"{who}: end index {e} out of range for {what} of length {length} (start {s})", kind="index-error"
+            f"{who}: start index {int_shown(s)} out of range for {what} of length {length}", kind="index-error"
         )
+    if not s <= e <= length:
+        shown = f"end index {int_shown(e)} out of range for {what} of length {length} (start {s})"
+        raise SchemeError(f"{who}: {shown}", kind="index-error")
     return s, e
 
 
@@ -933,7 +934,7 @@ def number_to_string_prim(x: Any, radix: Any = 10) -> MString:
         return MString(str(x))  # the common case, without the checks' calls
     check_number("number->string", x)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
-        raise SchemeError(f"number->string: radix must be 2, 8, 10 or 16, got {radix}", kind="value-error")
+        raise SchemeError(f"number->string: radix must be 2, 8, 10 or 16, got {int_shown(radix)}", kind="value-error")
     return MString(number_to_string(x, radix))
 
 
@@ -945,7 +946,7 @@ def string_to_number(text: Any, radix: Any = 10) -> Any:
     if not is_string(text):
         raise type_error("string->number", "a string", text)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
-        raise SchemeError(f"string->number: radix must be 2, 8, 10 or 16, got {radix}", kind="value-error")
+        raise SchemeError(f"string->number: radix must be 2, 8, 10 or 16, got {int_shown(radix)}", kind="value-error")
     try:
         value = parse_prefixed_number(str(text), radix)
     except NumberTooLarge as exc:

@@ -15,6 +15,7 @@ from ..datatypes import VOID, Char, MString, char_of, is_string
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import SMALL_STRING, check_string_length
+from ..polling import POLL_EVERY, POLL_MASK, poll_limits, polled
 from .chars import check_char
 from .lists import build_list, check_proc, elements, to_pylist
 from .numbers import check_index, check_range, check_size
@@ -65,7 +66,16 @@ def char_matcher(who: str, x: Any) -> Callable[[str], bool]:
         ch = x.ch
         return lambda c: c == ch
     call = caller(check_proc(who, x), 1)
-    return lambda c: call(Char(c)) is not False
+    calls = 0
+
+    def test(c: str) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls & POLL_MASK == 0:  # a primitive predicate counts no steps
+            poll_limits()
+        return call(Char(c)) is not False
+
+    return test
 
 
 # ----------------------------------------------------------------------------------
@@ -143,7 +153,8 @@ def string_append(*strings: Any) -> MString:
     """The strings joined together."""
     parts = []
     n = 0
-    for s in strings:  # check_string inline: this is the hottest string procedure
+    # check_string inline: this is the hottest string procedure (polled only for very many strings)
+    for s in strings if len(strings) <= POLL_EVERY else polled(strings):
         t = type(s)
         if t is MString:
             s = s.text if s.text is not None else str(s)
@@ -251,7 +262,7 @@ def string_foldcase(s: Any) -> MString:
 @primitive("string->list")
 def string_to_list(s: Any, start: Any = None, end: Any = None) -> Any:
     """The characters of (part of) a string as a list."""
-    return build_list([Char(c) for c in _slice("string->list", s, start, end)])
+    return build_list([Char(c) for c in polled(_slice("string->list", s, start, end))])
 
 
 @primitive("list->string")
@@ -268,7 +279,7 @@ def list_to_string(lst: Any) -> MString:
 @primitive("string->vector")
 def string_to_vector(s: Any, start: Any = None, end: Any = None) -> list[Any]:
     """The characters of (part of) a string as a vector."""
-    return [Char(c) for c in _slice("string->vector", s, start, end)]
+    return [Char(c) for c in polled(_slice("string->vector", s, start, end))]
 
 
 @primitive("vector->string")
@@ -277,7 +288,7 @@ def vector_to_string(v: Any, start: Any = None, end: Any = None) -> MString:
     if type(v) is not list:
         raise type_error("vector->string", "a vector", v)
     lo, hi = check_range("vector->string", start, end, len(v), "vector")
-    return MString("".join(check_char("vector->string", c).ch for c in v[lo:hi]))
+    return MString("".join([check_char("vector->string", c).ch for c in polled(v[lo:hi])]))
 
 
 # ----------------------------------------------------------------------------------
@@ -378,7 +389,7 @@ def string_split(s: Any, sep: Any = None) -> Any:
 def string_join(strings: Any, sep: Any = " ") -> MString:
     """Join a list of strings with a separator (default a space)."""
     glue = check_string("string-join", sep)
-    parts = [check_string("string-join", x) for x in to_pylist("string-join", strings)]
+    parts = [check_string("string-join", x) for x in polled(to_pylist("string-join", strings))]
     check_string_length("string-join", sum(map(len, parts)) + len(glue) * max(0, len(parts) - 1))
     return MString(glue.join(parts))
 
@@ -455,7 +466,7 @@ def string_reverse(s: Any) -> MString:
 def _char_rows(who: str, strings: tuple[Any, ...]) -> list[list[Char]]:
     texts = [check_string(who, s) for s in strings]
     n = min(len(t) for t in texts)
-    return [[Char(t[i]) for t in texts] for i in range(n)]
+    return [[Char(t[i]) for t in texts] for i in polled(range(n))]
 
 
 @primitive("string-map")
@@ -463,7 +474,7 @@ def string_map(f: Any, s: Any, *more: Any) -> MString:
     """The string of ``(f c ...)`` over corresponding characters."""
     call = caller(check_proc("string-map", f), 1 + len(more))
     out = []
-    for row in _char_rows("string-map", (s, *more)):
+    for row in polled(_char_rows("string-map", (s, *more))):
         out.append(check_char("string-map", call(*row)).ch)
     return MString("".join(out))
 
@@ -472,6 +483,6 @@ def string_map(f: Any, s: Any, *more: Any) -> MString:
 def string_for_each(f: Any, s: Any, *more: Any) -> Any:
     """Call ``f`` on corresponding characters for effect."""
     call = caller(check_proc("string-for-each", f), 1 + len(more))
-    for row in _char_rows("string-for-each", (s, *more)):
+    for row in polled(_char_rows("string-for-each", (s, *more))):
         call(*row)
     return VOID

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..datatypes import VOID, MString, is_string
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
+from ..polling import polled
 from .lists import apply_fn, build_list, check_proc, to_pylist
 from .numbers import check_index, check_range, check_size
 from .registry import primitive
@@ -148,19 +150,20 @@ def vector_grow(v: Any, k: Any) -> list[Any]:
     return v + [VOID] * (n - len(v))
 
 
-def _vector_rows(who: str, vs: tuple[Any, ...]) -> list[list[Any]]:
+def _vector_rows(who: str, vs: tuple[Any, ...]) -> Iterable[tuple[Any, ...]]:
+    """The rows of corresponding elements (up to the shortest vector), to be iterated
+    once: they poll the run's limits as they go (a primitive ``f`` counts no steps)."""
     for v in vs:
         check_vector(who, v)
-    if len(vs) == 1:
-        return [[x] for x in vs[0]]
-    n = min(len(v) for v in vs)
-    return [[v[i] for v in vs] for i in range(n)]
+    return polled(list(zip(*vs)))
 
 
 @primitive("vector-map")
 def vector_map(f: Any, v: Any, *more: Any) -> list[Any]:
     """The vector of ``(f x ...)`` over corresponding elements."""
     call = caller(check_proc("vector-map", f), 1 + len(more))
+    if not more:
+        return [call(x) for x in polled(check_vector("vector-map", v))]
     return [call(*row) for row in _vector_rows("vector-map", (v, *more))]
 
 
@@ -168,6 +171,10 @@ def vector_map(f: Any, v: Any, *more: Any) -> list[Any]:
 def vector_for_each(f: Any, v: Any, *more: Any) -> Any:
     """Call ``f`` on corresponding elements for effect."""
     call = caller(check_proc("vector-for-each", f), 1 + len(more))
+    if not more:
+        for x in polled(check_vector("vector-for-each", v)):
+            call(x)
+        return VOID
     for row in _vector_rows("vector-for-each", (v, *more)):
         call(*row)
     return VOID

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..bignum import int_shown
 from ..datatypes import NIL, MString, Pair, Record, Symbol
 from ..errors import SchemeError
 from .records import SchemeRecord, record_kind
@@ -82,7 +83,7 @@ def _from_python(fields: dict[str, Any], wanted: str) -> Any:
 def _index(container: Any, index: int) -> Any:
     items = list(container) if type(container) is Pair else container if type(container) is list else None
     if items is None:
-        raise SchemeError(f"get: index {index} needs a list or vector", kind="type-error")
+        raise SchemeError(f"get: index {int_shown(index)} needs a list or vector", kind="type-error")
     return items[index] if 0 <= index < len(items) else MISSING
 
 
@@ -108,7 +109,7 @@ def field_names(container: Any) -> list[str]:
 def missing_field(container: Any, key: Any, who: str) -> SchemeError:
     """``get: no field x in task-result (fields: content, status, notes)``."""
     if type(key) is int:
-        return SchemeError(f"{who}: index {key} is out of range", kind="index-error")
+        return SchemeError(f"{who}: index {int_shown(key)} is out of range", kind="index-error")
     names = field_names(container)
     if isinstance(container, BaseModel):
         what = record_kind(type(container))

@@ -1,0 +1,88 @@
+"""Time limits inside single primitives: how a primitive that walks or builds a long
+structure in one call checks the run's limits as it goes.
+
+The evaluator checks the limits (time, steps, memory, Ctrl-C) between steps; a
+primitive such as ``length``, ``sort`` or ``make-list`` is one step however long it
+works. Such primitives call :func:`poll_limits` every :data:`POLL_EVERY` elements, so
+no call runs more than a few milliseconds past the deadline, and the hot path pays
+nothing: the per-element loop stays as it was and the check runs between chunks.
+
+Two ways to use it::
+
+    for x in polled(items):         # a Python sequence (a range too), polled between chunks
+        ...
+
+    while type(p) is Pair:          # a walk along pairs, polled between chunks
+        for _ in POLL_CHUNK:
+            if type(p) is not Pair:
+                break
+            ...
+            p = p.cdr
+        else:
+            poll_limits()
+
+    if count & POLL_MASK == 0:      # a loop that counts anyway (equal?, a sort's comparisons)
+        poll_limits()
+
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from .evaluator import Runtime
+
+T = TypeVar("T")
+
+#: Elements a primitive may walk or build between two checks of the limits (about a
+#: millisecond of plain Python work; a poll costs well under a microsecond).
+POLL_EVERY = 1 << 14
+POLL_MASK = POLL_EVERY - 1
+#: One chunk of a walk whose length is not known in advance.
+POLL_CHUNK = range(POLL_EVERY)
+
+#: The runtime of the run under way, for primitives that work long inside one call
+#: (set by :func:`interpreter.memory.run_limits`; threads the run starts copy it).
+RUNTIME: contextvars.ContextVar[Runtime | None] = contextvars.ContextVar("taskscheme_runtime", default=None)
+
+
+def poll_limits() -> None:
+    """Check the run's limits now (time, steps, memory, Ctrl-C); raise the limit's
+    ``resource-exhaustion`` error if one is passed. Outside a run it does nothing."""
+    runtime = RUNTIME.get()
+    if runtime is not None:
+        runtime.poll()
+
+
+def polled(items: Sequence[T], reverse: bool = False) -> Iterable[T]:
+    """The elements of ``items`` (last first when ``reverse``), polling the limits
+    between chunks of :data:`POLL_EVERY`. Short sequences are returned as they are; a
+    long one is iterated in C (``chain`` over slices), so an element costs nothing extra."""
+    if _length(items) <= POLL_EVERY:
+        return reversed(items) if reverse else items
+    return chain.from_iterable(_slices(items, reverse))
+
+
+def _length(items: Sequence[T]) -> int:
+    """``len(items)``; a range too long for ``len`` counts as ``sys.maxsize`` (no walk
+    gets that far: ``(list-tail lst (expt 10 30))`` fails at the end of the list)."""
+    try:
+        return len(items)
+    except OverflowError:
+        return sys.maxsize
+
+
+def _slices(items: Sequence[T], reverse: bool) -> Iterator[Iterable[T]]:
+    n = _length(items)
+    for start in range(0, n, POLL_EVERY):
+        if start:
+            poll_limits()
+        if reverse:
+            yield reversed(items[max(0, n - start - POLL_EVERY) : n - start])
+        else:
+            yield items[start : start + POLL_EVERY]

@@ -1,0 +1,114 @@
+"""The time limit reaches into single primitives (issue 17 item 3): every primitive that
+walks or builds a long structure in one call checks the run's limits as it goes.
+
+No timing is asserted. A host primitive ``(wait)`` sleeps past the timeout, so the
+deadline has passed before the primitive under test starts; with nothing but that
+primitive left to run, the time-limit error can only come from its own polls, and it
+names the primitive's call as the place. The same calls on short data finish.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+
+from interpreter import Interpreter, SchemeError
+from interpreter.datatypes import Char, cons
+from interpreter.polling import POLL_EVERY
+
+TIMEOUT = 0.05
+#: Long enough for several polls, short enough to build quickly.
+N = 6 * POLL_EVERY
+PREFIX = "(begin (wait) "
+
+#: Calls that walk or build N elements in one primitive call.
+CALLS = [
+    "(length L)",
+    "(list? L)",
+    "(list-tail L (- N 1))",
+    "(list-ref L (- N 1))",
+    "(list-head L (- N 1))",
+    "(last-pair L)",
+    "(list-copy L)",
+    "(reverse L)",
+    "(append L L)",
+    "(iota N)",
+    "(iota N 0.5)",
+    "(make-list N 0)",
+    "(list->vector L)",
+    "(vector->list V)",
+    "(apply list L)",
+    "(map abs L)",
+    "(map + L L)",
+    "(for-each abs L)",
+    "(filter negative? L)",
+    "(filter-map negative? L)",
+    "(append-map list L)",
+    "(partition negative? L)",
+    "(count negative? L)",
+    "(list-index negative? L)",
+    "(any negative? L)",
+    "(every number? L)",
+    "(find-tail negative? L)",
+    "(fold-left + 0 L)",
+    "(fold-right + 0 L)",
+    "(fold + 0 L)",
+    "(reduce + 0 L)",
+    "(delete -1 L)",
+    "(delete-duplicates L)",
+    "(delete-duplicates L eqv?)",
+    "(sort L <)",
+    "(sort V <)",
+    "(member -1 L)",
+    "(memv -1 L)",
+    "(assv -1 AL)",
+    "(assoc -1 AL)",
+    "(equal? L L2)",
+    "(vector-map abs V)",
+    "(vector-map + V V)",
+    "(vector-for-each abs V)",
+    "(string->list S)",
+    "(string->vector S)",
+    "(list->string C)",
+    "(vector->string CV)",
+    "(string-join LS)",
+    "(string-count S char-numeric?)",
+    "(string-map char-upcase S)",
+    "(string-for-each char-upcase S)",
+]
+
+
+@pytest.fixture(scope="module")
+def interp() -> Interpreter:
+    interp = Interpreter(timeout=TIMEOUT, stdout=io.StringIO())
+    interp.define_primitive("wait", lambda: time.sleep(2 * TIMEOUT))
+    interp.define("N", N)
+    interp.define("L", list(range(N)))
+    interp.define("L2", list(range(N)))
+    interp.define("V", tuple(range(N)))
+    interp.define("S", "a" * N)
+    interp.define("LS", ["a"] * N)
+    interp.define("C", [Char("a")] * N)
+    interp.define("CV", (Char("a"),) * N)
+    interp.define("AL", [cons(i, i) for i in range(N)])
+    return interp
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_a_long_primitive_call_stops_at_the_time_limit(interp: Interpreter, call: str) -> None:
+    with pytest.raises(SchemeError) as info:
+        interp.eval(PREFIX + call + ")")
+    err = info.value
+    assert err.kind == "resource-exhaustion", err.message
+    assert err.message == f"time limit exceeded: timeout = {TIMEOUT} s"
+    # raised inside the call under test
+    assert err.span is not None and err.span.line == 1 and err.span.col > len(PREFIX), err
+    assert interp.eval("(car (list 1 2))") == 1
+
+
+@pytest.mark.parametrize("call", ["(length (list 1 2 3))", "(sort (iota 100) <)", "(map abs (iota 100))"])
+def test_the_same_calls_on_short_data_finish(interp: Interpreter, call: str) -> None:
+    """The deadline has passed here too: only a poll inside the primitive raises."""
+    assert interp.eval(PREFIX + call + ")") is not None
