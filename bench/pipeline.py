@@ -1,6 +1,6 @@
 """What a ``sequential`` step costs, by the number of steps, beside the same pipeline in plain Python.
 
-    .venv/bin/python bench/pipeline.py               # 10, 100 and 400 steps, best of 5
+    .venv/bin/python bench/pipeline.py               # 10, 100 and 400 steps, best of 5 (thread CPU time)
     .venv/bin/python bench/pipeline.py --steps 10 1000
 
 Each step returns a short string at once, so all the time is the form's own: the step's
@@ -61,8 +61,8 @@ def main() -> None:
         assert result.content == str(n - 1), result
         runs = max(1, 2000 // n)
         loop = f"(do ((i 0 (+ i 1))) ((= i {runs})) (pipeline))"
-        dsl = best(lambda: interp.eval(loop), opts.repeat) / (runs * n)
-        plain = best(lambda: [python_pipeline(n) for _ in range(runs)], opts.repeat) / (runs * n)
+        dsl = best(lambda: interp.eval(loop), opts.repeat, time.thread_time) / (runs * n)
+        plain = best(lambda: [python_pipeline(n) for _ in range(runs)], opts.repeat, time.thread_time) / (runs * n)
         print(f"| {n} | {dsl * 1e6:.1f} | {plain * 1e6:.2f} | {dsl / plain:.1f}× |")
 
 

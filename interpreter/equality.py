@@ -42,7 +42,7 @@ def is_equal(a: Any, b: Any) -> bool:
     """``equal?``: structural equality of pairs, vectors, strings, bytevectors, records."""
     stack = [(a, b)]
     compared = 0
-    seen: set[tuple[int, int]] | None = None
+    seen: set[int] | None = None
     while stack:
         x, y = stack.pop()
         if x is y:
@@ -57,7 +57,7 @@ def is_equal(a: Any, b: Any) -> bool:
                 poll_limits()
             if compared > TRACK_AFTER:
                 seen = set() if seen is None else seen
-                key = (id(x), id(y))
+                key = id(x) << 64 | id(y)  # an int, not a tuple: the collector does not scan ints
                 if key in seen:
                     continue
                 seen.add(key)

@@ -167,13 +167,18 @@ class SchemeExit(Exception):
         self.code = code
 
 
+#: The most characters a value takes in a message (the printing stops there: a value of
+#: a million elements is not printed whole to be cut).
+QUOTED_WIDTH = 1000
+
+
 def quoted(value: Any) -> str:
     """A value as a message shows it: written, and quoted when it is a symbol or a list
     (``'done``, ``'(a b)``), so that it reads as the datum it is, not as code."""
     from .datatypes import Nil, Pair, Symbol
-    from .printer import write_string
+    from .printer import write_abbreviated
 
-    text = write_string(value)
+    text = write_abbreviated(value, QUOTED_WIDTH)
     return "'" + text if type(value) in (Symbol, Pair, Nil) else text
 
 

@@ -662,13 +662,13 @@ def _caller_maker(template: str, count: int) -> Callable[..., Callable[..., Any]
 def apply_with_caller(proc: Any, args: list[Any], env: Any, tail: bool = False) -> Any:
     """Apply ``proc`` for a call made in frame ``env``.
 
-    A procedure with an ``apply_in(args, env)`` method (a task) is given the caller's
+    A procedure with an ``apply_in(args, env, tail)`` method (a task) is given the caller's
     frame; any other goes through :func:`apply_procedure`. In tail position a pending
     tail call is handed back to the caller's trampoline."""
     apply_in = getattr(proc, "apply_in", None)
     if apply_in is None:
         return apply_procedure(proc, args)
-    result = apply_in(args, env)
+    result = apply_in(args, env, tail)
     if type(result) is TailCall and not tail:
         return apply_procedure(result.proc, result.args)
     return result

@@ -315,7 +315,13 @@ class Interpreter:
         return await evaluate_async(self, source, filename)
 
     def eval_datum(self, datum: Any, span: Span | None = None) -> Any:
-        """Analyze and run one datum at top level."""
+        """Analyze and run one datum at top level (isolated: written out, run in the child, the
+        value converted back to Scheme)."""
+        if self.isolation is not None:
+            from .printer import write_string
+
+            text, where = write_string(datum), span.file if span is not None else "<datum>"
+            return self.converter.to_scheme(self.isolation.request("eval", text, where))
 
         def run() -> Any:
             node = self.analyzer.analyze(datum, None, span)

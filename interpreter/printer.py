@@ -19,7 +19,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from .bignum import int_to_decimal
+from .bignum import int_shown, int_to_decimal
 from .datatypes import (
     NIL,
     S_QUASIQUOTE,
@@ -42,6 +42,7 @@ from .datatypes import (
     Void,
 )
 from .number_syntax import complex_text, float_text, parse_number
+from .polling import POLL_CHUNK, POLL_MASK, poll_limits, polled
 from .ports import Port
 
 __all__ = ["display_string", "write_shared_string", "write_simple_string", "write_string"]
@@ -233,6 +234,8 @@ def _shared_ids(root: Any) -> set[int]:
         x = stack.pop()
         if not _is_compound(x):
             continue
+        if len(seen) & POLL_MASK == 0:
+            poll_limits()
         key = id(x)
         if key in seen:
             shared.add(key)
@@ -248,6 +251,8 @@ def _cycle_ids(root: Any) -> set[int]:
     stack: list[tuple[Any, Any]] = [(root, iter(_children(root)))]
     on_path.add(id(root))
     while stack:
+        if len(done) & POLL_MASK == POLL_MASK:
+            poll_limits()
         node, children = stack[-1]
         for child in children:
             if not _is_compound(child):
@@ -292,6 +297,8 @@ def _unfolds_past(root: Any, cycles: set[int], limit: int) -> bool:
         if total > limit:
             return True
         size[id(x)] = total
+        if len(size) & POLL_MASK == 0:
+            poll_limits()
     return False
 
 
@@ -307,22 +314,38 @@ class _Printer:
     printed); ``seen`` (fast path only) makes a second visit raise _SharingFound.
     """
 
-    def __init__(self, write: bool, labels: dict[int, int] | None = None, track: bool = False) -> None:
+    def __init__(
+        self, write: bool, labels: dict[int, int] | None = None, track: bool = False, width: int | None = None
+    ) -> None:
         self.atoms = _WRITE_ATOMS if write else _DISPLAY_ATOMS
         self.write = write
         self.labels = labels
         self.seen: set[int] | None = set() if track else None
         self.counter = 0
+        self.width = width  # stop once the text is this long (write_abbreviated)
+        if width is not None:
+            self.atoms = {**self.atoms, **_abbreviated_atoms(width)}
 
     def run(self, root: Any) -> str:
         parts: list[str] = []
         stack: list[Any] = [root]
+        width = self.width
+        size = 0
         while stack:
-            item = stack.pop()
-            if type(item) is str:
-                parts.append(item)
-            elif self._label_prefix(item, parts):
-                self._expand(item, stack)
+            for _ in POLL_CHUNK:  # a long value: the run's time limit is checked between chunks
+                if not stack:
+                    break
+                item = stack.pop()
+                if type(item) is str:
+                    parts.append(item)
+                    if width is not None:
+                        size += len(item)
+                        if size > width:
+                            return "".join(parts)
+                elif self._label_prefix(item, parts):
+                    self._expand(item, stack)
+            else:
+                poll_limits()
         return "".join(parts)
 
     def atom(self, x: Any) -> str:
@@ -374,10 +397,15 @@ class _Printer:
             self._push_sequence(stack, prefix, [rest.car], NIL, "")
             return
         elements = [p.car]
+        most = self.width if self.width is not None else -1  # -1: no cut (len is never -1)
         while type(rest) is Pair and not self._labelled(rest):
             self._visit(rest)
             elements.append(rest.car)
             rest = rest.cdr
+            if len(elements) & POLL_MASK == 0:
+                poll_limits()
+            if len(elements) == most:  # the text is cut there anyway (a circular list ends too)
+                break
         self._push_sequence(stack, "(", elements, rest, ")")
 
     def _expand_record(self, r: Record, stack: list[Any]) -> None:
@@ -394,7 +422,9 @@ class _Printer:
         buf = [opening]
         atoms = self.atoms
         sep = ""
-        for e in elements:
+        if self.width is not None and len(elements) > self.width:
+            elements = elements[: self.width]  # each element takes at least a character
+        for e in polled(elements):
             buf.append(sep)
             sep = " "
             fn = atoms.get(type(e))
@@ -432,6 +462,27 @@ def _print(x: Any, write: bool) -> str:
     if _unfolds_past(x, cycles, MAX_UNFOLDED):
         cycles = _shared_ids(x)
     return _Printer(write, {key: -1 for key in cycles} if cycles else None).run(x)
+
+
+def _abbreviated_atoms(width: int) -> dict[type, Callable[[Any], str]]:
+    """Atom printers whose work is bounded by ``width``: strings are cut first, big
+    numbers are shown by their leading digits and size."""
+    return {
+        int: int_shown,
+        Fraction: int_shown,
+        str: lambda s: _string_text(s[: width + 1]),
+        MString: lambda m: _string_text(str(m)[: width + 1]),
+    }
+
+
+def write_abbreviated(x: Any, width: int) -> str:
+    """What ``write`` prints, cut to ``width`` characters (ending in ``...`` when cut), in
+    time that grows with ``width``, not with ``x``: for messages and backtraces. Long
+    lists, vectors and strings stop early, big numbers show their leading digits and
+    size, and shared or circular structure is unfolded only as far as the cut."""
+    printer = _Printer(True, width=width)
+    text = printer.run(x) if _is_compound(x) else printer.atom(x)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def write_string(x: Any) -> str:

@@ -105,6 +105,9 @@ def run(source: str) -> str:
             "((1 1) (1 0) (0 1) (0 0))",
         ),
         ("(define (f s) (let loop ((i 0) (n 0)) (if (= i (string-length s)) n (loop (+ i 1) (+ n i))))) (f \"abcd\")", "6"),
+        # global variables read inline in expressions: defined after the body, rebound, false
+        ("(define (f i) (+ (vector-ref tbl i) g)) (define tbl (vector 1 2)) (define g 40) (f 1)", "42"),
+        ("(define (f) (if flag (* k 2) 'no)) (define flag #f) (define k 1) (list (f) (begin (set! flag 0) (f)))", "(no 2)"),
         # rest parameters, and a wrong count at a self tail call
         ("(define (f . xs) (if (null? xs) 'done (apply f (cdr xs)))) (f 1 2 3)", "done"),
         ("(define (f a . xs) (if (null? xs) a (f (+ a (car xs))))) (f 1 2)", "3"),
@@ -112,6 +115,15 @@ def run(source: str) -> str:
 )
 def test_parameters_behave_as_variables(source: str, expected: str) -> None:
     assert run(source) == expected
+
+
+def test_an_unbound_global_in_an_inline_expression_is_the_usual_error() -> None:
+    interp = Interpreter()
+    interp.eval_scheme("(define (f i) (+ (vector-ref missing i) 1))")
+    with pytest.raises(SchemeError) as info:
+        interp.eval_scheme("(f 0)")
+    assert info.value.kind == "unbound-variable"
+    assert "missing" in info.value.message
 
 
 def test_a_named_let_loop_keeps_its_limits_and_backtrace() -> None:

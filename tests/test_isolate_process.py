@@ -7,18 +7,22 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import pickle
 import resource
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from interpreter import Interpreter, SchemeError, SchemeExit
+from interpreter import Interpreter, SchemeError, SchemeExit, Symbol
 from interpreter.isolation import IsolatedProcedure
+from interpreter.isolation.wire import HEADER, BadMessage, Channel, Codec
 
 ROOT = Path(__file__).resolve().parent.parent
 MiB = 2**20
@@ -232,8 +236,43 @@ def test_cli_isolate_ctrl_c_reaches_the_child() -> None:
     program = '(begin (display "ready") (newline) (let loop () (loop)))'
     command = [sys.executable, "-m", "interpreter", "--isolate", "-e", program]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    time.sleep(0.3)  # into the loop (an interrupt inside `newline` is reported where it lands)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
-    assert process.returncode == 130
-    assert "error: interrupted" in err and "<-e>:1:" in err
+    out, err = process.communicate(timeout=60)
+    assert (first, process.returncode) == ("ready\n", 130), (out, err)
+    assert "error: interrupted" in err and "<-e>:1:" in err, err
+
+
+def test_a_limit_inside_a_pipeline_brings_its_partial_result_back() -> None:
+    interp = Interpreter(isolate=True, timeout=2)
+    with pytest.raises(SchemeError) as caught:
+        interp.eval(
+            """(define (spin n) (if (= n 0) 0 (spin (- n 1))))
+               (define-task (pipeline topic)
+                 (sequential (step load (string-append "notes on " topic)) (step stuck (spin 100000000000))))
+               (pipeline "x")"""
+        )
+    assert caught.value.details["resource"] == "time"
+    assert [entry.output for entry in caught.value.partial.notes["partial_results"]] == ["notes on x"]
+
+
+@pytest.mark.parametrize("hostile", [os.system, Interpreter, pickle.loads, getattr])
+def test_the_host_unpickles_nothing_but_values(hostile: object) -> None:
+    """A child cannot make the host import or call anything: only value classes may be named."""
+    data = pickle.dumps(hostile)
+    with pytest.raises(BadMessage, match="may not cross"):
+        Channel(io.BytesIO(HEADER.pack(len(data)) + data), io.BytesIO(), Codec()).recv()
+    records = Channel(io.BytesIO(), io.BytesIO(), Codec())
+    assert records.codec.loads(records.codec.dumps([Fraction(1, 3), Symbol.intern("s")])) == [Fraction(1, 3), Symbol.intern("s")]
+
+
+def test_eval_datum_and_eval_scheme_run_in_the_child(shared: tuple[Interpreter, io.StringIO]) -> None:
+    interp, _ = shared
+    from interpreter.reader import read_with_spans
+
+    [(datum, span)] = read_with_spans("(list (square 3) 'x)", "datum.scm")
+    value = interp.eval_datum(datum, span)
+    assert (value.car, value.cdr.car) == (9, Symbol.intern("x"))
+    assert interp.eval_scheme("(vector 1 2)") == [1, 2]

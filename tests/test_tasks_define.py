@@ -352,3 +352,17 @@ def test_procedure_task_calls_keep_their_meaning_on_every_path(interp, ev):
     assert ev("(loop-add 2 0)") == -2
     ev("(define (add a b) (* a b))")  # a variable comes first
     assert ev("(add 3 4)") == 12
+
+
+def test_procedure_tasks_recurse_deeply_and_run_in_parallel_branches(interp, ev):
+    """The direct path keeps the runtime's depth accounting: deep non-tail recursion through a
+    task hops as closures do, max_depth ends it cleanly, and branches take their own path."""
+    ev("(define-task (depth-of n) (if (= n 0) 0 (+ 1 (depth-of (- n 1)))))")
+    assert ev("(depth-of 1500)") == 1500  # past the depth mark: hops (a deeper run is slow: see README)
+    ev("(define-task (inc x) (+ x 1))")
+    assert list(ev("(parallel-map (lambda (x) (inc x)) (iota 20))")) == list(range(1, 21))
+    limited = Interpreter(max_depth=500)
+    limited.eval("(define-task (depth-of n) (if (= n 0) 0 (+ 1 (depth-of (- n 1)))))")
+    with pytest.raises(SchemeError, match="recursion depth limit exceeded"):
+        limited.eval("(depth-of 100000)")
+    assert limited.eval("(depth-of 100)") == 100

@@ -77,6 +77,12 @@ CALLS = [
     "(string-count S char-numeric?)",
     "(string-map char-upcase S)",
     "(string-for-each char-upcase S)",
+    "(apply + L)",
+    "(apply (lambda xs (car xs)) L)",
+    "(display L)",
+    "(write V)",
+    "(write (list L L))",
+    "(write-shared (list L L))",
 ]
 
 

@@ -29,7 +29,7 @@ from ..embedding import call_host, dsl_name
 from ..errors import SchemeError, SchemeExit
 from ..tasks.workers import WorkerThreads
 from .child import MEMORY_EXIT
-from .wire import Channel, ChannelClosed, Codec, FrameTooLarge
+from .wire import BadMessage, Channel, ChannelClosed, Codec, FrameTooLarge
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
@@ -281,6 +281,13 @@ class Isolation:
         except (ChannelClosed, EOFError):
             how = self._wait_for_end()
             raise self._ended(how) from None
+        except BadMessage as exc:
+            self.stop()
+            raise SchemeError(
+                f"the isolated interpreter sent a message the host refuses ({exc}); it was stopped and its "
+                "definitions were lost",
+                kind="internal-error",
+            ) from None
         except FrameTooLarge as exc:
             self.stop()
             raise SchemeError(

@@ -16,6 +16,7 @@ import io
 import os
 import pickle
 import struct
+import sys
 import threading
 from fractions import Fraction
 from typing import IO, Any
@@ -31,6 +32,10 @@ PROTOCOL = 5
 
 class ChannelClosed(Exception):
     """The other end of the pipe is gone (the child died or the host closed it)."""
+
+
+class BadMessage(Exception):
+    """A message that does not decode, or names what may not cross."""
 
 
 class FrameTooLarge(Exception):
@@ -75,21 +80,27 @@ ALLOWED: dict[tuple[str, str], type] = {
 }
 
 
-def _allow_task_records() -> None:
-    """Task records, usage figures, trace events and model answers cross as pydantic models."""
-    from ..tasks import records, usage
+def _allow_task_models() -> None:
+    """Trace events and model answers cross as pydantic models (task records too: :func:`task_record`)."""
     from ..tasks.models import ModelResponse
     from ..tasks.tracing import Event
 
-    for module in (records, usage):
-        for name, value in vars(module).items():
-            if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == module.__name__:
-                ALLOWED[(module.__name__, name)] = value
     for cls in (ModelResponse, Event):
         ALLOWED[(cls.__module__, cls.__name__)] = cls
 
 
-_allow_task_records()
+_allow_task_models()
+
+
+def task_record(module: str, name: str) -> type | None:
+    """A task record class (``SchemeRecord``: TaskResult, LoopResult, Usage …) of a task module
+    already loaded, or None. Records are data: building one runs only its validation."""
+    from ..tasks.records import SchemeRecord
+
+    loaded = sys.modules.get(module) if module.startswith("interpreter.tasks.") and "." not in name else None
+    found = getattr(loaded, name, None)
+    return found if isinstance(found, type) and issubclass(found, SchemeRecord) else None
+
 
 #: Error classes that cross with their class (any other SchemeError crosses as its nearest one).
 ERROR_CLASSES: dict[str, type[SchemeError]] = {}
@@ -143,7 +154,9 @@ class Codec:
             return ("const", "eof")
         if isinstance(obj, SchemeError):
             return error_id(obj)
-        if isinstance(obj, BaseModel) and (t.__module__, t.__qualname__) in ALLOWED:
+        if isinstance(obj, BaseModel) and (
+            (t.__module__, t.__qualname__) in ALLOWED or task_record(t.__module__, t.__qualname__)
+        ):
             return None
         found = self.export(obj)
         if found is not None:
@@ -184,7 +197,7 @@ class SafeUnpickler(pickle.Unpickler):
     """Resolves only the classes in :data:`ALLOWED`: a message cannot call anything else."""
 
     def find_class(self, module: str, name: str) -> Any:
-        found = ALLOWED.get((module, name))
+        found = ALLOWED.get((module, name)) or task_record(module, name)
         if found is None:
             raise pickle.UnpicklingError(f"{module}.{name} may not cross from an isolated interpreter")
         return found
@@ -247,7 +260,11 @@ class Channel:
         (size,) = HEADER.unpack(self._read(HEADER.size))
         if self.max_frame is not None and size > self.max_frame:
             raise FrameTooLarge(f"a message of {size} bytes (at most {self.max_frame} are accepted)")
-        return self.codec.loads(self._read(size))
+        data = self._read(size)
+        try:
+            return self.codec.loads(data)
+        except Exception as exc:  # whatever a broken or hostile message raises while it decodes
+            raise BadMessage(f"{type(exc).__name__}: {exc}") from None
 
     def _read(self, size: int) -> bytes:
         chunks: list[bytes] = []
@@ -269,4 +286,3 @@ class Channel:
 def pipe_files(read_fd: int, write_fd: int) -> tuple[IO[bytes], IO[bytes]]:
     """Unbuffered binary files over two descriptors."""
     return os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb", buffering=0)
-

@@ -135,6 +135,7 @@ class Emitter:
         self.current_site = -1
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
+        self.global_refs: dict[int, tuple[str, str, str]] = {}  # id of a GlobalRef: its key, globals, reader
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
 
     # -- bookkeeping ---------------------------------------------------------------
@@ -749,7 +750,8 @@ class Emitter:
 
     # -- calls ---------------------------------------------------------------------
     def simple(self, node: Node) -> str | None:
-        """An expression for a side-effect-free operand (constant or variable), else None."""
+        """An expression for a side-effect-free operand (constant or variable, global
+        variables included), else None."""
         if type(node) is Const:
             if is_simple_constant(node.value):
                 return repr(node.value)
@@ -759,6 +761,17 @@ class Emitter:
             return name
         if type(node) is LocalRef and not node.checked:
             return self.value(node)
+        if type(node) is GlobalRef:  # read inline; a miss (unbound, a task's name) asks the node
+            refs = self.global_refs.get(id(node))
+            if refs is None:
+                refs = self.global_refs[id(node)] = (
+                    self.constant(node.name, "k"),
+                    self.constant(node.gvars, "g"),
+                    self.constant(node.compile(False), "n"),
+                )
+            key, gvars, ref = refs
+            temp = self.fresh("t")
+            return f"({temp} if ({temp} := {gvars}.get({key})) is not None else {ref}({self.frame}))"
         return None
 
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:

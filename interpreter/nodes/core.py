@@ -484,10 +484,9 @@ class Call(Node):
         )
 
     def text(self) -> str:
-        from ..printer import write_string
+        from ..printer import write_abbreviated
 
-        text = write_string(self.source)
-        return text if len(text) <= 40 else text[:37] + "..."
+        return write_abbreviated(self.source, 40)
 
     def on_error(self, exc: BaseException, f: Any, nargs: int) -> BaseException:
         """The exception to raise once ``exc`` has passed through this call: a SchemeError

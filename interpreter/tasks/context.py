@@ -35,17 +35,33 @@ class DslBody:
         self.subset = subset
         self.inherit = inherit
 
-    def __call__(self, bound: dict[str, Any], caller: Env) -> TailCall:
-        return self.positional(list(bound.values()), caller)
+    def __call__(self, bound: dict[str, Any], caller: Env) -> Any:
+        return self.positional(list(bound.values()), caller, True)
 
-    def positional(self, values: list[Any], caller: Env) -> TailCall:
-        """The call of the body on ``values``, one per parameter in order (defaults filled in)."""
+    def positional(self, values: list[Any], caller: Env, tail: bool = False) -> Any:
+        """The call of the body on ``values``, one per parameter in order (defaults filled in).
+
+        In tail position (``tail``) it is handed back as a tail call, so tail-recursive tasks run
+        in constant space. Otherwise the body runs here (over its caller's frame under ``full``), as
+        :func:`~interpreter.evaluator.apply_procedure` runs a closure (steps, depth, limits; past
+        the depth mark, or in a parallel branch, the tail call takes apply_procedure's path)."""
         if self.subset:
             values = values + [self.copy(name, caller) for name in self.subset]
         closure = self.closure
-        if self.inherit == "full":
-            closure = Closure(closure.name, closure.run, caller, closure.rt, closure.params, closure.rest, closure.span)
-        return TailCall(closure, values)
+        env = caller if self.inherit == "full" else closure.env
+        rt = closure.rt
+        depth = rt.depth
+        if tail or depth >= rt.hop_mark or len(values) != closure.nargs:
+            if env is not closure.env:
+                closure = Closure(closure.name, closure.run, env, rt, closure.params, closure.rest, closure.span)
+            return TailCall(closure, values)
+        rt.steps += 1
+        if rt.steps >= rt.check_at:
+            rt.check()
+        rt.depth = depth + 1
+        result = closure.run(env, *values)
+        rt.depth = depth
+        return result
 
     def copy(self, name: Symbol, caller: Env) -> Any:
         """The value of a ``subset`` name as the caller sees it."""

@@ -43,9 +43,9 @@ class Task:
     definition: TaskDefinition
     implementation: Callable[[dict[str, Any]], Any] | None = None
     #: For a DSL procedure task with no limits and no fresh context, the body's
-    #: ``positional(values, caller)``: a call that gives every parameter by position
+    #: ``positional(values, caller, tail)``: a call that gives every parameter by position
     #: (no keyword) skips binding, limits and activation.
-    direct: Callable[[list[Any], Env], Any] | None = field(init=False, default=None)
+    direct: Callable[[list[Any], Env, bool], Any] | None = field(init=False, default=None)
     arity: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
@@ -75,8 +75,9 @@ class TaskProcedure(Procedure):
         """Called with no caller frame (from ``map``, ``apply``, Python): as if from the global frame."""
         return self.library.runner.call(self.library.task(self.name), args, None)
 
-    def apply_in(self, args: list[Any], env: Env) -> Any:
-        """A call made in frame ``env``: the task's context decides how much of it the body sees."""
+    def apply_in(self, args: list[Any], env: Env, tail: bool = False) -> Any:
+        """A call made in frame ``env`` (in tail position if ``tail``: the value may be a tail call):
+        the task's context decides how much of it the body sees."""
         library = self.library
         task = library._tasks.get(self.name)
         if task is None:
@@ -88,7 +89,7 @@ class TaskProcedure(Procedure):
                 if type(arg) is Keyword:
                     break
             else:
-                return direct(args, env)
+                return direct(args, env, tail)
         return library.runner.call(task, args, env)
 
     def scheme_repr(self, write: bool) -> str:

@@ -27,6 +27,15 @@ FINDINGS: dict[str, str] = {
     # seed 1 #9298, #15877, #19945, #20330, #20972, #23274 (overruns of 1-2.5 s):
     # doubling append in one primitive call, no deadline check inside append.
     "doubling append": "(let loop ((l (list 1))) (loop (append l l)))",
+    # seed 1 #2809, #51708, #53048 (overruns of 2-5 s): each line of a backtrace printed
+    # its whole call, a 50,000-digit literal included, before cutting it to 40 characters.
+    "backtrace through calls holding a huge literal": "(define (nest x) "
+    + "(- " * 40
+    + f"x {'1' * 49_000}"
+    + ") 1" * 39
+    + ")) (nest (list 1))",
+    # (found while fixing it) a type error printed a million-element list whole
+    "type error naming a long list": "(define l (iota 1000000)) (vector-ref l 0)",
 }
 
 #: Findings that need the process's memory not to grow (a long fuzz run reuses freed
