@@ -46,6 +46,7 @@ from .datatypes import (
 )
 from .errors import SchemeError
 from .number_syntax import NUMBER_START, NumberTooLarge, parse_number, parse_prefixed_number
+from .polling import poll_limits
 from .ports import InputPort
 
 __all__ = ["ReadError", "is_complete", "read_all", "read_from_port", "read_with_spans"]
@@ -497,6 +498,10 @@ class Source(NamedTuple):
         return cls(text, start, end, *at)
 
 
+#: Characters the lexer reads between two checks of the run's limits (tens of milliseconds).
+POLL_CHARS = 1 << 16
+
+
 class _SchemeLexer(Lexer):
     """The grammar's terminals as one regular expression, in Lark's order of preference
     (priority, then longest pattern), plus nested ``#| ... |#`` comments.
@@ -550,6 +555,7 @@ class _SchemeLexer(Lexer):
             pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
         match, ignore, literals = self.pattern.match, self.ignore, self.literals
         fold = self.fold_case
+        poll_at = pos + POLL_CHARS
         while True:
             m = match(text, pos, end)
             if m is None:
@@ -583,6 +589,9 @@ class _SchemeLexer(Lexer):
                     line += inside
                     line_start = text.rindex("\n", start, stop) + 1
             pos = stop
+            if pos > poll_at:  # a long text: check the run's limits (time, memory) as it goes
+                poll_limits()
+                poll_at = pos + POLL_CHARS
 
     def _no_token(self, text: str, pos: int, end: int, line: int, line_start: int) -> ReadError:
         """The error for text where no token starts after the whitespace and comments at ``pos``."""
@@ -904,7 +913,7 @@ def _first_datum_end(reader: _Reader, text: str, start: int, file: str, at: tupl
                     pending.pop()
                 if _datum_done(pending):
                     return tok.end_pos, True
-    except SchemeError:
+    except ReadError:  # (a limit's error is no syntax problem: it goes on up)
         return len(text), False
     except UnexpectedInput:
         return len(text), False

@@ -959,3 +959,36 @@ def test_random_text_with_labels_raises_only_read_errors(text: str) -> None:
             pass
     except SchemeError as err:
         assert err.kind == "read-error"
+
+
+class _LimitPassed:
+    """A run whose limit is already passed: its poll raises, as a timeout's would."""
+
+    polls = 0
+
+    def poll(self) -> None:
+        _LimitPassed.polls += 1
+        raise SchemeError("time limit exceeded", kind="resource-exhaustion")
+
+
+@pytest.mark.parametrize("how", ["read_all", "read_from_port"])
+def test_a_long_read_checks_the_run_limits_as_it_goes(how: str) -> None:
+    import gc
+
+    from interpreter.polling import RUNTIME
+
+    text = "(" + " ".join(f'(item {i} "text {i}")' for i in range(20_000)) + ")"
+    token = RUNTIME.set(_LimitPassed())  # type: ignore[arg-type]
+    _LimitPassed.polls = 0
+    try:
+        with pytest.raises(SchemeError) as info:
+            if how == "read_all":
+                read_all(text)
+            else:
+                read_from_port(InputPort(text))
+    finally:
+        RUNTIME.reset(token)
+    assert info.value.kind == "resource-exhaustion"
+    assert _LimitPassed.polls == 1  # ended by the first check, a few tens of kilobytes in
+    assert gc.isenabled()
+    assert len(list_to_python(read_all(text)[0])) == 20_000  # outside a run nothing is checked

@@ -92,6 +92,19 @@ def test_previous_outputs_is_the_history_list_grown_in_place() -> None:
     assert result.notes["steps"][2].output == ["x", "y"]  # the history keeps what the step returned then
 
 
+def test_an_output_holding_previous_outputs_joins_it_as_a_copy() -> None:
+    """A step that returns the list (or a tail of it, inside other data) must not make it circular."""
+    result = run(
+        """(define kept #f)
+           (sequential (context (format full-output))
+             (step a 1)
+             (step b (set! kept previous-outputs) previous-outputs)
+             (step c (vector 'x (cdr previous-outputs)))
+             (step d (call-with-output-string (lambda (port) (write kept port)))))"""
+    )
+    assert result.content == "(1 (1) #(x ((1))))"
+
+
 def test_bare_expressions_are_named_by_index() -> None:
     result = run('(sequential "a" (step named "b") "c")')
     assert [e.step for e in result.notes["steps"]] == ["1", "named", "3"]

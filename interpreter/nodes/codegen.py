@@ -227,7 +227,8 @@ class Emitter:
         """Whether a ``let`` becomes a register frame: in a procedure body (register or
         frame mode), a plain let (no internal defines) whose variables nothing assigns."""
         return (
-            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body
+            and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.sequential
             and not node.defines
             and not assigned_names(node.body) & set(node.names)
@@ -409,7 +410,8 @@ class Emitter:
         """Whether a ``do`` becomes a Python loop over register variables: in a procedure
         body, when nothing assigns its variables and the loop nests within the limits."""
         return (
-            self.in_body and len(self.scopes) < MAX_REGISTER_SCOPES
+            self.in_body
+            and len(self.scopes) < MAX_REGISTER_SCOPES
             and self.indent + 2 <= MAX_INDENT
             and not assigned_names(node) & set(node.names)
         )

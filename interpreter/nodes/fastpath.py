@@ -108,11 +108,12 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
 }
 
 #: Exact integers whose decimal text ``str`` gives at once (far from Python's 4,300-digit limit).
-SMALL_INT = "type({a}) is int and -0xFFFFFFFFFFFFFFFF < {a} < 0xFFFFFFFFFFFFFFFF"
+SMALL_INT = FLOATABLE_INT.format(x="{a}")
 
 #: A string whose text is at hand (a literal, or a mutable string not being edited), and that text.
 TEXT_AT_HAND = "(type({a}) is str or type({a}) is MString and {a}.text is not None)"
 TEXT = "({a} if type({a}) is str else {a}.text)"
+
 
 def string_append_template(count: int) -> tuple[str, str]:
     """(guard, value) of ``string-append`` on ``count`` strings: literals (``str``) and

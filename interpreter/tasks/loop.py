@@ -347,15 +347,15 @@ def run_loop(
                 result_status, reason = "COMPLETE", stop
                 break
     except SchemeError as limit:  # a runtime limit ends the run: the host keeps what was done
-        error = None
-        if entry is not None and entry.iteration == completed:  # the iteration under way
-            error = _limit_error(limit, entry, phases)
-            inner = limit.partial  # what an inner pipeline had: the director's output so far
-            if entry.output is None and isinstance(inner, TaskResult):
-                entry.output = inner
-            if entry.output is not None:
-                log.add(entry.record())
-                last_output = entry.output
+        if entry is None or entry.iteration != completed:  # stopped before the next iteration began
+            entry = Draft(completed)
+        error = _limit_error(limit, entry, phases)
+        inner = limit.partial  # what an inner pipeline had: the director's output so far
+        if entry.output is None and isinstance(inner, TaskResult):
+            entry.output = inner
+        if entry.output is not None:  # the iteration under way, as far as it went
+            log.add(entry.record())
+            last_output = entry.output
         limit.partial = LoopResult(
             final_output=last_output,
             final_evaluation=last_eval,

@@ -194,21 +194,75 @@ class PreviousOutputs:
     """``previous-outputs``: one Scheme list per run of a sequence, oldest output first, grown
     in place at its last pair as steps finish (seed 002's SequentialHistory), so a step costs
     the same however many came before it. A step sees the outputs of the steps before it; a
-    list a step keeps grows with the later steps (``list-copy`` keeps a snapshot)."""
+    list a step keeps grows with the later steps (``list-copy`` keeps a snapshot). An output
+    that holds the list itself (or a tail of it) joins it as a copy, so the list never
+    contains itself."""
 
-    __slots__ = ("head", "last")
+    __slots__ = ("head", "last", "spine")
 
     def __init__(self) -> None:
         self.head: Any = NIL
         self.last: Pair | None = None
+        self.spine: set[int] = set()  # ids of the list's own pairs
 
     def append(self, value: Any) -> None:
+        if type(value) in (Pair, list) and self._holds_spine(value):
+            value = _copied(value, self.spine)
         pair = cons(value, NIL)
         if self.last is None:
             self.head = pair
         else:
             self.last.cdr = pair
         self.last = pair
+        self.spine.add(id(pair))
+
+    def _holds_spine(self, value: Any) -> bool:
+        """Whether ``value`` reaches a pair of this list (a walk over its pairs and vectors)."""
+        seen: set[int] = set()
+        todo = [value]
+        while todo:
+            x = todo.pop()
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            if type(x) is Pair:
+                if id(x) in self.spine:
+                    return True
+                todo.append(x.car)
+                todo.append(x.cdr)
+            elif type(x) is list:
+                todo.extend(x)
+        return False
+
+
+def _copied(value: Any, spine: set[int]) -> Any:
+    """``value`` with fresh pairs and vectors wherever it reaches ``spine`` (shared and circular
+    structure kept as it is elsewhere)."""
+    copies: dict[int, Any] = {}
+
+    def copy(x: Any) -> Any:
+        if type(x) is not Pair and type(x) is not list:
+            return x
+        done = copies.get(id(x))
+        if done is not None:
+            return done
+        if type(x) is list:
+            fresh_vector: list[Any] = []
+            copies[id(x)] = fresh_vector
+            fresh_vector.extend(copy(item) for item in x)
+            return fresh_vector
+        first = fresh = cons(None, NIL)
+        while True:  # iterative along the cdrs, so long lists need no deep recursion
+            copies[id(x)] = fresh
+            fresh.car = copy(x.car)
+            x = x.cdr
+            if type(x) is not Pair or id(x) in copies:
+                fresh.cdr = copy(x)
+                return first
+            fresh.cdr = cons(None, NIL)
+            fresh = fresh.cdr
+
+    return copy(value)
 
 
 def run_sequence(
