@@ -213,14 +213,19 @@ NIL = Nil()
 
 class Pair:
     """A cons cell. ``span`` is where it was read: for the first pair of a list
-    the opening parenthesis, for a later pair the element in its ``car``."""
+    the opening parenthesis, for a later pair the element in its ``car``.
+
+    Make one with :func:`cons`. The class has no ``__init__`` on purpose: ``Pair()``
+    is then allocated by C code alone (a Python ``__init__`` costs a second
+    interpreter frame per pair, twice the allocation itself), and the loops that
+    build long lists fill the three fields inline (see :func:`make_list`).
+    ``Pair()`` leaves them unset: always set all three."""
 
     __slots__ = ("car", "cdr", "span")
 
-    def __init__(self, car: Any, cdr: Any, span: Span | None = None) -> None:
-        self.car = car
-        self.cdr = cdr
-        self.span = span
+    car: Any
+    cdr: Any
+    span: Span | None
 
     def __iter__(self) -> Iterator[Any]:
         """Iterate the elements of a list (stops at the first non-pair tail; a
@@ -384,11 +389,24 @@ class Record:
         self.values = values
 
 
+def cons(car: Any, cdr: Any, span: Span | None = None) -> Pair:
+    """A new pair (``span``: where it was read, if it was)."""
+    p = Pair()
+    p.car = car
+    p.cdr = cdr
+    p.span = span
+    return p
+
+
 def make_list(items: Iterable[Any], tail: Any = NIL) -> Any:
     """Build a Scheme list from a Python iterable (with an optional improper tail)."""
     result = tail
     for item in reversed(list(items)):
-        result = Pair(item, result)
+        p = Pair()
+        p.car = item
+        p.cdr = result
+        p.span = None
+        result = p
     return result
 
 

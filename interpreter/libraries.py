@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .analyzer import MACRO, SPECIAL_FORMS, VAR, Analyzer, Macro, Scope, elements, list_items, syntax_error
 from .capabilities import permission_denied
-from .datatypes import Pair, Span, Symbol, sym
+from .datatypes import Pair, Span, Symbol, cons, sym
 from .env import Env
 from .errors import SchemeError
 from .evaluator import UNASSIGNED
@@ -299,7 +299,7 @@ class KeywordAlias(Macro):
         self.keyword = keyword
 
     def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
-        return Pair(self.keyword, form.cdr, form.span)
+        return cons(self.keyword, form.cdr, form.span)
 
 
 def find_library(an: Analyzer, name: tuple[str, ...], span: Span | None) -> Library:

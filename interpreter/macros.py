@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analyzer import GLOBAL, MACRO, Analyzer, Macro, Scope, syntax_error
-from .datatypes import NIL, Pair, Span, Symbol, datum_leaves, make_list, spine, sym
+from .datatypes import NIL, Pair, Span, Symbol, cons, datum_leaves, make_list, spine, sym
 from .equality import is_equal
 
 ELLIPSIS = sym("...")
@@ -204,7 +204,7 @@ class Expansion:
             tail = NIL if p is NIL else self.build(p, b, escaped)
             result = tail
             for item in reversed(out):
-                result = Pair(item, result, self.span)
+                result = cons(item, result, self.span)
             return result
         if type(tmpl) is list:
             built = self.build(make_list(tmpl), b, escaped)  # a vector is literal data: no renaming inside
@@ -312,7 +312,7 @@ def _copy_unaliased(x: Any, an: Analyzer, memo: dict[int, Any]) -> Any:
         return vector
     if type(x) is not Pair:
         return x
-    head = cell = Pair(None, NIL, x.span)
+    head = cell = cons(None, NIL, x.span)
     memo[id(x)] = head
     p = x
     while True:  # along the spine iteratively; cars recursively
@@ -321,6 +321,6 @@ def _copy_unaliased(x: Any, an: Analyzer, memo: dict[int, Any]) -> Any:
         if type(rest) is not Pair or id(rest) in memo:
             cell.cdr = _copy_unaliased(rest, an, memo)
             return head
-        new = Pair(None, NIL, rest.span)
+        new = cons(None, NIL, rest.span)
         memo[id(rest)] = new
         cell.cdr, cell, p = new, new, rest

@@ -42,6 +42,7 @@ from .datatypes import (
     Pair,
     Span,
     Symbol,
+    cons,
 )
 from .errors import SchemeError
 from .number_syntax import NUMBER_START, NumberTooLarge, parse_number, parse_prefixed_number
@@ -432,14 +433,18 @@ class _Builder:
     def abbreviation(self, children: list[Any]) -> Datum:
         span = self._span(children[0])
         value, value_span = children[-1]
-        return Pair(_ABBREVIATIONS[children[0].type], Pair(value, NIL, value_span), span), span
+        return cons(_ABBREVIATIONS[children[0].type], cons(value, NIL, value_span), span), span
 
 
 def _chain(items: list[Datum], tail: Any) -> Any:
     """Pairs for ``items`` ending in ``tail``, each spanned by its element."""
     result = tail
     for value, span in reversed(items):
-        result = Pair(value, result, span)
+        cell = Pair()  # inline: a call of cons per element costs half again
+        cell.car = value
+        cell.cdr = result
+        cell.span = span
+        result = cell
     return result
 
 

@@ -1,12 +1,12 @@
 """Differential test of the body compiler: one random expression, five ways to run it.
 
 1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
-   ``let-values`` and ``do`` variables too; ``case`` as if/elif; built-ins of
-   ``fastpath``'s tables computed inline);
+   ``let-values``, ``let*-values``, ``do`` variables and ``call-with-values`` of literal
+   lambdas too; ``case`` as if/elif; built-ins of ``fastpath``'s tables computed inline);
 2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
-   in a frame (frame mode: ``let``, ``let-values`` and ``do`` variables still locals);
-3. like 1, with ``+`` and ``car`` rebound to equivalent procedures, which sends every
-   inline operation down its slow path (the frame is made and re-read);
+   in a frame (frame mode: ``let``, ``let-values``, ``do`` … variables still locals);
+3. like 1, with ``+``, ``car``, ``call-with-values`` … rebound to equivalent procedures,
+   which sends every inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
 5. top-level code, through the closure compiler (no body compiler).
 
@@ -25,6 +25,7 @@ from interpreter.reader import read_all
 HELPERS = '(define (h x) (if (pair? x) (car x) x)) (define v (vector 1 2.5 #\\a)) (define s "ab")'
 REBIND = (
     "(define + (let ((plus +)) (lambda xs (apply plus xs)))) (define car (let ((first car)) (lambda (p) (first p))))"
+    " (define call-with-values (let ((cwv call-with-values)) (lambda (p c) (cwv p c))))"
     " (define string-append (let ((join string-append)) (lambda xs (apply join xs))))"
     " (define write-char (let ((put write-char)) (lambda (c p) (put c p))))"
 )
@@ -93,6 +94,11 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"(do ((i 0 (+ i 1)) (fs '() (cons (lambda () i) fs))) ((= i 2) (map (lambda (f) (f)) fs)) {x})", inner),
         st.builds(lambda x, y: f"(let-values (((c d) (values {x} {y})) ((e) {y})) (list d c e))", inner, inner),
         st.builds(lambda x, y: f"(let-values (((c d) (if {x} (values 1 2) {y}))) (lambda () (cons c d)))", inner, inner),
+        st.builds(lambda x, y: f"(let*-values (((c d) (values {x} {y})) ((e) (cons c {y}))) (list e d))", inner, inner),
+        st.builds(lambda x, y: f"(let*-values (((c) {x}) ((d e) (if c (values c 1) {y}))) (lambda () (list c d e)))", inner, inner),
+        st.builds(lambda x, y: f"(call-with-values (lambda () (values {x} {y})) (lambda (c d) (list d c)))", inner, inner),
+        st.builds(lambda x, y: f"(call-with-values (lambda () (if {x} (values 1 2) {y})) (lambda (c d) (cons c d)))", inner, inner),
+        st.builds(lambda x, y: f"(call-with-values (lambda () {x} {y}) (lambda (c) (lambda () c)))", inner, inner),
         # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
         st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
         st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),
@@ -155,3 +161,28 @@ def test_the_rebound_operator_does_take_the_slow_path() -> None:
     interp.eval_scheme("(define (f a b) (+ a b))")
     assert interp.eval("(f 1 2)") == 3
     assert interp.eval("calls") == 1
+
+
+def test_call_with_values_of_literal_lambdas_agrees_every_way() -> None:
+    """The inline ``call-with-values`` (register mode), its slow path (the global rebound)
+    and max_steps agree with the closure compiler: matched counts, the wrong count (the
+    consumer's arity error), one value, and a consumer closure kept past the call."""
+    for expr in [
+        "(call-with-values (lambda () (values a b)) (lambda (c d) (list d c)))",
+        "(call-with-values (lambda () (values a b 1)) (lambda (c d) (list d c)))",
+        "(call-with-values (lambda () a) (lambda (c d) c))",
+        "(call-with-values (lambda () (if (pair? a) (car a) a)) (lambda (c) (lambda () (cons c b))))",
+        "(+ 1 (call-with-values (lambda () (let ((e (h a))) (values e e))) (lambda (c d) (* c d))))",
+    ]:
+        results = run_five_ways(expr, "3", "'(1 2)")
+        assert len(set(results)) == 1, (expr, results)
+        results = run_five_ways(expr, "'(4 5)", "#f")
+        assert len(set(results)) == 1, (expr, results)
+
+
+def test_call_with_values_rebound_takes_the_slow_path() -> None:
+    interp = Interpreter()
+    interp.eval_scheme("(define (f x) (call-with-values (lambda () (values x x)) (lambda (a b) (+ a b))))")
+    assert interp.eval("(f 2)") == 4
+    interp.eval_scheme("(define call-with-values (lambda (p c) 'rebound))")
+    assert interp.eval("(f 2)") == interp.eval("'rebound")

@@ -185,13 +185,13 @@ def test_equal_key_handles_long_and_deep_data(interp: Interpreter) -> None:
 
 
 def test_equal_key_distinguishes_structure() -> None:
-    from interpreter.datatypes import NIL, Pair
+    from interpreter.datatypes import NIL, cons
 
-    a = Pair(Pair(1, NIL), Pair(2, NIL))  # ((1) 2)
-    b = Pair(1, Pair(Pair(2, NIL), NIL))  # (1 (2))
+    a = cons(cons(1, NIL), cons(2, NIL))  # ((1) 2)
+    b = cons(1, cons(cons(2, NIL), NIL))  # (1 (2))
     assert equal_key(a) != equal_key(b)
     assert equal_key([1, [2]]) != equal_key([[1], 2])
-    assert equal_key(Pair(1, 2)) != equal_key(Pair(1, Pair(2, NIL)))
+    assert equal_key(cons(1, 2)) != equal_key(cons(1, cons(2, NIL)))
 
 
 def test_many_keys(interp: Interpreter) -> None:

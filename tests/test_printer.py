@@ -17,7 +17,6 @@ from interpreter.datatypes import (
     Char,
     Keyword,
     MString,
-    Pair,
     Parameter,
     Primitive,
     Promise,
@@ -25,6 +24,7 @@ from interpreter.datatypes import (
     RecordType,
     Symbol,
     Values,
+    cons,
 )
 from interpreter.equality import is_equal
 from interpreter.ports import InputPort
@@ -39,7 +39,7 @@ def s(name: str) -> Symbol:
 def lst(*items: Any, tail: Any = NIL) -> Any:
     result = tail
     for item in reversed(items):
-        result = Pair(item, result)
+        result = cons(item, result)
     return result
 
 
@@ -228,7 +228,7 @@ def test_cyclic_vector() -> None:
 def test_cycle_in_the_middle_of_a_list() -> None:
     tail = lst(2, 3)
     tail.cdr.cdr = tail
-    x = Pair(1, tail)
+    x = cons(1, tail)
     assert write_string(x) == "(1 . #0=(2 3 . #0#))"
 
 
@@ -248,7 +248,7 @@ def test_two_cycles() -> None:
 
 def test_quote_form_with_shared_tail_is_not_abbreviated() -> None:
     inner = lst(s("x"))
-    x = Pair(s("quote"), inner)
+    x = cons(s("quote"), inner)
     y = lst(x, inner)
     assert write_shared_string(y) == "((quote . #0=(x)) #0#)"
 
@@ -261,7 +261,7 @@ def test_quote_form_with_shared_tail_is_not_abbreviated() -> None:
 def test_deep_nesting() -> None:
     x: Any = NIL
     for _ in range(50_000):
-        x = Pair(x, NIL)
+        x = cons(x, NIL)
     text = write_string(x)
     assert text == "(" * 50_001 + ")" * 50_001
     assert write_shared_string(x) == text
@@ -278,14 +278,14 @@ def test_deep_vector_nesting() -> None:
 def test_deep_cdr_and_car_mix() -> None:
     x: Any = 0
     for i in range(50_000):
-        x = lst(i, x) if i % 2 else Pair(x, i)
+        x = lst(i, x) if i % 2 else cons(x, i)
     assert write_string(x).count("(") == 50_000
 
 
 def test_million_element_list() -> None:
     x: Any = NIL
     for i in range(1_000_000):
-        x = Pair(i, x)
+        x = cons(i, x)
     text = write_string(x)
     assert text.startswith("(999999 999998") and text.endswith(" 1 0)")
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interpreter.datatypes import EOF, NIL, Char, Keyword, Pair, Span, Symbol, list_to_python
+from interpreter.datatypes import EOF, NIL, Char, Keyword, Pair, Span, Symbol, cons, list_to_python
 from interpreter.equality import is_equal
 from interpreter.errors import SchemeError
 from interpreter.ports import InputPort
@@ -30,7 +30,7 @@ def s(name: str) -> Symbol:
 def lst(*items: Any, tail: Any = NIL) -> Any:
     result = tail
     for item in reversed(items):
-        result = Pair(item, result)
+        result = cons(item, result)
     return result
 
 
@@ -858,7 +858,7 @@ _NODES = st.lists(
 
 def _build(nodes: list[tuple[str, list[Any]]]) -> Any:
     """Pairs and vectors whose parts are atoms or other nodes (any node: cycles and sharing)."""
-    objects: list[Any] = [Pair(None, None) if kind == "pair" else [] for kind, _ in nodes]
+    objects: list[Any] = [cons(None, None) if kind == "pair" else [] for kind, _ in nodes]
 
     def part(item: Any) -> Any:
         return objects[item[1] % len(objects)] if type(item) is tuple else item

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from interpreter import Interpreter, SchemeError
-from interpreter.datatypes import Char, Pair
+from interpreter.datatypes import Char, cons
 from interpreter.polling import POLL_EVERY
 
 TIMEOUT = 0.05
@@ -98,7 +98,7 @@ def interp() -> Interpreter:
     interp.define("LS", ["a"] * N)
     interp.define("C", [Char("a")] * N)
     interp.define("CV", (Char("a"),) * N)
-    interp.define("AL", [Pair(i, i) for i in range(N)])
+    interp.define("AL", [cons(i, i) for i in range(N)])
     return interp
 
 

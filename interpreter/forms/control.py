@@ -16,6 +16,7 @@ from ..datatypes import (
     Primitive,
     Span,
     Symbol,
+    cons,
     datum_leaves,
     list_to_python,
     make_list,
@@ -176,7 +177,7 @@ def _list_to_vector(lst: Any) -> list[Any]:
     return list_to_python(lst)
 
 
-CONS = Primitive("cons", Pair, 2, 2)
+CONS = Primitive("cons", cons, 2, 2)
 APPEND2 = Primitive("unquote-splicing", _append2, 2, 2)
 LIST_TO_VECTOR = Primitive("list->vector", _list_to_vector, 1, 1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyzer import Analyzer, Scope, defining_form, in_dynamic_scope, list_items, special_form, syntax_error
-from ..datatypes import NIL, VOID, Pair, Span, Symbol, make_list, spine
+from ..datatypes import NIL, VOID, Pair, Span, Symbol, cons, make_list, spine
 from ..nodes.core import Const, Define, If, Lambda, Node, Seq, SetDynamic, SetGlobal, SetLocal
 
 
@@ -121,7 +121,7 @@ def define(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     # (define ((curried a) b) body): the header's head is itself a header.
     spec, body = header, items[2:]
     while type(spec.car) is Pair:
-        inner = Pair(Pair(Symbol.intern("lambda"), Pair(spec.cdr, make_list(x for x, _ in body)), form.span), NIL)
+        inner = cons(cons(Symbol.intern("lambda"), cons(spec.cdr, make_list(x for x, _ in body)), form.span), NIL)
         body = [(inner.car, form.span)]
         spec = spec.car
     return Define(name, make_lambda(an, spec.cdr, body, scope, name.name, form.span), form.span)

@@ -23,7 +23,7 @@ from ..analyzer import (
     special_form,
     syntax_error,
 )
-from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, make_list, spine, sym
+from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, cons, make_list, spine, sym
 from ..errors import SchemeError
 from ..libraries import define_library, import_into_globals, library_known
 from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, strip
@@ -156,7 +156,7 @@ def macro_definition(an: Analyzer, form: Pair) -> tuple[Symbol, ProcedureMacro]:
     header = items[1][0]
     if type(header) is Pair and type(header.car) is Symbol:
         name = header.car
-        expr: Any = Pair(sym("named-lambda"), Pair(header, make_list(x for x, _ in items[2:])), form.span)
+        expr: Any = cons(sym("named-lambda"), cons(header, make_list(x for x, _ in items[2:])), form.span)
     elif type(header) is Symbol and len(items) == 3:
         name, expr = header, items[2][0]
     else:
@@ -206,9 +206,9 @@ def strip_quasi(x: Any, an: Analyzer, depth: int) -> Any:
     head = strip(x.car, an) if type(x.car) is Symbol else None
     if head in (S_UNQUOTE, S_UNQUOTE_SPLICING) and type(x.cdr) is Pair:
         inner = x.cdr.car if depth == 1 else strip_quasi(x.cdr.car, an, depth - 1)
-        return Pair(head, Pair(inner, x.cdr.cdr), x.span)
+        return cons(head, cons(inner, x.cdr.cdr), x.span)
     if head is S_QUASIQUOTE and type(x.cdr) is Pair:
-        return Pair(head, Pair(strip_quasi(x.cdr.car, an, depth + 1), x.cdr.cdr), x.span)
+        return cons(head, cons(strip_quasi(x.cdr.car, an, depth + 1), x.cdr.cdr), x.span)
     cells = []
     p = x
     for cell in spine(x, "quasiquote"):
@@ -218,15 +218,15 @@ def strip_quasi(x: Any, an: Analyzer, depth: int) -> Any:
         p = cell.cdr
     result = strip_quasi(p, an, depth)
     for cell in reversed(cells):
-        result = Pair(strip_quasi(cell.car, an, depth), result, cell.span)
+        result = cons(strip_quasi(cell.car, an, depth), result, cell.span)
     return result
 
 
 @hygienic("quasiquote")
 def quasiquote_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
-    stripped = Pair(form.car, strip_quasi(form.cdr, an, 1) if type(form.cdr) is Pair else form.cdr, form.span)
+    stripped = cons(form.car, strip_quasi(form.cdr, an, 1) if type(form.cdr) is Pair else form.cdr, form.span)
     if type(form.cdr) is Pair:
-        stripped = Pair(form.car, Pair(strip_quasi(form.cdr.car, an, 1), form.cdr.cdr), form.span)
+        stripped = cons(form.car, cons(strip_quasi(form.cdr.car, an, 1), form.cdr.cdr), form.span)
     return SPECIAL_FORMS[S_QUASIQUOTE](an, stripped, scope)
 
 
@@ -234,7 +234,7 @@ def quasiquote_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
 def case_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     items = list_items(form)
     clauses = [
-        Pair(strip(c.car, an), c.cdr, c.span) if type(c) is Pair and type(c.car) is not Symbol else c
+        cons(strip(c.car, an), c.cdr, c.span) if type(c) is Pair and type(c.car) is not Symbol else c
         for c, _ in items[2:]
     ]
     rebuilt = make_list([x for x, _ in items[:2]] + clauses)
@@ -281,7 +281,7 @@ def substitute(x: Any, table: dict[Symbol, Symbol]) -> Any:
         cells = list(spine(x, "syntax"))
         result = substitute(cells[-1].cdr, table)
         for cell in reversed(cells):
-            result = Pair(substitute(cell.car, table), result, cell.span)
+            result = cons(substitute(cell.car, table), result, cell.span)
         return result
     if type(x) is list:
         return [substitute(item, table) for item in x]
@@ -297,8 +297,8 @@ class CondExpand(Macro):
             if type(clause) is not Pair:
                 raise syntax_error("cond-expand: each clause must be (requirement body ...)", span)
             if self.holds(strip(clause.car, analyzer), analyzer, span):
-                return Pair(sym("begin"), clause.cdr, form.span)
-        return Pair(sym("begin"), NIL, form.span)
+                return cons(sym("begin"), clause.cdr, form.span)
+        return cons(sym("begin"), NIL, form.span)
 
     def holds(self, req: Any, an: Analyzer, span: Any) -> bool:
         if type(req) is Symbol:
@@ -340,7 +340,7 @@ class Include(Macro):
                 raise SchemeError(f"include: cannot read {name}: {exc.strerror or exc}", kind="file-error") from None
             data = [datum for datum, _ in read_with_spans(text, str(path))]
             forms.extend(fold_symbols(d) for d in data) if self.fold else forms.extend(data)
-        return Pair(sym("begin"), make_list(forms), form.span)
+        return cons(sym("begin"), make_list(forms), form.span)
 
 
 def fold_symbols(x: Any) -> Any:
@@ -348,7 +348,7 @@ def fold_symbols(x: Any) -> Any:
     if type(x) is Symbol:
         return sym(x.name.casefold())
     if type(x) is Pair:
-        return Pair(fold_symbols(x.car), fold_symbols(x.cdr), x.span)
+        return cons(fold_symbols(x.car), fold_symbols(x.cdr), x.span)
     if type(x) is list:
         return [fold_symbols(item) for item in x]
     return x

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..datatypes import NIL, Pair, Parameter, Procedure, Span, Symbol, TailCall, Values
+from ..datatypes import NIL, Parameter, Procedure, Span, Symbol, TailCall, Values, cons
 from ..env import Env
 from ..errors import SchemeError, type_error
 from ..evaluator import UNASSIGNED, Closure, apply_procedure
@@ -148,6 +148,17 @@ def unpacked_values(names: list[Symbol], span: Any, value: Any) -> list[Any]:
     return [target[name] for name in names]
 
 
+def consumer_values(consumer: Any, value: Any, count: int) -> list[Any]:
+    """The values of ``value`` for a ``call-with-values`` consumer of ``count`` parameters
+    that compiled code inlined; a wrong count applies ``consumer``, which raises the
+    arity error the call gives."""
+    values = values_list(value)
+    if len(values) != count:
+        apply_procedure(consumer, values)
+        raise AssertionError("a fixed-arity consumer accepted the wrong count")  # unreachable
+    return values
+
+
 def bind_formals(
     names: list[Symbol], rest: Symbol | None, values: list[Any], target: dict[Symbol, Any], span: Any
 ) -> None:
@@ -159,7 +170,7 @@ def bind_formals(
     if rest is not None:
         tail: Any = NIL
         for item in reversed(values[len(names) :]):
-            tail = Pair(item, tail)
+            tail = cons(item, tail)
         target[rest] = tail
 
 

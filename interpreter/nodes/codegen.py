@@ -29,13 +29,13 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import CHARS, NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values
+from ..datatypes import CHARS, NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
 from ..env import Env
 from ..equality import is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
 from ..ports import StringOutputPort
-from .binding import Do, Let, LetValues, NamedLet, unpacked_values
+from .binding import Do, Let, LetValues, NamedLet, consumer_values, unpacked_values
 from .control import And, Case, Cond, Or
 from .core import (
     Call,
@@ -54,6 +54,7 @@ from .core import (
 from .fastpath import (
     ARITHMETIC,
     BINARY_OPS,
+    CONSTRUCTOR_STATEMENTS,
     CONSTRUCTORS,
     FLOAT_OPS,
     FLOATABLE_INT,
@@ -111,6 +112,7 @@ class Emitter:
         self.namespace |= {
             "Primitive": Primitive,
             "Pair": Pair,
+            "cons": cons,
             "Char": Char,
             "CHARS": CHARS,
             "MString": MString,
@@ -123,6 +125,7 @@ class Emitter:
             "Closure": Closure,
             "TailCall": TailCall,
             "apply_procedure": apply_procedure,
+            "consumer_values": consumer_values,
             "apply_with_caller": apply_with_caller,
             "rt": rt,
         }
@@ -279,40 +282,129 @@ class Emitter:
         return f"{value} is {self.constant(datum)}"
 
     def inline_let_values(self, node: LetValues) -> bool:
-        """Whether a ``let-values`` becomes register variables: in a procedure body, without
-        rest formals or internal defines, when nothing assigns its variables."""
+        """Whether a ``let-values`` or ``let*-values`` becomes register variables: in a
+        procedure body, without rest formals or internal defines, when nothing assigns its
+        variables (for ``let*-values``: nor a later init, and no name is bound twice)."""
         names = [name for formals, _rest, _init in node.clauses for name in formals]
+        assigned = assigned_names(node.body)
+        if node.sequential:
+            if len(set(names)) != len(names):
+                return False
+            for _formals, _rest, init in node.clauses:
+                assigned |= assigned_names(init)
         return (
             self.in_body
             and len(self.scopes) < MAX_REGISTER_SCOPES
-            and not node.sequential
             and not node.defines
             and all(formals and rest is None for formals, rest, _init in node.clauses)
-            and not assigned_names(node.body) & set(names)
+            and not assigned & set(names)
         )
 
     def let_values(self, node: LetValues, body: Callable[[Node], Any]) -> Any:
         """Emit a register ``let-values``: each init's values unpacked into fresh locals
-        (a wrong count is the arity error the ``let-values`` node gives), then ``body``."""
-        values = self.operand_values([init for _formals, _rest, init in node.clauses])
-        names: dict[Symbol, str] = {}
-        for (formals, _rest, _init), value in zip(node.clauses, values):
-            locals_ = [self.fresh("l") for _ in formals]
-            names.update(zip(formals, locals_))
-            temp = self.fresh("t")
-            unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
-            self.line(f"{temp} = {value}")
+        (a wrong count is the arity error the ``let-values`` node gives), then ``body``.
+
+        ``let*-values`` evaluates each init with the variables bound so far in scope (its
+        one frame, as the node makes): a frame made meanwhile is dropped after each clause,
+        to be made again with the new variables when something needs it."""
+        scope = Registers({}, self.fresh("e"))
+        values: list[str] = []
+        if node.sequential:
+            self.line(f"{scope.env} = None")
+            self.scopes.append(scope)
+        else:
+            values = self.operand_values([init for _formals, _rest, init in node.clauses])
+        try:
+            for i, (formals, _rest, init) in enumerate(node.clauses):
+                value = self.value(init) if node.sequential else values[i]
+                unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
+                scope.names.update(self.unpack(formals, value, lambda temp, unpack=unpack: f"{unpack}({temp})"))
+                if node.sequential:
+                    self.line(f"{scope.env} = None")
+            if not node.sequential:
+                self.line(f"{scope.env} = None")
+                self.scopes.append(scope)
+            return body(node.body)
+        finally:
+            self.scopes.pop()
+
+    def unpack(self, formals: Any, value: str, mismatch: Callable[[str], str]) -> dict[Symbol, str]:
+        """Emit the unpacking of ``value`` (one value, or several as ``Values``) into fresh
+        locals for ``formals``; ``mismatch(temp)`` is an expression for the formals' values
+        that raises the error of a wrong count. Returns the locals by name."""
+        locals_ = [self.fresh("l") for _ in formals]
+        temp = self.fresh("t")
+        self.line(f"{temp} = {value}")
+        if len(formals) == 1:  # one value is the usual case: not a Values
+            self.line(f"{locals_[0]}, = ({temp},) if type({temp}) is not Values else {mismatch(temp)}")
+        else:
             self.line(
                 f"{', '.join(locals_)}, = {temp}.items if type({temp}) is Values and len({temp}.items) == "
-                f"{len(formals)} else {unpack}({temp})"
+                f"{len(formals)} else {mismatch(temp)}"
             )
+        return dict(zip(formals, locals_))
+
+    def inline_call_with_values(self, node: Call) -> bool:
+        """Whether ``(call-with-values (lambda () e ...) (lambda (x ...) body ...))`` becomes
+        register code as ``let-values`` does: in a procedure body, both operands literal
+        lambdas, the producer without parameters or internal defines, the consumer with
+        at least one parameter, no rest parameter and no internal defines, and nothing
+        assigning its parameters. A guard sends the call the ordinary way if the global
+        ``call-with-values`` no longer holds the built-in."""
+        operator = node.operator
+        if len(node.operands) != 2 or type(operator) is not GlobalRef or operator.name.name != "call-with-values":
+            return False
+        producer, consumer = node.operands
+        return (
+            "call-with-values" in self.builtins
+            and type(producer) is Lambda
+            and type(consumer) is Lambda
+            and not producer.params
+            and producer.rest is None
+            and not producer.defines
+            and bool(consumer.params)
+            and consumer.rest is None
+            and not consumer.defines
+            and self.in_body
+            and len(self.scopes) < MAX_REGISTER_SCOPES - 1
+            and self.indent + 2 <= MAX_INDENT
+            and not assigned_names(consumer.body) & set(consumer.params)
+        )
+
+    def call_with_values(self, node: Call, body: Callable[[Node], Any], ordinary: Callable[[], Any]) -> None:
+        """Emit an inline ``call-with-values`` (see :meth:`inline_call_with_values`): the
+        producer's body in a frame of its own (empty, as its call would make), its values
+        unpacked into the consumer's parameters, then ``body(consumer's body)``. A wrong
+        count applies the consumer closure, which raises the arity error the call gives.
+        If the global was rebound, ``ordinary()`` emits the call the usual way."""
+        producer, consumer = node.operands
+        intact = self.constant(builtins_intact(node.operator, self.builtins["call-with-values"]), "ok")
+        self.line(f"if {intact}[0]:")
+        self.indent += 1
+        thunk = Registers({}, self.fresh("e"))
+        self.line(f"{thunk.env} = None")
+        self.scopes.append(thunk)
+        try:
+            value = self.value(producer.body)
+        finally:
+            self.scopes.pop()
+        consumer_closure = self.constant(consumer.compile(False), "n")
+        frame, count = self.frame, len(consumer.params)
+        names = self.unpack(
+            consumer.params, value, lambda temp: f"consumer_values({consumer_closure}({frame}), {temp}, {count})"
+        )
         scope = Registers(names, self.fresh("e"))
         self.line(f"{scope.env} = None")
         self.scopes.append(scope)
         try:
-            return body(node.body)
+            body(consumer.body)
         finally:
             self.scopes.pop()
+        self.indent -= 1
+        self.line("else:")
+        self.indent += 1
+        ordinary()
+        self.indent -= 1
 
     def inline_do(self, node: Do) -> bool:
         """Whether a ``do`` becomes a Python loop over register variables: in a procedure
@@ -460,6 +552,14 @@ class Emitter:
             return temp
         if kind is GlobalRef:
             return self.global_value(node)
+        if kind is Call and self.inline_call_with_values(node):
+            temp = self.fresh("t")
+            self.call_with_values(
+                node,
+                lambda body: self.line(f"{temp} = {self.value(body)}"),
+                lambda: self.line(f"{temp} = {self.call(node, tail=False)}"),
+            )
+            return temp
         if kind is Call:
             return self.call(node, tail=False)
         if kind is If and self.fits(node):
@@ -525,6 +625,8 @@ class Emitter:
             for part in node.body[:-1]:
                 self.effect(part)
             self.tail(node.body[-1])
+        elif kind is Call and self.inline_call_with_values(node):
+            self.call_with_values(node, self.tail, lambda: self.call(node, tail=True))
         elif kind is Call:
             self.call(node, tail=True)
         elif kind is Let and self.inline_let(node):
@@ -913,9 +1015,16 @@ class Emitter:
                 _count, guard, code, statement = guarded
                 fields = dict(zip("abcd", args))
                 self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
-                if statement:
-                    self.line(f"    {code.format(**fields)}")
-                self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
+                built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)  # type: ignore[attr-defined]
+                if built is not None and len(args) == 2:
+                    for template in built:
+                        self.line(f"    {template.format(r=result, **fields)}")
+                    if tail:
+                        self.line(f"    return {result}")
+                else:
+                    if statement:
+                        self.line(f"    {code.format(**fields)}")
+                    self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
             self.line(f"elif type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
             self.line(f"elif type({f}) is Closure:")

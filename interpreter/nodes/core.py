@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..datatypes import NIL, Pair, Primitive, Span, Symbol, Void
+from ..datatypes import NIL, Primitive, Span, Symbol, Void, cons
 from ..env import ContextBoundary, Env
 from ..errors import SchemeError, arity_error
 from ..evaluator import (
@@ -456,7 +456,7 @@ def make_binder(params: tuple[Symbol, ...], rest: Symbol, defines: tuple[Symbol,
         frame.update(zip(params, args))
         tail_list: Any = NIL
         for item in reversed(args[n:]):
-            tail_list = Pair(item, tail_list)
+            tail_list = cons(item, tail_list)
         frame[rest] = tail_list
         return Env(frame, outer)
 

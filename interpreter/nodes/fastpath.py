@@ -44,7 +44,10 @@ UNARY_OPS = {
 }
 
 #: Two-operand built-ins that build a value inline.
-CONSTRUCTORS = {"cons": "Pair({a}, {b})"}
+CONSTRUCTORS = {"cons": "cons({a}, {b})"}
+#: The same as statements into ``{r}``, where a call site has room for them: ``Pair()``
+#: allocates in C alone, saving the Python call of ``datatypes.cons``.
+CONSTRUCTOR_STATEMENTS = {"cons": ("{r} = Pair()", "{r}.car = {a}", "{r}.cdr = {b}", "{r}.span = None")}
 
 #: An exact integer that converts to a float without overflow (``int + float`` raises
 #: OverflowError past about 1e308; the primitive reports that as a Scheme error).
@@ -148,6 +151,9 @@ PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "newline": (1, STRING_PORT.format(p="{a}"), '{a}.parts.append("\\n")'),
 }
 
+#: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``).
+INLINE_FORMS = ("call-with-values",)
+
 #: Every global name whose built-in compiled code may compute inline.
 INLINE_NAMES = (
     *BINARY_OPS,
@@ -156,6 +162,7 @@ INLINE_NAMES = (
     *GUARDED_OPS,
     *GUARDED_STATEMENTS,
     *{name for name, _count in GUARDED_BY_ARITY},
+    *INLINE_FORMS,
 )
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import (
     VOID,
-    Pair,
     Parameter,
     Procedure,
     Promise,
     TailCall,
     Values,
+    cons,
     list_to_python,
     make_list,
     sym,
@@ -211,7 +211,7 @@ def install_control(interp: Interpreter) -> None:
     def dynamic_wind(before: Any, thunk: Any, after: Any) -> Any:
         apply_procedure(before, [])
         ctx = rt.current()
-        ctx.winders = Pair((before, after), ctx.winders)
+        ctx.winders = cons((before, after), ctx.winders)
         try:
             return apply_procedure(thunk, [])
         finally:

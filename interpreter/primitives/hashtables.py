@@ -6,7 +6,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from ..datatypes import VOID, Char, MString, Pair, Record, Symbol
+from ..datatypes import VOID, Char, MString, Pair, Record, Symbol, cons
 from ..errors import SchemeError, type_error
 from ..memory import reserve
 from .lists import apply_fn, build_list, check_proc, to_pylist
@@ -343,7 +343,7 @@ def hash_table_values(table: Any) -> Any:
 @primitive("hash-table->alist")
 def hash_table_to_alist(table: Any) -> Any:
     """The entries as an association list, in insertion order."""
-    return build_list([Pair(k, v) for k, v in check_table("hash-table->alist", table).entries.values()])
+    return build_list([cons(k, v) for k, v in check_table("hash-table->alist", table).entries.values()])
 
 
 @primitive("hash-table-walk")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -16,7 +16,7 @@ from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
-from ..polling import POLL_CHUNK, POLL_MASK, poll_limits, polled
+from ..polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled
 from .numbers import check_number, check_size
 from .registry import primitive
 
@@ -42,19 +42,21 @@ def check_proc(who: str, f: Any) -> Any:
 
 def build_list(items: list[Any], tail: Any = NIL) -> Any:
     """A Scheme list of ``items`` (a Python list) ending in ``tail``."""
-    result = tail
     if len(items) > 5000 and gc.isenabled():
         # New pairs only point at older ones, so no cycles can form: pausing the
         # cyclic collector avoids repeated full-heap scans while allocating.
         gc.disable()
         try:
-            for item in polled(items, reverse=True):
-                result = Pair(item, result)
+            return build_list(items, tail)
         finally:
             gc.enable()
-        return result
-    for item in reversed(items):
-        result = Pair(item, result)
+    result = tail
+    for item in polled(items, reverse=True):
+        cell = Pair()
+        cell.car = item
+        cell.cdr = result
+        cell.span = None
+        result = cell
     return result
 
 
@@ -84,13 +86,62 @@ def to_pylist(who: str, lst: Any) -> list[Any]:
     return out
 
 
+def proper_length(who: str, lst: Any) -> int:
+    """The length of the proper list ``lst``; a type error (naming ``who``) for an improper
+    or circular one."""
+    n = list_length(lst)
+    if n is None:
+        raise improper_error(who, lst)
+    return n
+
+
+def copy_onto(who: str, lst: Any, n: int, tail: Any) -> Any:
+    """Fresh pairs holding the first ``n`` elements of ``lst`` (which has at least ``n``
+    pairs), ending in ``tail``: built front to back, with no Python list in between."""
+    if n == 0:
+        return tail
+    if n > 5000 and gc.isenabled():
+        # as in build_list: new pairs form no cycles, so the cyclic collector can wait
+        gc.disable()
+        try:
+            return copy_onto(who, lst, n, tail)
+        finally:
+            gc.enable()
+    head = last = Pair()
+    try:
+        for _ in polled(range(n)):
+            if type(lst) is not Pair:  # shortened meanwhile (by a parallel branch)
+                raise _changed(who)
+            cell = Pair()
+            cell.car = lst.car
+            cell.span = None
+            last.cdr = cell
+            last = cell
+            lst = lst.cdr
+    except BaseException:
+        # A limit ended the copy: free the partial copy now, while the collector still
+        # waits, so that it does not scan millions of dead pairs once it is back on.
+        head.cdr = NIL
+        raise
+    last.cdr = tail
+    return head.cdr
+
+
+def _changed(who: str) -> SchemeError:
+    return SchemeError(f"{who}: the list changed while {who} walked it", kind="type-error")
+
+
 # ----------------------------------------------------------------------------------
 # pairs and c[ad]r
 # ----------------------------------------------------------------------------------
 @primitive("cons")
-def cons(a: Any, b: Any) -> Pair:
+def scheme_cons(a: Any, b: Any) -> Pair:
     """A new pair."""
-    return Pair(a, b)
+    p = Pair()
+    p.car = a
+    p.cdr = b
+    p.span = None
+    return p
 
 
 @primitive("car")
@@ -187,7 +238,11 @@ def scheme_list(*xs: Any) -> Any:
     """A list of the arguments."""
     result: Any = NIL
     for x in reversed(xs):
-        result = Pair(x, result)
+        cell = Pair()
+        cell.car = x
+        cell.cdr = result
+        cell.span = None
+        result = cell
     return result
 
 
@@ -282,11 +337,16 @@ def append(*lists: Any) -> Any:
     """Join lists; the last argument may be any value and becomes the tail."""
     if not lists:
         return NIL
-    items = [to_pylist("append", lst) for lst in lists[:-1]]
-    check_elements("append", sum(map(len, items)))
+    if len(lists) == 2:  # the usual case, without the lists of lengths
+        n = proper_length("append", lists[0])
+        if n > POLL_EVERY:
+            check_elements("append", n)
+        return copy_onto("append", lists[0], n, lists[1])
+    lengths = [proper_length("append", lst) for lst in lists[:-1]]
+    check_elements("append", sum(lengths))
     result = lists[-1]
-    for part in reversed(items):
-        result = build_list(part, result)
+    for lst, n in zip(reversed(lists[:-1]), reversed(lengths)):
+        result = copy_onto("append", lst, n, result)
     return result
 
 
@@ -299,20 +359,28 @@ def append_bang(*lists: Any) -> Any:
 @primitive("reverse", "reverse!")
 def reverse(lst: Any) -> Any:
     """A new list with the elements in reverse order."""
-    items = to_pylist("reverse", lst)
-    items.reverse()
-    return build_list(items)
+    n = proper_length("reverse", lst)
+    result: Any = NIL
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed("reverse")
+        cell = Pair()
+        cell.car = lst.car
+        cell.cdr = result
+        cell.span = None
+        result = cell
+        lst = lst.cdr
+    return result
 
 
 @primitive("list-copy")
 def list_copy(lst: Any) -> Any:
     """A copy of the list spine (an improper tail is kept)."""
-    items: list[Any] = []
+    n = 0
     tail = lst
-    for p in spine(lst, "list-copy"):
-        items.append(p.car)
+    for n, p in enumerate(spine(lst, "list-copy"), 1):  # noqa: B007 (counts the pairs, finds the tail)
         tail = p.cdr
-    return build_list(items, tail)
+    return copy_onto("list-copy", lst, n, tail)
 
 
 def _list_index_error(who: str, k: int, lst: Any) -> SchemeError:
@@ -569,11 +637,38 @@ def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[
     return (lambda row: call(*row)), polled(list(zip(*_columns(who, lists))))
 
 
+def elements(who: str, lst: Any) -> Iterator[Any]:
+    """The elements of the proper list ``lst``, walked in place (no Python list), polling
+    the run's limits. The list is checked first: an improper or circular one is a type
+    error naming ``who`` before any element is produced."""
+    n = proper_length(who, lst)
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed(who)
+        yield lst.car
+        lst = lst.cdr
+
+
 @primitive("map")
 def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     """The list of ``(f x ...)`` for corresponding elements (stops at the shortest list)."""
-    call, items = _over("map", f, lst, more)
-    return build_list([call(x) for x in items])
+    if more:
+        call, items = _over("map", f, lst, more)
+        return build_list([call(x) for x in items])
+    call = caller(check_proc("map", f), 1)
+    n = proper_length("map", lst)
+    head = last = Pair()
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed("map")
+        cell = Pair()
+        cell.car = call(lst.car)
+        cell.span = None
+        last.cdr = cell
+        last = cell
+        lst = lst.cdr
+    last.cdr = NIL
+    return head.cdr
 
 
 @primitive("for-each")
@@ -608,8 +703,22 @@ def filter_map(f: Any, lst: Any, *more: Any) -> Any:
 @primitive("filter")
 def scheme_filter(pred: Any, lst: Any) -> Any:
     """The elements satisfying ``pred``."""
-    call, items = _over("filter", pred, lst, ())
-    return build_list([x for x in items if call(x) is not False])
+    call = caller(check_proc("filter", pred), 1)
+    n = proper_length("filter", lst)
+    head = last = Pair()
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise _changed("filter")
+        x = lst.car
+        if call(x) is not False:
+            cell = Pair()
+            cell.car = x
+            cell.span = None
+            last.cdr = cell
+            last = cell
+        lst = lst.cdr
+    last.cdr = NIL
+    return head.cdr
 
 
 @primitive("remove")
@@ -671,8 +780,11 @@ def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     call = caller(kons, 2 + len(more))
     acc = knil
     if not more:
-        for x in polled(to_pylist("fold", lst)):
-            acc = call(x, acc)
+        for _ in polled(range(proper_length("fold", lst))):
+            if type(lst) is not Pair:
+                raise _changed("fold")
+            acc = call(lst.car, acc)
+            lst = lst.cdr
         return acc
     for row in polled(list(zip(*_columns("fold", (lst, *more))))):
         acc = call(*row, acc)
@@ -686,8 +798,11 @@ def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     call = caller(f, 2 + len(more))
     acc = init
     if not more:
-        for x in polled(to_pylist("fold-left", lst)):
-            acc = call(acc, x)
+        for _ in polled(range(proper_length("fold-left", lst))):
+            if type(lst) is not Pair:
+                raise _changed("fold-left")
+            acc = call(acc, lst.car)
+            lst = lst.cdr
         return acc
     for row in polled(list(zip(*_columns("fold-left", (lst, *more))))):
         acc = call(acc, *row)

@@ -17,7 +17,7 @@ from ..evaluator import caller
 from ..limits import SMALL_STRING, check_string_length
 from ..polling import POLL_EVERY, POLL_MASK, poll_limits, polled
 from .chars import check_char
-from .lists import build_list, check_proc, to_pylist
+from .lists import build_list, check_proc, elements, to_pylist
 from .numbers import check_index, check_range, check_size
 from .registry import primitive
 
@@ -268,7 +268,12 @@ def string_to_list(s: Any, start: Any = None, end: Any = None) -> Any:
 @primitive("list->string")
 def list_to_string(lst: Any) -> MString:
     """A string of the characters in a list."""
-    return MString("".join([check_char("list->string", c).ch for c in polled(to_pylist("list->string", lst))]))
+    texts = []
+    for c in elements("list->string", lst):
+        if type(c) is not Char:
+            raise type_error("list->string", "a character", c)
+        texts.append(c.ch)
+    return MString("".join(texts))
 
 
 @primitive("string->vector")

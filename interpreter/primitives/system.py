@@ -145,9 +145,9 @@ def install_system(interp: Interpreter) -> None:
     def get_environment_variables() -> Any:
         """All environment variables as an alist (needs the allow_scripts capability)."""
         check_environment("get-environment-variables")
-        from ..datatypes import Pair
+        from ..datatypes import cons
 
-        return make_list(Pair(k, v) for k, v in os.environ.items())
+        return make_list(cons(k, v) for k, v in os.environ.items())
 
     for name, fn in {
         "open-input-file": open_input_file,

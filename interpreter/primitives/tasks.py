@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from ..capabilities import require_scripts
-from ..datatypes import MString, Pair, Symbol, list_to_python, make_list, sym
+from ..datatypes import MString, Pair, Symbol, cons, list_to_python, make_list, sym
 from ..errors import SchemeError, type_error
 from ..tasks.access import get_path
 from ..tasks.arguments import check_keywords, split_keywords
@@ -93,7 +93,7 @@ def record_to_alist(record: Any) -> Any:
         raise type_error("record->alist", "a task record", record)
     from ..tasks.values import to_scheme
 
-    return make_list(Pair(sym(name.replace("_", "-")), to_scheme(v)) for name, v in record.fields().items())
+    return make_list(cons(sym(name.replace("_", "-")), to_scheme(v)) for name, v in record.fields().items())
 
 
 # -- get ---------------------------------------------------------------------------

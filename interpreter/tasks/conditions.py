@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..datatypes import NIL, Pair, Span, Symbol
+from ..datatypes import NIL, Span, Symbol, cons
 
 S = Symbol.intern
 TOKEN = re.compile(
@@ -113,7 +113,7 @@ class Parser:
         span = Span(self.file, token.line, token.col)
         result: Any = NIL
         for item in reversed(items):
-            result = Pair(item, result, span)
+            result = cons(item, result, span)
         return result
 
     def fail(self, token: Token, wanted: str) -> ConditionError:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ..datatypes import NIL, MString, Pair, Span
+from ..datatypes import NIL, MString, Pair, Span, cons
 from ..errors import SchemeError
 from ..printer import display_string, write_string
 from .errors import TaskError, task_failure, type_and_message
@@ -208,7 +208,7 @@ class PreviousOutputs:
     def append(self, value: Any) -> None:
         if type(value) in (Pair, list) and self._holds_spine(value):
             value = _copied(value, self.spine)
-        pair = Pair(value, NIL)
+        pair = cons(value, NIL)
         if self.last is None:
             self.head = pair
         else:
@@ -251,7 +251,7 @@ def _copied(value: Any, spine: set[int]) -> Any:
             copies[id(x)] = fresh_vector
             fresh_vector.extend(copy(item) for item in x)
             return fresh_vector
-        first = fresh = Pair(None, NIL)
+        first = fresh = cons(None, NIL)
         while True:  # iterative along the cdrs, so long lists need no deep recursion
             copies[id(x)] = fresh
             fresh.car = copy(x.car)
@@ -259,7 +259,7 @@ def _copied(value: Any, spine: set[int]) -> Any:
             if type(x) is not Pair or id(x) in copies:
                 fresh.cdr = copy(x)
                 return first
-            fresh.cdr = Pair(None, NIL)
+            fresh.cdr = cons(None, NIL)
             fresh = fresh.cdr
 
     return copy(value)

@@ -23,7 +23,7 @@ from xml.parsers import expat
 import pydantic
 
 from ..analyzer import Scope
-from ..datatypes import NIL, Keyword, Pair, Span, Symbol, TailCall
+from ..datatypes import NIL, Keyword, Pair, Span, Symbol, TailCall, cons
 from ..errors import SchemeError
 from ..nodes.core import Lambda
 from .errors import TaskError, from_validation, validation_error
@@ -762,7 +762,7 @@ def at(span: Span, *items: Any) -> Any:
     """A list whose pairs remember ``span`` (so errors in generated code point into the XML)."""
     result: Any = NIL
     for item in reversed(items):
-        result = Pair(item, result, span)
+        result = cons(item, result, span)
     return result
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..conversion import Walk, proper_items
-from ..datatypes import Char, Keyword, MString, Nil, Pair, Symbol, Void, make_list, sym
+from ..datatypes import Char, Keyword, MString, Nil, Pair, Symbol, Void, cons, make_list, sym
 from ..errors import SchemeError
 
 
@@ -94,7 +94,7 @@ def to_scheme(x: Any) -> Any:
         return False
     t = type(x)
     if t is dict:
-        return make_list(Pair(sym(str(k)), to_scheme(v)) for k, v in x.items())
+        return make_list(cons(sym(str(k)), to_scheme(v)) for k, v in x.items())
     if t is list or t is tuple:
         return make_list(to_scheme(v) for v in x)
     return x
