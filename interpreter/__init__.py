@@ -1,6 +1,6 @@
 """taskscheme: a Scheme interpreter for writing LLM task programs."""
 
-from .datatypes import NIL, VOID, Char, Keyword, Pair, Symbol
+from .datatypes import NIL, VOID, Char, Keyword, Pair, Symbol, cons
 from .errors import ErrorRecord, SchemeError, SchemeExit
 from .interpreter import Interpreter
 from .tasks.models import TransientModelError
@@ -17,5 +17,6 @@ __all__ = [
     "SchemeExit",
     "Symbol",
     "TransientModelError",
+    "cons",
 ]
 __version__ = "0.1.0"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from interpreter import NIL, Char, Interpreter, Pair, SchemeError, Symbol
+from interpreter import NIL, Char, Interpreter, Pair, SchemeError, Symbol, cons
 from interpreter.conversion import SchemeProcedure
 from interpreter.tasks.errors import TaskError
 from interpreter.tasks.records import TaskResult
@@ -70,6 +70,11 @@ def test_improper_and_circular_lists_stay_pairs(interp: Interpreter) -> None:
     assert type(pair) is Pair and (pair.car, pair.cdr) == (1, 2)
     loop = interp.eval("(let ((l (list 1 2))) (set-cdr! (cdr l) l) l)")
     assert type(loop) is Pair
+
+
+def test_the_host_makes_an_improper_list_with_cons(interp: Interpreter) -> None:
+    interp.define("dotted", cons(1, cons(2, 3)))
+    assert interp.eval("(list (car dotted) (cadr dotted) (cddr dotted) (list? dotted))") == [1, 2, 3, False]
 
 
 def test_a_structure_containing_itself_is_an_error(interp: Interpreter) -> None:
