@@ -11,11 +11,13 @@ import threading
 from typing import Any
 
 import pytest
+
+# tests/fuzz as `fuzz`: pytest puts tests/ (no __init__.py) on sys.path, also under -P --installed
+from fuzz.findings import FINDINGS, WITHOUT_MEMORY_BUDGET
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interpreter import Interpreter, SchemeError, SchemeExit
-from tests.fuzz.findings import FINDINGS, WITHOUT_MEMORY_BUDGET
 
 TIMEOUT = 1.0
 #: Seconds past the timeout an example may take (slow CI machines, one long primitive).
