@@ -8,9 +8,10 @@ object, so the hot path (a ``cons`` in a compiled body, a frame) pays nothing:
   limits (:meth:`Runtime.attend`), and the next call or step ends the program with a
   ``resource-exhaustion`` error (resource ``memory``);
 - the same sample also counts the interpreter's live small objects
-  (``sys.getallocatedblocks``, at :data:`BLOCK_BYTES` each, a lower bound): memory
-  that an earlier run freed stays resident and is reused without the resident size
-  moving, so the resident size alone would let a run hold far more than its budget;
+  (``sys.getallocatedblocks``, at :data:`BLOCK_BYTES` each, a lower bound) from
+  the lowest count seen in the run: memory that an earlier run freed stays resident
+  and is reused without the resident size moving, so the resident size alone would
+  let a run hold far more than its budget;
 - a primitive about to build something big in one call (vectors, strings,
   bytevectors, long lists, bignums, string-port growth) first :func:`reserve`\\ s its
   size, so one call cannot jump past the budget between two samples.
@@ -111,8 +112,10 @@ class MemoryBudget:
         """What the run added: the larger of the resident size's growth and its live
         small objects' (which sees memory reused after an earlier run freed it)."""
         grown = resident_bytes() - self.baseline
-        blocks = (sys.getallocatedblocks() - self.baseline_blocks) * BLOCK_BYTES
-        return max(0, grown, blocks)
+        blocks = sys.getallocatedblocks()
+        if blocks < self.baseline_blocks:  # garbage older than the run was freed: count from here
+            self.baseline_blocks = blocks
+        return max(0, grown, (blocks - self.baseline_blocks) * BLOCK_BYTES)
 
     def check(self) -> None:
         """Raise the memory error if the sampler found the run past its budget (every
