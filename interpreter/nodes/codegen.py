@@ -286,9 +286,9 @@ class Emitter:
 
     def inline_let_values(self, node: LetValues) -> bool:
         """Whether a ``let-values`` or ``let*-values`` becomes register variables: in a
-        procedure body, without rest formals or internal defines, when nothing assigns its
+        procedure body, without internal defines or an empty formals list, when nothing assigns its
         variables (for ``let*-values``: nor a later init, and no name is bound twice)."""
-        names = [name for formals, _rest, _init in node.clauses for name in formals]
+        names = [name for formals, rest, _init in node.clauses for name in (*formals, *([rest] if rest else []))]
         assigned = assigned_names(node.body)
         if node.sequential:
             if len(set(names)) != len(names):
@@ -299,7 +299,7 @@ class Emitter:
             self.in_body
             and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.defines
-            and all(formals and rest is None for formals, rest, _init in node.clauses)
+            and all(formals or rest is not None for formals, rest, _init in node.clauses)
             and not assigned & set(names)
         )
 
@@ -318,10 +318,16 @@ class Emitter:
         else:
             values = self.operand_values([init for _formals, _rest, init in node.clauses])
         try:
-            for i, (formals, _rest, init) in enumerate(node.clauses):
+            for i, (formals, rest, init) in enumerate(node.clauses):
                 value = self.value(init) if node.sequential else values[i]
-                unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
-                scope.names.update(self.unpack(formals, value, lambda temp, unpack=unpack: f"{unpack}({temp})"))
+                unpack = self.constant(functools.partial(unpacked_values, formals, node.span, rest=rest), "n")
+                if rest is None:
+                    scope.names.update(self.unpack(formals, value, lambda temp, unpack=unpack: f"{unpack}({temp})"))
+                else:  # a rest formal: the helper builds its list (and gives a short count's error)
+                    names = [*formals, rest]
+                    locals_ = [self.fresh("l") for _ in names]
+                    self.line(f"{', '.join(locals_)}, = {unpack}({value})")
+                    scope.names.update(zip(names, locals_))
                 if node.sequential:
                     self.line(f"{scope.env} = None")
             if not node.sequential:
