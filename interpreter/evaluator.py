@@ -365,10 +365,12 @@ class Runtime:
         last = self.last_measure
         recent = (py - last[1]) / max(1, self.depth - last[0])  # since the last measurement
         # the frames a level takes: as measured over this thread, or lately if more (a
-        # recursion that calls a heavier one); the next stretch may take 1.5 times that
+        # recursion that calls a heavier one); the next stretch may take 1.5 times that,
+        # and runs at most twice as many levels as the last (the rate measured over a few
+        # light levels says little about a heavier recursion that may follow them)
         per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth), recent)
         self.last_measure = (self.depth, py)
-        levels = int(room / (per_level * 1.5))
+        levels = min(int(room / (per_level * 1.5)), 2 * max(self.depth - last[0], 8))
         saved = self.depth_mark
         if levels >= 8:
             self._set_mark(min(self.depth + levels, self.max_depth))
