@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -224,7 +225,7 @@ class Emitter:
         reloads = [walrus for scope in self.scopes for walrus in self.reloads(scope)]
         if tail or not reloads:
             return call
-        return f"({self.fresh('t')} := {call}, {', '.join(reloads)})[0]"
+        return f"({call}, {', '.join(reloads)})[0]"  # the tuple keeps the call's value
 
     def inline_let(self, node: Let) -> bool:
         """Whether a ``let`` becomes a register frame: in a procedure body (register or
@@ -617,10 +618,10 @@ class Emitter:
 
     def global_value(self, node: GlobalRef) -> str:
         key = self.constant(node.name, "k")
-        gvars = self.constant(node.gvars, "g")
+        get = self.constant(node.gvars.get, "g")  # a bound method: no attribute lookup per read
         ref = self.constant(node.compile(False), "n")
         temp = self.fresh("t")
-        self.line(f"{temp} = {gvars}.get({key})")
+        self.line(f"{temp} = {get}({key})")
         self.line(f"if {temp} is None:")
         self.line(f"    {temp} = {ref}({self.frame})")
         return temp
@@ -777,12 +778,12 @@ class Emitter:
             if refs is None:
                 refs = self.global_refs[id(node)] = (
                     self.constant(node.name, "k"),
-                    self.constant(node.gvars, "g"),
+                    self.constant(node.gvars.get, "g"),  # bound: no attribute lookup per read
                     self.constant(node.compile(False), "n"),
                 )
-            key, gvars, ref = refs
+            key, get, ref = refs
             temp = self.fresh("t")
-            return f"({temp} if ({temp} := {gvars}.get({key})) is not None else {ref}({self.frame}))"
+            return f"({temp} if ({temp} := {get}({key})) is not None else {ref}({self.frame}))"
         return None
 
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
@@ -932,6 +933,13 @@ class Emitter:
                 values.append(source)
                 given.append(source)
                 continue
+            if self.simple(operand) is not None and source.isidentifier():
+                # a variable in a Python local, checked after every evaluated operand (so
+                # after any fallback that re-reads it): used as it is, no copy in a local
+                values.append(source)
+                given.append(source)
+                checks.append(f"type({source})")
+                continue
             temp = self.fresh("t")
             values.append(temp)
             if self.simple(operand) is not None:  # a variable: the fallback reads it again
@@ -1030,12 +1038,17 @@ class Emitter:
         guarded = self.guarded(node)
         if guarded is not None:  # each operand's value in a name, for the guard to test
             for i, arg in enumerate(args):
-                if not arg.isidentifier() or arg in ("True", "False"):
+                if is_int_literal(arg):  # parenthesized, the guard may take its attributes
+                    args[i] = f"({arg})"
+                elif not arg.isidentifier() or arg in ("True", "False"):
                     args[i] = self.fresh("t")
                     self.line(f"{args[i]} = {arg}")
         arglist = ", ".join(args)
         result = self.fresh("t")
         give = "return" if tail else f"{result} ="
+        # after an inline arm nothing can have assigned the registers: only the other arms,
+        # nested under an else, re-read them (reload_after_call)
+        nested = (found is not None or guarded is not None) and not tail and any(s.names for s in self.scopes)
         if found is not None or guarded is not None:
             keyword = "if"
             name = node.operator.name.name  # type: ignore[attr-defined]
@@ -1059,7 +1072,10 @@ class Emitter:
                     if statement:
                         self.line(f"    {code.format(**fields)}")
                     self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
-            self.line(f"elif type({f}) is Primitive:")
+            if nested:
+                self.line("else:")
+                self.indent += 1
+            self.line(f"{'if' if nested else 'elif'} type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
             self.line(f"elif type({f}) is Closure:")
         elif self.names_builtin(node.operator):
@@ -1107,6 +1123,8 @@ class Emitter:
         self.line(f"    {give} apply_with_caller({f}, [{arglist}], {self.frame}, {tail})")
         if not tail:
             self.reload_after_call()
+        if nested:
+            self.indent -= 1
         self.current_site = parent
         self.line(f"site = {parent}")
         return result
@@ -1217,7 +1235,11 @@ class BodyErrors:
     def __init__(self, sites: list[tuple[Call, int]]) -> None:
         self.sites = sites
 
-    def __call__(self, exc: BaseException, site: int) -> BaseException:
+    def __call__(self, site: int) -> BaseException:
+        """The error to raise for the exception being handled (read here, not passed:
+        an ``as exc`` name would be one more local in every frame of a deep recursion)."""
+        exc = sys.exc_info()[1]
+        assert exc is not None
         if site >= 0:
             node, parent = self.sites[site]
             if not isinstance(exc, PASS_THROUGH):
@@ -1243,8 +1265,8 @@ def run({params}):
     try:
         while True:
 {code}
-    except BaseException as exc:
-        raise on_error(exc, site) from None
+    except BaseException:
+        raise on_error(site) from None
 """
 
 
