@@ -40,11 +40,11 @@ YOUNG_THRESHOLD = 50_000
 DUE_SHARE = 0.25
 #: … and by at least this many blocks (about 6 MB): a small heap costs little to keep.
 DUE_FROM = 200_000
-#: Counting the blocks walks the allocator's pools (80 µs at 2 million objects, half an
-#: ``eval`` of a constant), so :func:`settle` counts them only after this many collections
-#: of the youngest generation (each ~700 new container objects; cyclic garbage is made of
-#: them), or while one is pending: evaluations that allocate little pay nothing.
-COUNT_EVERY = 8
+#: Counting the blocks walks the allocator's pools (80 µs at 2 million objects, most of an
+#: ``eval`` of a constant), so :func:`settle` counts them only once collections of the
+#: youngest generation have seen about this many new container objects (cyclic garbage
+#: is made of them), or while one is pending: evaluations that allocate little pay nothing.
+COUNT_AFTER = 5_000
 
 
 class RunHeap:
@@ -71,8 +71,8 @@ def settle(force: bool = False) -> float:
     between runs to pay the collection at a time of its choosing. Runs under way in other
     threads wait meanwhile (the collector holds the interpreter lock) and walk the whole
     heap until the last of them ends."""
-    young = gc.get_stats()[0]["collections"]
-    if not force and young - HEAP.young_seen < COUNT_EVERY and gc.get_count()[0] < gc.get_threshold()[0]:
+    young, threshold = gc.get_stats()[0]["collections"], gc.get_threshold()[0]
+    if not force and (young - HEAP.young_seen) * threshold < COUNT_AFTER and gc.get_count()[0] < threshold:
         return 0.0
     blocks = sys.getallocatedblocks()
     with HEAP.lock:
