@@ -28,7 +28,7 @@ REBIND = (
     " (define call-with-values (let ((cwv call-with-values)) (lambda (p c) (cwv p c))))"
     " (define string-append (let ((join string-append)) (lambda xs (apply join xs))))"
     " (define write-char (let ((put write-char)) (lambda (c p) (put c p))))"
-    " (define eq? (let ((same eq?)) (lambda (x y) (same x y)))) (define caddr (lambda (p) (car (cddr p))))"
+    " (define eq? (let ((same eq?)) (lambda (x y) (same x y)))) (define caddr (let ((c caddr)) (lambda (p) (c p))))"
     " (define memv (let ((m memv)) (lambda (x l) (m x l))))"
     " (define assoc (let ((a assoc)) (lambda (x l) (a x l))))"
 )

@@ -612,10 +612,10 @@ class Emitter:
 
     def global_value(self, node: GlobalRef) -> str:
         key = self.constant(node.name, "k")
-        gvars = self.constant(node.gvars, "g")
+        get = self.constant(node.gvars.get, "g")  # a bound method: no attribute lookup per read
         ref = self.constant(node.compile(False), "n")
         temp = self.fresh("t")
-        self.line(f"{temp} = {gvars}.get({key})")
+        self.line(f"{temp} = {get}({key})")
         self.line(f"if {temp} is None:")
         self.line(f"    {temp} = {ref}({self.frame})")
         return temp
@@ -772,12 +772,12 @@ class Emitter:
             if refs is None:
                 refs = self.global_refs[id(node)] = (
                     self.constant(node.name, "k"),
-                    self.constant(node.gvars, "g"),
+                    self.constant(node.gvars.get, "g"),  # bound: no attribute lookup per read
                     self.constant(node.compile(False), "n"),
                 )
-            key, gvars, ref = refs
+            key, get, ref = refs
             temp = self.fresh("t")
-            return f"({temp} if ({temp} := {gvars}.get({key})) is not None else {ref}({self.frame}))"
+            return f"({temp} if ({temp} := {get}({key})) is not None else {ref}({self.frame}))"
         return None
 
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
@@ -1040,6 +1040,9 @@ class Emitter:
         arglist = ", ".join(args)
         result = self.fresh("t")
         give = "return" if tail else f"{result} ="
+        # after an inline arm nothing can have assigned the registers: only the other arms,
+        # nested under an else, re-read them (reload_after_call)
+        nested = (found is not None or guarded is not None) and not tail and any(s.names for s in self.scopes)
         if found is not None or guarded is not None:
             keyword = "if"
             name = node.operator.name.name  # type: ignore[attr-defined]
@@ -1063,7 +1066,10 @@ class Emitter:
                     if statement:
                         self.line(f"    {code.format(**fields)}")
                     self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
-            self.line(f"elif type({f}) is Primitive:")
+            if nested:
+                self.line("else:")
+                self.indent += 1
+            self.line(f"{'if' if nested else 'elif'} type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
             self.line(f"elif type({f}) is Closure:")
         elif self.names_builtin(node.operator):
@@ -1111,6 +1117,8 @@ class Emitter:
         self.line(f"    {give} apply_with_caller({f}, [{arglist}], {self.frame}, {tail})")
         if not tail:
             self.reload_after_call()
+        if nested:
+            self.indent -= 1
         self.current_site = parent
         self.line(f"site = {parent}")
         return result
