@@ -140,6 +140,8 @@ class Emitter:
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
         self.global_refs: dict[int, tuple[str, str, str]] = {}  # id of a GlobalRef: its key, globals, reader
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
+        self.floats: set[str] = set()  # register locals bound to a likely float (see likely_float)
+        self.float_hints: dict[int, bool] = {}  # id of a node: likely_float's answer
         self.searches: dict[int, tuple[str, str] | None] = {}  # id of a Call: its literal search, if any
 
     # -- bookkeeping ---------------------------------------------------------------
@@ -245,6 +247,7 @@ class Emitter:
         names = {name: self.fresh("l") for name in node.names}
         for local, value in zip(names.values(), values):
             self.line(f"{local} = {value}")
+        self.note_floats(names.values(), node.inits)
         scope = Registers(names, self.fresh("e"))
         self.line(f"{scope.env} = None")
         self.scopes.append(scope)
@@ -431,6 +434,7 @@ class Emitter:
         names = {name: self.fresh("l") for name in node.names}
         for local, value in zip(names.values(), values):
             self.line(f"{local} = {value}")
+        self.note_floats(names.values(), node.inits)
         scope = Registers(names, self.fresh("e"))
         self.scopes.append(scope)
         try:
@@ -489,6 +493,7 @@ class Emitter:
         params = {name: self.fresh("l") for name in proc.params}
         for local, value in zip(params.values(), values):
             self.line(f"{local} = {value}")
+        self.note_floats(params.values(), node.inits)
         holder = Registers({node.name: self.fresh("l")}, self.fresh("e"))  # the frame naming the loop
         self.line(f"{holder.names[node.name]} = {holder.env} = None")
         self.count_step()
@@ -871,7 +876,8 @@ class Emitter:
         self.heights[id(node)] = height
         return height <= MAX_INLINE_HEIGHT
 
-    def pure_call(self, node: Node) -> str | None:
+    def pure_call(self, node: Node, bound: list[str] | None = None) -> str | None:
+        """See :meth:`pure`; ``bound``: the operands' values, already in names (for :meth:`float_first`)."""
         if type(node) is not Call or type(node.operator) is not GlobalRef:
             return None
         name = node.operator.name.name
@@ -882,7 +888,7 @@ class Emitter:
         guarded = self.guarded(node) if searched else None
         if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
-        operands = [self.pure(a) for a in node.operands]
+        operands = [self.pure(a) for a in node.operands] if bound is None else bound
         if any(o is None for o in operands) or not self.within_height(node, node.operands, 1):
             return None
         ok = self.constant(builtins_intact(node.operator, builtin), "ok") + "[0]"
@@ -897,6 +903,8 @@ class Emitter:
             return f"({expr.format(a=temp)} if {check} and {ok} else {self.fallback(node, [temp])})"
         if arity == 2 and name in FLOAT_OPS:
             floated = self.float_literal_operation(node, name, operands, ok)
+            if floated is None and bound is None and name != "/":
+                floated = self.float_first(node, name, operands, ok)
             if floated is not None:
                 return floated
         if name in CONSTRUCTORS or not known:  # a constructor, or a guarded built-in
@@ -962,6 +970,51 @@ class Emitter:
             float_test = " and ".join(part for part in [*rebind, float_guard.format(**fields), ok] if part)
             otherwise = f"({code.format(**fields)} if {float_test} else {otherwise})"
         return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {otherwise})"
+
+    def likely_float(self, node: Node) -> bool:
+        """Whether ``node``'s value is probably a float: a float literal, ``inexact``, ``+ - * /``
+        with a likely float operand, or a register variable bound to one. Only a hint: it
+        puts the float arm of inline arithmetic before the exact-integer arm."""
+        known = self.float_hints.get(id(node))
+        if known is None:
+            known = False
+            kind = type(node)
+            if kind is Const:
+                known = type(node.value) is float
+            elif kind is LocalRef and not node.checked and node.depth < len(self.scopes):
+                known = self.local(node) in self.floats
+            elif kind is Call and type(node.operator) is GlobalRef:
+                name = node.operator.name.name
+                known = name in ("exact->inexact", "inexact") or (
+                    name in ARITHMETIC and any(self.likely_float(o) for o in node.operands)
+                )
+            self.float_hints[id(node)] = known
+        return known
+
+    def note_floats(self, locals_: Any, inits: list[Node]) -> None:
+        """Remember which new register locals start as likely floats."""
+        self.floats.update(local for local, init in zip(locals_, inits) if self.likely_float(init))
+
+    def float_first(self, node: Call, name: str, operands: list[str], ok: str) -> str | None:
+        """A binary operator with a likely float operand (:meth:`likely_float`) and no exact
+        integer literal: an arm for two floats first, binding both operands once, then the
+        usual exact-integer, mixed and fallback arms on the bound values. None otherwise."""
+        if not any(self.likely_float(o) for o in node.operands) or any(is_int_literal(o) for o in operands):
+            return None
+        temps, binds = [], []
+        for source in operands:
+            if source.isidentifier():
+                temps.append(source)
+            else:
+                temp = self.fresh("t")
+                temps.append(temp)
+                binds.append(f"({temp} := {source}) is {temp}")
+        floats = " is ".join([*(f"type({t})" for t in temps), "float"])
+        test = " and ".join([*binds, floats, ok])
+        rest = self.pure_call(node, temps)
+        if rest is None:
+            return None
+        return f"({temps[0]} {FLOAT_OPS[name]} {temps[1]} if {test} else {rest})"
 
     def float_literal_operation(self, node: Call, name: str, operands: list[str], ok: str) -> str | None:
         """``(op x 2.5)`` with a finite float literal: the result is inexact whatever ``x``
