@@ -222,6 +222,16 @@ def test_inline_eq_and_eqv_agree_on_every_kind_of_value() -> None:
                 assert len(set(results)) == 1, (expr, a, b, results)
 
 
+def test_an_integer_literal_beside_inline_eq_compiles_without_a_warning() -> None:
+    """``(eq? 0 (g x))`` at a call site: the literal goes into a name, not beside ``is``
+    (pyproject turns SyntaxWarning into an error, so a warning fails this test)."""
+    for expr in ["(eq? 0 (h a))", "(eqv? (h a) 7)", "(if (eq? 300 (h b)) 1 2)", "(list (eqv? 0 (h a)))"]:
+        for a, b in [("0", "300"), ("7", "'()")]:
+            results = run_five_ways(expr, a, b)
+            assert len(set(results)) == 1, (expr, a, b, results)
+            assert not results[0].startswith("error"), results[0]
+
+
 def test_let_values_with_rest_formals_agree_every_way() -> None:
     """Rest formals in a body unpack into locals (``Emitter.let_values``): the counts that
     fit, one short (the arity error), none, and a rest kept by a closure."""

@@ -1091,8 +1091,8 @@ class Emitter:
         guarded = self.guarded(node)
         if guarded is not None:  # each operand's value in a name, for the guard to test
             for i, arg in enumerate(args):
-                if is_int_literal(arg):  # parenthesized, the guard may take its attributes
-                    args[i] = f"({arg})"
+                if is_int_literal(arg) and not compares_identity(guarded, "abcd"[i]):
+                    args[i] = f"({arg})"  # parenthesized, the guard may take its attributes
                 elif not arg.isidentifier() or arg in ("True", "False"):
                     args[i] = self.fresh("t")
                     self.line(f"{args[i]} = {arg}")
@@ -1355,3 +1355,11 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     source = TEMPLATE.format(params=params, frame=frame, code=code)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
+
+
+def compares_identity(guarded: tuple[Any, ...], field: str) -> bool:
+    """Whether a guarded template puts operand ``field`` beside ``is`` (``eq?``): a literal
+    there is a SyntaxWarning ("is" with a literal), so the operand goes into a name."""
+    _count, guard, code, _statement = guarded
+    text = f"{guard} {code}"
+    return f"{{{field}}} is " in text or f"is {{{field}}}" in text
