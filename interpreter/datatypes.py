@@ -23,6 +23,7 @@ unspecified        :data:`VOID`
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
@@ -237,6 +238,16 @@ class Pair:
         from .printer import write_string
 
         return write_string(self)
+
+
+#: A value that changes whenever a primitive changes a pair that already existed
+#: (``set-car!``, ``set-cdr!``, ``list-set!``, ``sort!`` on a list): each of them stores
+#: ``next(PAIR_WRITE_TICKS)`` here after its change. Tables precomputed from a quoted
+#: list (``nodes/literal_search.py``) hold the value they were built at and trust
+#: themselves only while it is still there. Fresh values (not ``+= 1``) make a write
+#: that races another thread's never bring back an old value.
+PAIR_WRITES: list[int] = [0]
+PAIR_WRITE_TICKS = itertools.count(1)
 
 
 class Void:

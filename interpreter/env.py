@@ -75,8 +75,9 @@ def implicit_lookup(env: Env | None, name: Symbol, missing: Any = None) -> Any:
 class GlobalBindings(dict):  # type: ignore[type-arg]
     """The global frame's bindings: a dict that notices when a watched name is rebound.
 
-    Compiled code computes built-in arithmetic inline while ``intact[0]`` is true,
-    that is, while every watched name (``+``, ``<`` …) still holds its built-in.
+    Compiled code computes a built-in (``+``, ``<``, ``memv`` …) inline while
+    ``intact[name][0]`` is true, that is, while that watched name still holds its
+    built-in: a program that defines its own ``assoc`` keeps inline arithmetic.
     """
 
     __slots__ = ("watched", "intact")
@@ -84,15 +85,16 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
     def __init__(self) -> None:
         super().__init__()
         self.watched: dict[Symbol, Any] = {}
-        self.intact = [True]
+        self.intact: dict[Symbol, list[bool]] = {}
 
     def watch(self, builtins: dict[Symbol, Any]) -> None:
         self.watched = dict(builtins)
-        self.intact[0] = all(self.get(k) is v for k, v in builtins.items())
+        for key, value in builtins.items():
+            self.intact.setdefault(key, [True])[0] = self.get(key) is value
 
     def _note(self, key: Symbol, value: Any) -> None:
         if key in self.watched and value is not self.watched[key]:
-            self.intact[0] = False
+            self.intact[key][0] = False
 
     def __setitem__(self, key: Symbol, value: Any) -> None:
         self._note(key, value)
@@ -116,5 +118,6 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
         return super().pop(key, *default)
 
     def clear(self) -> None:
-        self.intact[0] = not self.watched
+        for flag in self.intact.values():
+            flag[0] = False
         super().clear()

@@ -32,7 +32,7 @@ from .datatypes import (
 )
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
-from .stack import Anchor, anchor_here, python_depth, run_on_fresh_stack, stack_height
+from .stack import ANCHOR_FRAMES, Anchor, anchor_here, python_depth, run_on_fresh_stack, stack_height
 
 if TYPE_CHECKING:
     from .memory import MemoryBudget
@@ -206,12 +206,13 @@ class Runtime:
         self._next_check()
         self._start_thread_budget()
 
-    def _start_thread_budget(self) -> None:
-        """Measure this thread's stack, anchor the measurement and set the first mark
-        (cautiously: how many frames a level takes is not known yet)."""
+    def _start_thread_budget(self, frames: int = ANCHOR_FRAMES) -> None:
+        """Measure this thread's stack, anchor the measurement (on this frame and the
+        ``frames`` - 1 under it) and set the first mark (cautiously: how many frames a
+        level takes is not known yet)."""
         py = python_depth()
         self.thread_base = (self.depth, py)
-        self.anchor = anchor_here(self.depth, py)
+        self.anchor = anchor_here(self.depth, py, frames)
         mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
         self._set_mark(min(mark, max(self.max_depth, self.depth + 1)))
 
@@ -377,7 +378,7 @@ class Runtime:
         saved_base, saved_anchor = self.thread_base, self.anchor
 
         def continue_there() -> Any:
-            self._start_thread_budget()
+            self._start_thread_budget(2)  # this frame stays (the ones under it: a roomy one, stack.with_room)
             return self.apply(proc, args)
 
         try:

@@ -28,6 +28,7 @@ from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
+from .stack import with_room
 from .stdlib_files import startup_files
 from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from .isolation import Isolation
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 #: What an ``isolate=True`` interpreter hands its child process (everything but its streams).
 ISOLATED_SETTINGS = frozenset(
@@ -278,8 +280,8 @@ class Interpreter:
         if self.isolation is not None:
             return self.converter.to_scheme(self.isolation.request("eval_scheme", source, filename, whole, check))
 
-        result: Any = VOID
-        from_host = not self.runtime.running and not filename.startswith("stdlib/")
+        begins = not self.runtime.running
+        from_host = begins and not filename.startswith("stdlib/")
         nested = len(self.loading) > 1  # a file that a running program loads
         with self._top_level(filename):
             try:
@@ -288,13 +290,23 @@ class Interpreter:
                 raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
             if check and not nested:  # a program, not a file a running program loads
                 self.check_unbound(forms, whole)
-            for datum, span in forms:
-                if from_host:
-                    remember_definition(self.program_sources, datum, span)
-                result = self.eval_datum(datum, span)
-                if self.on_top_level_value is not None:
-                    self.on_top_level_value(result, span)
-        return result
+
+            def run_forms() -> Any:
+                result: Any = VOID
+                for datum, span in forms:
+                    if from_host:
+                        remember_definition(self.program_sources, datum, span)
+                    result = self.eval_datum(datum, span)
+                    if self.on_top_level_value is not None:
+                        self.on_top_level_value(result, span)
+                return result
+
+            return self._with_room(run_forms) if begins else run_forms()
+
+    def _with_room(self, job: Callable[[], T]) -> T:
+        """``job()`` at the start of a run, with room on the frame stack for the deep
+        recursion the run may go into (see :func:`interpreter.stack.with_room`)."""
+        return with_room(job, sys.getrecursionlimit() - self.runtime.thread_base[1])
 
     def check_unbound(self, forms: list[tuple[Any, Span]], whole: bool = True) -> str | None:
         """Refuse a program that uses names bound nowhere, naming them all, before it runs;
@@ -398,9 +410,10 @@ class Interpreter:
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
+        begins = not self.runtime.running
         with self._top_level(span.file if span is not None else "<python>"):
             try:
-                return thunk()
+                return self._with_room(thunk) if begins else thunk()
             except ContinuationInvoked as jump:
                 raise SchemeError(
                     "continuation invoked outside the dynamic extent of its call/cc", kind="continuation"

@@ -7,6 +7,11 @@ object, so the hot path (a ``cons`` in a compiled body, a frame) pays nothing:
   run with a budget is under way; past the budget it asks the runtime to check its
   limits (:meth:`Runtime.attend`), and the next call or step ends the program with a
   ``resource-exhaustion`` error (resource ``memory``);
+- the same sample also counts the interpreter's live small objects
+  (``sys.getallocatedblocks``, at :data:`BLOCK_BYTES` each, a lower bound) from
+  the lowest count seen in the run: memory that an earlier run freed stays resident
+  and is reused without the resident size moving, so the resident size alone would
+  let a run hold far more than its budget;
 - a primitive about to build something big in one call (vectors, strings,
   bytevectors, long lists, bignums, string-port growth) first :func:`reserve`\\ s its
   size, so one call cannot jump past the budget between two samples.
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,6 +49,9 @@ CHECK_FROM = 256 * 1024
 #: Bytes charged per element of a list or vector built in one call, and per character.
 ELEMENT_BYTES = 64
 CHAR_BYTES = 4
+#: Bytes charged per live small object the run added: the smallest a pair, an integer
+#: or a float takes (a pair is 56), so the count never charges more than was built.
+BLOCK_BYTES = 32
 
 
 def resident_bytes() -> int:
@@ -52,7 +61,6 @@ def resident_bytes() -> int:
             return int(statm.read().split()[1]) * PAGE
     except (OSError, IndexError, ValueError):
         import resource
-        import sys
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024
@@ -69,6 +77,7 @@ class MemoryBudget:
             raise ValueError("max_memory must be a positive number of bytes")
         self.limit = limit
         self.baseline = 0
+        self.baseline_blocks = 0
         self.over: int | None = None  # the usage the sampler found past the limit
         self.runtime: Runtime | None = None
         self._stop = threading.Event()
@@ -79,6 +88,7 @@ class MemoryBudget:
         """Start measuring from here, sampling on a daemon thread until :meth:`end`."""
         self.runtime = runtime
         self.baseline = resident_bytes()
+        self.baseline_blocks = sys.getallocatedblocks()
         self.over = None
         self._stop = threading.Event()
         self._sampler = threading.Thread(target=self._sample, args=(self._stop,), name="taskscheme-memory", daemon=True)
@@ -99,7 +109,13 @@ class MemoryBudget:
 
     # -- measuring -------------------------------------------------------------------
     def used(self) -> int:
-        return max(0, resident_bytes() - self.baseline)
+        """What the run added: the larger of the resident size's growth and its live
+        small objects' (which sees memory reused after an earlier run freed it)."""
+        grown = resident_bytes() - self.baseline
+        blocks = sys.getallocatedblocks()
+        if blocks < self.baseline_blocks:  # garbage older than the run was freed: count from here
+            self.baseline_blocks = blocks
+        return max(0, grown, (blocks - self.baseline_blocks) * BLOCK_BYTES)
 
     def check(self) -> None:
         """Raise the memory error if the sampler found the run past its budget (every

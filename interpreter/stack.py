@@ -22,7 +22,7 @@ import contextvars
 import sys
 import threading
 from collections.abc import Callable
-from types import FrameType
+from types import FrameType, FunctionType
 from typing import Any, NamedTuple
 
 #: How many frames under the one that takes an anchor are remembered with it: the
@@ -66,12 +66,12 @@ def python_depth() -> int:
     return low  # indices 0 (this frame) … low (the bottom): our caller is the low-th from the bottom
 
 
-def anchor_here(depth: int, height: int) -> Anchor:
-    """An anchor of the caller's frame, at ``height``, and of the frames under it (the
-    caller may return: a frame further down goes on running the evaluation)."""
+def anchor_here(depth: int, height: int, frames: int = ANCHOR_FRAMES) -> Anchor:
+    """An anchor of the caller's frame, at ``height``, and of the ``frames`` - 1 frames under
+    it (the caller may return: a frame further down goes on running the evaluation)."""
     heights: dict[FrameType, int] = {}
     frame = sys._getframe(1)
-    for i in range(ANCHOR_FRAMES):
+    for i in range(frames):
         if frame is None:
             break
         heights[frame] = height - i
@@ -111,9 +111,76 @@ def stack_height(anchor: Anchor | None, depth: int) -> tuple[int, Anchor | None]
     return python_depth() - 1, None
 
 
+# -- room on the frame stack ------------------------------------------------------------
+#: CPython (3.11+) keeps the frames of Python functions in 16 KB chunks it maps with ``mmap``
+#: when a call needs one and unmaps when the frame at a chunk's start returns, so a recursion
+#: 1,000 levels deep maps and unmaps a chunk every ~60 levels each time it goes down and up
+#: (a system call pair and fresh pages: it triples the cost of a level in plain Python too).
+#: A chunk is bigger only for a frame that does not fit in 16 KB: :func:`with_room` calls its
+#: job from a frame whose code declares a large value stack (never used nor touched, so it
+#: costs address space, not memory), which gets a chunk of its own with room after it.
+FRAME_BYTES = 320  # room asked for per Python frame to come (generated bodies use 200-600 bytes)
+MAX_ROOM = (1 << 20) - (16 << 10)  # bytes of frames a roomy chunk holds at most (a 2 MB chunk)
+CHUNK = 16 << 10  # CPython's DATA_STACK_CHUNK_SIZE
+MIN_FRAMES = 64  # below this much room, no roomy frame: it would not pay for its map
+
+_launchers: dict[int, Callable[[Callable[[], Any]], Any]] = {}
+
+
+def _launch(job: Callable[[], Any]) -> Any:
+    return job()
+
+
+def _launcher(room: int) -> Callable[[Callable[[], Any]], Any]:
+    """:func:`_launch` with a frame whose chunk leaves at least ``room`` bytes after it.
+
+    CPython gives a frame that does not fit in 16 KB a chunk of its own, the smallest
+    16 KB × 2^k that holds the frame and 1,000 more words; a frame just over half of
+    such a chunk leaves the other half, less 16 KB, for the frames called from it."""
+    chunk = CHUNK
+    while chunk < 2 * (room + CHUNK):
+        chunk *= 2
+    launcher = _launchers.get(chunk)
+    if launcher is None:
+        words = (chunk // 2 + CHUNK) // 8 - 1100  # 8 × (words + 1000) is over chunk / 2, within chunk
+        code = _launch.__code__.replace(co_stacksize=words)
+        launcher = _launchers[chunk] = FunctionType(code, _launch.__globals__, "_launch")
+    return launcher
+
+
+def with_room(job: Callable[[], Any], frames: int) -> Any:
+    """``job()``, with room for about ``frames`` Python frames on top of it that are
+    neither mapped nor unmapped while it runs (see :data:`FRAME_BYTES`).
+
+    Where the room cannot be mapped (an address-space limit), ``job()`` runs as usual.
+    No exception passes through the roomy frame: that would give it a frame object as
+    big as the frame (for the traceback)."""
+    if frames < MIN_FRAMES:
+        return job()
+    started = False
+
+    def entered() -> tuple[bool, Any]:
+        nonlocal started
+        started = True
+        try:
+            return True, job()
+        except BaseException as exc:  # raised again below, outside the roomy frame
+            return False, exc
+
+    try:
+        ok, value = _launcher(min(frames * FRAME_BYTES, MAX_ROOM))(entered)
+    except MemoryError:
+        if started:
+            raise
+        return job()
+    if ok:
+        return value
+    raise value
+
+
 # -- fresh stacks -----------------------------------------------------------------------
 #: Idle threads kept for the next hop; more are started as hops nest, and end when idle past this.
-MAX_IDLE = 16
+MAX_IDLE = 64
 
 _idle: list[_StackThread] = []
 _idle_lock = threading.Lock()

@@ -30,6 +30,8 @@ REBIND = (
     " (define string-append (let ((join string-append)) (lambda xs (apply join xs))))"
     " (define write-char (let ((put write-char)) (lambda (c p) (put c p))))"
     " (define cons (let ((pair cons)) (lambda (a d) (pair a d))))"
+    " (define memv (let ((m memv)) (lambda (x l) (m x l))))"
+    " (define assoc (let ((a assoc)) (lambda (x l) (a x l))))"
 )
 
 atoms = st.one_of(
@@ -120,6 +122,21 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),
         st.builds(lambda x: f"(number->string {x})", inner),
         st.builds(lambda x: f"(memv {x} '(#\\a 1 #\\b 1.5))", inner),
+        # searches of a quoted list: a table lookup (literal_search.py) when its atoms allow
+        st.builds(lambda x: f"(memv {x} '(#\\a 1 a #t () #\\b 1 -2))", inner),
+        st.builds(lambda x: f"(memq {x} '(a b #\\b 0))", inner),
+        st.builds(lambda x: f"(member {x} '(\"ab\" 1 #\\a a \"\" #f))", inner),
+        st.builds(lambda x: f"(assv {x} '((1 . one) (#\\a . ch) (a . sym) (#f . no) (1 . again)))", inner),
+        st.builds(lambda x: f"(assq {x} '((a . 1) (b . 2) (() . 3)))", inner),
+        st.builds(lambda x: f"(assoc {x} '((\"ab\" . 1) (2 . two) (#\\b . 3)))", inner),
+        st.builds(lambda x: f"(assv {x} '((1 . one) 2))", inner),  # malformed: the primitive's error
+        # the second search runs after the first's answer (a tail of the quoted list) was changed
+        st.builds(
+            lambda x, y: f"(do ((i 0 (+ i 1)) (r #f (memv (if (= i 0) 1 {x}) '(1 #\\a b)))) ((= i 2) r)"
+            f" (if (pair? r) (set-car! r {y})))",
+            inner,
+            inner,
+        ),
         st.builds(
             lambda x, y: f"(let ((p (open-output-string))) (write-char {x} p) (write-string {y} p)"
             f" (display {y} p) (newline p) (get-output-string p))",

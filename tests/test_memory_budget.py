@@ -120,3 +120,22 @@ def test_the_budget_belongs_to_the_whole_run_under_parallel_map() -> None:
     assert interp.eval("(parallel-map (lambda (x) (* x x)) '(1 2 3))") == [1, 4, 9]
     # one branch alone fits
     assert interp.eval("(grow 0)") == 3
+
+
+def test_memory_an_earlier_run_freed_is_charged_when_a_run_reuses_it() -> None:
+    """An earlier run leaves half of 3M pairs alive, interleaved with the freed half:
+    that memory stays resident, so a later run could fill it without the resident
+    size moving. Its live objects are counted too, and it is stopped."""
+    host = Interpreter(timeout=60)
+    host.eval(
+        "(define kept (let loop ((i 0) (acc '())) (if (= i 3000000) acc (loop (+ i 1) (cons (* i 1000) acc)))))"
+        "(define (every-other l) (if (or (null? l) (null? (cdr l))) l"
+        "  (begin (set-cdr! l (cddr l)) (every-other (cdr l)))))"
+        "(every-other kept)"
+    )
+    interp = Interpreter(max_memory=BUDGET, timeout=60)
+    with pytest.raises(SchemeError) as info:  # 1.5M pairs and integers: about 130 MB live
+        interp.eval("(length (let loop ((i 0) (acc '())) (if (= i 1500000) acc (loop (+ i 1) (cons (* i 1000) acc)))))")
+    assert info.value.details["resource"] == "memory"
+    assert info.value.details["used"] <= 2 * BUDGET
+    assert host.eval("(length kept)") == 1500000

@@ -58,3 +58,44 @@ def test_run_on_fresh_stack_returns_and_raises_from_another_thread() -> None:
     assert run_on_fresh_stack(lambda: threading.current_thread().name, lambda: None) == "taskscheme-deep"
     with pytest.raises(KeyError):
         run_on_fresh_stack(lambda: {}["missing"], lambda: None)
+
+
+def test_with_room_returns_and_raises_and_leaves_room_after_its_frame() -> None:
+    from interpreter import stack
+
+    assert stack.with_room(lambda: down(500, lambda: 42), 1000) == 42
+    with pytest.raises(KeyError) as info:
+        stack.with_room(lambda: {}["missing"], 1000)
+    assert "_launch" not in {entry.name for entry in info.traceback}  # no exception passed the roomy frame
+    for room in (64 * stack.FRAME_BYTES, 1000 * stack.FRAME_BYTES, stack.MAX_ROOM):
+        frame_words = stack._launcher(room).__code__.co_stacksize + 64  # locals and header: a few words
+        chunk = stack.CHUNK
+        while chunk < 8 * (frame_words + 1000):
+            chunk *= 2  # how CPython sizes the chunk for a frame that fits in no 16 KB one
+        assert chunk - 8 * frame_words >= room
+
+
+def test_with_room_runs_the_job_as_usual_where_the_room_cannot_be_mapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from interpreter import stack
+
+    def unmappable(room: int) -> object:
+        def launch(job: object) -> object:
+            raise MemoryError
+
+        return launch
+
+    monkeypatch.setattr(stack, "_launcher", unmappable)
+    assert stack.with_room(lambda: "ran", 1000) == "ran"
+    assert stack.with_room(lambda: "small", 10) == "small"
+
+
+def test_deep_recursion_runs_in_a_roomy_frame_and_reports_errors_from_it() -> None:
+    from interpreter import Interpreter, SchemeError
+
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    assert interp.eval("(count 5000)") == 5000
+    interp.eval("(define (bad n) (if (= n 0) (car '()) (+ 1 (bad (- n 1)))))")
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(bad 3000)")
+    assert info.value.kind == "type-error" and "car" in str(info.value)

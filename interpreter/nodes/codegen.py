@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import CHARS, NIL, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
+from ..datatypes import CHARS, NIL, PAIR_WRITES, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
 from ..env import Env
 from ..equality import is_eqv
 from ..errors import SchemeError
@@ -66,6 +66,7 @@ from .fastpath import (
     builtins_intact,
     generic_application,
 )
+from .literal_search import SEARCHES, LiteralTable
 from .trmc import HOLE, emit_cons_loop, filled, has_cons_calls_of_itself, returning
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ class Emitter:
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
         self.global_refs: dict[int, tuple[str, str, str]] = {}  # id of a GlobalRef: its key, globals, reader
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
+        self.searches: dict[int, tuple[str, str] | None] = {}  # id of a Call: its literal search, if any
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -845,12 +847,35 @@ class Emitter:
                 return (*table[name], statement)
         if (name, count) in GUARDED_BY_ARITY:
             return (count, *GUARDED_BY_ARITY[name, count], False)
+        if name in SEARCHES and count == 2:
+            search = self.literal_search(node)
+            if search is not None:
+                return (2, *search, False)
         if name in UNARY_OPS and count == 1:
             code, guard = UNARY_OPS[name]
             return (1, guard or "True", code, False)
         if name in CONSTRUCTORS and count == 2:
             return (2, "True", CONSTRUCTORS[name], False)
         return None
+
+    def literal_search(self, node: Call) -> tuple[str, str] | None:
+        """(guard, value) over ``{a}`` for ``(memv x '(…))`` and the other searches of a
+        quoted list (:data:`~.literal_search.SEARCHES`): a lookup in tables made from the
+        list now, valid while no pair has changed since or the tables could be brought up
+        to date; None when the list does not qualify (see ``literal_search.py``)."""
+        if id(node) not in self.searches:
+            lst, search = node.operands[1], None
+            name = node.operator.name.name  # type: ignore[attr-defined]
+            builtin = self.builtins[name]
+            if type(lst) is Const and type(lst.value) is Pair and type(builtin) is Primitive:
+                table = LiteralTable.of(name, lst.value, builtin.fn)
+                if table is not None:
+                    me = self.constant(table, "s")
+                    writes = self.constant(PAIR_WRITES, "w")
+                    guard = f"({me}.epoch is {writes}[0] or {me}.current())"
+                    search = (guard, table.lookup_source("{a}", self.fresh("t"), me, self.constant))
+            self.searches[id(node)] = search
+        return self.searches[id(node)]
 
     def port_procedure(self, node: Call) -> Primitive | None:
         """The interpreter's own port procedure that the operator (a global named in
@@ -905,7 +930,8 @@ class Emitter:
         builtin = self.builtins.get(name)
         arity = len(node.operands)
         known = (arity == 1 and name in UNARY_OPS) or (arity == 2 and (name in BINARY_OPS or name in CONSTRUCTORS))
-        guarded = self.guarded(node) if name in GUARDED_OPS or (name, arity) in GUARDED_BY_ARITY else None
+        searched = name in GUARDED_OPS or (name, arity) in GUARDED_BY_ARITY or name in SEARCHES
+        guarded = self.guarded(node) if searched else None
         if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
         operands = [self.pure(a) for a in node.operands]
@@ -941,8 +967,9 @@ class Emitter:
             else:
                 assert guarded is not None
                 _count, guard_template, code, _statement = guarded
-                fast = code.format(**dict(zip("abcd", values)))
-                test = f"{guard_template.format(**dict(zip('abcd', values)))} and {ok}"
+                fields = {**dict(zip("abcd", values)), "t": self.fresh("t")}
+                fast = code.format(**fields)
+                test = f"{guard_template.format(**fields)} and {ok}"
             guard = " and ".join([*checks, test])
             return f"({fast} if {guard} else {self.fallback(node, values)})"
         values, given, checks = [], [], []  # operands; what the fallback gets; type checks
@@ -1064,7 +1091,7 @@ class Emitter:
                 keyword = "elif"
             if guarded is not None:
                 _count, guard, code, statement = guarded
-                fields = dict(zip("abcd", args))
+                fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
                 self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
                 built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)  # type: ignore[attr-defined]
                 if built is not None and len(args) == 2:

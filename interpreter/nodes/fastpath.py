@@ -22,6 +22,7 @@ from ..datatypes import Primitive, TailCall
 from ..evaluator import Closure, apply_procedure, apply_with_caller
 from ..limits import SMALL_STRING
 from .core import GlobalRef, Node, Run
+from .literal_search import SEARCHES
 
 if TYPE_CHECKING:
     from .core import Call
@@ -75,21 +76,28 @@ SMALL_INTS = (
     " and -0xFFFFFFFFFFFFFFFF < {b} < 0xFFFFFFFFFFFFFFFF"
 )
 
+#: A string's characters as a Python sequence: a literal itself, a mutable string's text
+#: or, while it is being edited, its list of characters (``len`` of an :class:`MString`
+#: would be a Python-level ``__len__`` call).
+CHARACTERS = "({a} if type({a}) is str else {a}.text if {a}.text is not None else {a}.chars)"
+
+#: The same for any value ``{a}``: empty when it is not a string.
+STRING_CHARACTERS = f"({{a}} if type({{a}}) is str else {CHARACTERS} if type({{a}}) is MString else '')"
+
 #: Built-ins computed inline when their operands pass a guard: name to (operand count,
 #: guard over ``{a}`` ``{b}`` ``{c}``, value). Anything else (a wrong type, an index out of
 #: range, a redefined name) makes the ordinary call, so meaning and errors are unchanged.
+#: ``{t}`` is a fresh temporary: a guard may bind it for the value to use.
 #: Vectors are Python lists; strings are ``str`` (literals) or :class:`MString`.
 GUARDED_OPS: dict[str, tuple[int, str, str]] = {
     "vector-ref": (2, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}]"),
     "vector-length": (1, "type({a}) is list", "len({a})"),
     "string-ref": (
         2,
-        "(type({a}) is str or type({a}) is MString) and type({b}) is int and 0 <= {b} < len({a})",
-        "(CHARS.get({c}) or Char({c}))".replace(
-            "{c}", "({a}[{b}] if type({a}) is str else {a}.text[{b}] if {a}.text is not None else {a}.chars[{b}])"
-        ),
+        f"type({{b}}) is int and 0 <= {{b}} < len({{t}} := {STRING_CHARACTERS})",
+        "(CHARS.get({t}[{b}]) or Char({t}[{b}]))",
     ),
-    "string-length": (1, "(type({a}) is str or type({a}) is MString)", "len({a})"),
+    "string-length": (1, "(type({a}) is str or type({a}) is MString)", f"len({CHARACTERS})"),
     **{
         name: (2, "type({a}) is Char and type({b}) is Char", f"{{a}}.ch {op} {{b}}.ch")
         for name, op in {"char=?": "==", "char<?": "<", "char>?": ">", "char<=?": "<=", "char>=?": ">="}.items()
@@ -163,6 +171,7 @@ INLINE_NAMES = (
     *GUARDED_STATEMENTS,
     *{name for name, _count in GUARDED_BY_ARITY},
     *INLINE_FORMS,
+    *SEARCHES,
 )
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).
@@ -184,7 +193,7 @@ class StillBuiltin:
 
 def builtins_intact(ref: GlobalRef, builtin: Any) -> Any:
     """An object whose ``[0]`` says the inline computation of ``ref``'s operator is valid."""
-    intact = getattr(ref.gvars, "intact", None)
+    intact = getattr(ref.gvars, "intact", {}).get(ref.name)
     return intact if intact is not None else StillBuiltin(ref.gvars, ref.name, builtin)
 
 

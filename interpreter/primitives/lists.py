@@ -11,7 +11,19 @@ from fractions import Fraction
 from typing import Any
 
 from ..bignum import int_shown
-from ..datatypes import NIL, VOID, Char, MString, Pair, Procedure, Record, Values, spine
+from ..datatypes import (
+    NIL,
+    PAIR_WRITE_TICKS,
+    PAIR_WRITES,
+    VOID,
+    Char,
+    MString,
+    Pair,
+    Procedure,
+    Record,
+    Values,
+    spine,
+)
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
@@ -218,6 +230,7 @@ def set_car(p: Any, x: Any) -> Any:
     if type(p) is not Pair:
         raise type_error("set-car!", "a pair", p)
     p.car = x
+    PAIR_WRITES[0] = next(PAIR_WRITE_TICKS)
     return VOID
 
 
@@ -227,6 +240,7 @@ def set_cdr(p: Any, x: Any) -> Any:
     if type(p) is not Pair:
         raise type_error("set-cdr!", "a pair", p)
     p.cdr = x
+    PAIR_WRITES[0] = next(PAIR_WRITE_TICKS)
     return VOID
 
 
@@ -430,6 +444,7 @@ def list_set(lst: Any, k: Any, x: Any) -> Any:
     if type(p) is not Pair:
         raise _list_index_error("list-set!", k, lst)
     p.car = x
+    PAIR_WRITES[0] = next(PAIR_WRITE_TICKS)
     return VOID
 
 
@@ -981,4 +996,5 @@ def sort_bang(a: Any, b: Any) -> Any:
     for x in items:
         p.car = x
         p = p.cdr
+    PAIR_WRITES[0] = next(PAIR_WRITE_TICKS)
     return seq
