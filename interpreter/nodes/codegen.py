@@ -1064,13 +1064,8 @@ class Emitter:
                 self.line(f"return {inline}")
             return inline
         parent = self.current_site
-        site = self.open_site(node)
+        f, args = self.call_parts(node)
         found = self.builtin_op(node)
-        f = f"f{site}"
-        self.operator_into(node.operator, f)
-        args = self.operand_values(node.operands)
-        if len(self.sites) > site + 1:  # an operand made calls of its own
-            self.line(f"site = {site}")
         guarded = self.guarded(node)
         if guarded is not None:  # each operand's value in a name, for the guard to test
             for i, arg in enumerate(args):
@@ -1145,6 +1140,17 @@ class Emitter:
         self.current_site = parent
         self.line(f"site = {parent}")
         return result
+
+    def call_parts(self, node: Call) -> tuple[str, list[str]]:
+        """Open ``node``'s call site and emit its operator into ``f<site>`` and its
+        operands' values: ``(f<site>, operand expressions)``."""
+        site = self.open_site(node)
+        f = f"f{site}"
+        self.operator_into(node.operator, f)
+        args = self.operand_values(node.operands)
+        if len(self.sites) > site + 1:  # an operand made calls of its own
+            self.line(f"site = {site}")
+        return f, args
 
     def operand_values(self, operands: list[Node]) -> list[str]:
         """Expressions for the operands, evaluated left to right: an inline expression

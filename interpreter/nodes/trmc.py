@@ -98,12 +98,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
             em.line(f"{temp} = {value}")
             value = temp
         heads.append((site, f"f{site}", value))
-    site = em.open_site(call)
-    f = f"f{site}"
-    em.operator_into(call.operator, f)
-    args = em.operand_values(call.operands)
-    if len(em.sites) > site + 1:  # an argument made calls of its own
-        em.line(f"site = {site}")
+    f, args = em.call_parts(call)
     builtin = em.constant(em.builtins["cons"], "b")
     intact = " and ".join(f"{operator} is {builtin}" for _site, operator, _value in heads)
     em.line(f"if {intact} and type({f}) is Closure and {f}.run is run:")
