@@ -9,6 +9,11 @@ from typing import Any
 from .datatypes import Char, MString, Pair, Record
 from .polling import poll_limits
 
+#: The types whose values ``eqv?`` compares by value; any other two objects are ``eqv?``
+#: only if they are the same object (compiled ``eq?``/``eqv?`` test identity first and
+#: call :func:`is_eqv` only for these).
+EQV_BY_VALUE = frozenset({int, float, Fraction, Char, complex, str})
+
 
 def is_eqv(a: Any, b: Any) -> bool:
     """``eqv?``: identity, or the same number of the same exactness, or the same char."""

@@ -30,6 +30,7 @@ REBIND = (
     " (define string-append (let ((join string-append)) (lambda xs (apply join xs))))"
     " (define write-char (let ((put write-char)) (lambda (c p) (put c p))))"
     " (define cons (let ((pair cons)) (lambda (a d) (pair a d))))"
+    " (define eq? (let ((same eq?)) (lambda (x y) (same x y)))) (define caddr (lambda (p) (car (cddr p))))"
     " (define memv (let ((m memv)) (lambda (x l) (m x l))))"
     " (define assoc (let ((a assoc)) (lambda (x l) (a x l))))"
 )
@@ -46,10 +47,10 @@ atoms = st.one_of(
 
 def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     binary = st.sampled_from(
-        ["+", "-", "*", "<", "=", "quotient", "cons", "eq?", "/", ">=", "modulo", "vector-ref", "string-ref", "char<?", "char=?"]
+        ["+", "-", "*", "<", "=", "quotient", "cons", "eq?", "eqv?", "/", ">=", "modulo", "vector-ref", "string-ref", "char<?", "char=?"]
     )
     unary = st.sampled_from(
-        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?", "cadr", "cddr"]
+        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?", "cadr", "cddr", "caddr"]
     )
     return st.one_of(
         st.builds(lambda op, x, y: f"({op} {x} {y})", binary, inner, inner),
@@ -235,3 +236,14 @@ def test_cons_loops_agree_every_way() -> None:
         for a, b in [("3", "'(1 2)"), ("'(4 5)", "#f"), ("'((1) 2 (3))", "'()")]:
             results = run_five_ways(expr, a, b)
             assert len(set(results)) == 1, (expr, a, b, results)
+
+
+def test_inline_eq_and_eqv_agree_on_every_kind_of_value() -> None:
+    """Compiled ``eq?``/``eqv?`` test identity first and call ``is_eqv`` only for the types
+    it compares by value: numbers of each kind, characters, empty strings, symbols, pairs."""
+    values = ["1.5", "-0.0", "0.0", "(expt 10 30)", "1/3", "#\\a", '""', "'x", "'()", "#t", "(list 1)", "2"]
+    for a in values:
+        for b in values[:6]:
+            for expr in ["(list (eq? a b) (eqv? a b) (eqv? a a) (eq? b b))", "(if (eqv? a b) (caddr (list a b c)) b)"]:
+                results = run_five_ways(expr, a, b)
+                assert len(set(results)) == 1, (expr, a, b, results)

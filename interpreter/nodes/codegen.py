@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import CHARS, NIL, PAIR_WRITES, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
 from ..env import Env
-from ..equality import is_eqv
+from ..equality import EQV_BY_VALUE, is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
 from ..ports import StringOutputPort
@@ -124,6 +124,7 @@ class Emitter:
             "NIL": NIL,
             "UNASSIGNED": UNASSIGNED,
             "is_eqv": is_eqv,
+            "EQV_BY_VALUE": EQV_BY_VALUE,
             "VOID": _void(),
             "Closure": Closure,
             "TailCall": TailCall,

@@ -40,6 +40,7 @@ UNARY_OPS = {
     "zero?": ("{a} == 0", "type({a}) is int"),
     "cadr": ("{a}.cdr.car", "type({a}) is Pair and type({a}.cdr) is Pair"),
     "cddr": ("{a}.cdr.cdr", "type({a}) is Pair and type({a}.cdr) is Pair"),
+    "caddr": ("{a}.cdr.cdr.car", "type({a}) is Pair and type({a}.cdr) is Pair and type({a}.cdr.cdr) is Pair"),
     "even?": ("{a} % 2 == 0", "type({a}) is int"),
     "odd?": ("{a} % 2 == 1", "type({a}) is int"),
 }
@@ -107,6 +108,12 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
         for name, op in BINARY_OPS.items()
     },
     "*": (2, f"({SMALL_INTS} or {FLOAT_ARITH})", "{a} * {b}"),
+    # identity first; only values of a type eqv? compares by value (numbers, characters)
+    # pay the call: symbols, pairs, booleans and '() are one `is`
+    **{
+        name: (2, "True", "({a} is {b} or type({a}) is type({b}) and type({a}) in EQV_BY_VALUE and is_eqv({a}, {b}))")
+        for name in ("eq?", "eqv?")
+    },
     "modulo": (2, "type({a}) is int and type({b}) is int and {b} != 0", "{a} % {b}"),
     "/": (2, FLOAT_ARITH + " and {b} != 0", "{a} / {b}"),
     **{

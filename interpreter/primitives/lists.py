@@ -29,6 +29,7 @@ from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
 from ..polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled
+from .loops import changed_error, walk
 from .numbers import check_number, check_size
 from .registry import primitive
 
@@ -139,8 +140,7 @@ def copy_onto(who: str, lst: Any, n: int, tail: Any) -> Any:
     return head.cdr
 
 
-def _changed(who: str) -> SchemeError:
-    return SchemeError(f"{who}: the list changed while {who} walked it", kind="type-error")
+_changed = changed_error
 
 
 # ----------------------------------------------------------------------------------
@@ -614,26 +614,19 @@ def assoc(key: Any, alist: Any, compare: Any = None) -> Any:
 # ----------------------------------------------------------------------------------
 # higher-order procedures
 # ----------------------------------------------------------------------------------
-def _columns(who: str, lists: tuple[Any, ...]) -> list[list[Any]]:
-    """The elements of each list, for an n-list traversal (which stops at the shortest)."""
-    columns = []
-    for lst in lists:
-        col: list[Any] = []
-        p = lst
-        while type(p) is Pair:
-            col.append(p.car)
-            p = p.cdr
-            if len(col) & POLL_MASK == 0:
-                poll_limits()
-                if len(col) > _MAX_ROWS:
-                    break
-        if p is not NIL and type(p) is not Pair:
-            raise type_error(who, "a proper list", lst)
-        columns.append(col)
-    return columns
-
-
-_MAX_ROWS = 50_000_000
+def rows(who: str, lists: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+    """The tuples of corresponding elements of several lists, up to the shortest, walked
+    in place (no Python list of the elements), polling the run's limits. Every list is
+    checked first: an improper or circular one is a type error naming ``who`` before any
+    row is produced."""
+    n = min(proper_length(who, lst) for lst in lists)
+    heads = lists
+    for _ in polled(range(n)):
+        for p in heads:
+            if type(p) is not Pair:
+                raise _changed(who)
+        yield tuple([p.car for p in heads])
+        heads = tuple([p.cdr for p in heads])  # after the call, as the one-list walks do
 
 
 def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[Any], Any], Iterable[Any]]:
@@ -642,14 +635,14 @@ def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[
     For one list the items are its elements and ``call(x)`` is ``(f x)``; for several they
     are the rows of corresponding elements (up to the shortest list) and ``call(row)``
     applies ``f`` to the row. ``f`` is called directly (:func:`~interpreter.evaluator.caller`).
-    The items are to be iterated once: they poll the run's limits as they go (a primitive
-    ``f`` counts no steps)."""
+    The items are walked in place, once, after every list was checked (:func:`elements`,
+    :func:`rows`); they poll the run's limits as they go (a primitive ``f`` counts no steps)."""
     check_proc(who, f)
     if not more:
-        return caller(f, 1), polled(to_pylist(who, lst))
+        return caller(f, 1), elements(who, lst)
     lists = (lst, *more)
     call = caller(f, len(lists))
-    return (lambda row: call(*row)), polled(list(zip(*_columns(who, lists))))
+    return (lambda row: call(*row)), rows(who, lists)
 
 
 def elements(who: str, lst: Any) -> Iterator[Any]:
@@ -670,29 +663,18 @@ def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     if more:
         call, items = _over("map", f, lst, more)
         return build_list([call(x) for x in items])
-    call = caller(check_proc("map", f), 1)
-    n = proper_length("map", lst)
-    head = last = Pair()
-    for _ in polled(range(n)):
-        if type(lst) is not Pair:
-            raise _changed("map")
-        cell = Pair()
-        cell.car = call(lst.car)
-        cell.span = None
-        last.cdr = cell
-        last = cell
-        lst = lst.cdr
-    last.cdr = NIL
-    return head.cdr
+    return walk("map", check_proc("map", f), "map", lst, proper_length("map", lst))
 
 
 @primitive("for-each")
 def for_each(f: Any, lst: Any, *more: Any) -> Any:
     """Call ``f`` on corresponding elements for effect."""
-    call, items = _over("for-each", f, lst, more)
-    for x in items:
-        call(x)
-    return VOID
+    if more:
+        call, items = _over("for-each", f, lst, more)
+        for x in items:
+            call(x)
+        return VOID
+    return walk("for-each", check_proc("for-each", f), "for-each", lst, proper_length("for-each", lst))
 
 
 @primitive("append-map")
@@ -718,22 +700,7 @@ def filter_map(f: Any, lst: Any, *more: Any) -> Any:
 @primitive("filter")
 def scheme_filter(pred: Any, lst: Any) -> Any:
     """The elements satisfying ``pred``."""
-    call = caller(check_proc("filter", pred), 1)
-    n = proper_length("filter", lst)
-    head = last = Pair()
-    for _ in polled(range(n)):
-        if type(lst) is not Pair:
-            raise _changed("filter")
-        x = lst.car
-        if call(x) is not False:
-            cell = Pair()
-            cell.car = x
-            cell.span = None
-            last.cdr = cell
-            last = cell
-        lst = lst.cdr
-    last.cdr = NIL
-    return head.cdr
+    return walk("filter", check_proc("filter", pred), "filter", lst, proper_length("filter", lst))
 
 
 @primitive("remove")
@@ -764,14 +731,10 @@ def count(pred: Any, lst: Any, *more: Any) -> int:
 def reduce(f: Any, ridentity: Any, lst: Any) -> Any:
     """SRFI-1 reduce: ``(f elem acc)`` left to right, seeded by the first element."""
     check_proc("reduce", f)
-    items = to_pylist("reduce", lst)
-    if not items:
+    n = proper_length("reduce", lst)
+    if n == 0:
         return ridentity
-    call = caller(f, 2)
-    acc = items[0]
-    for x in polled(items[1:]):
-        acc = call(x, acc)
-    return acc
+    return walk("fold", f, "reduce", lst.car, lst.cdr, n - 1)
 
 
 @primitive("reduce-right")
@@ -792,16 +755,11 @@ def reduce_right(f: Any, ridentity: Any, lst: Any) -> Any:
 def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     """SRFI-1 fold: ``(kons elem ... acc)`` from the left."""
     check_proc("fold", kons)
+    if not more:
+        return walk("fold", kons, "fold", knil, lst, proper_length("fold", lst))
     call = caller(kons, 2 + len(more))
     acc = knil
-    if not more:
-        for _ in polled(range(proper_length("fold", lst))):
-            if type(lst) is not Pair:
-                raise _changed("fold")
-            acc = call(lst.car, acc)
-            lst = lst.cdr
-        return acc
-    for row in polled(list(zip(*_columns("fold", (lst, *more))))):
+    for row in rows("fold", (lst, *more)):
         acc = call(*row, acc)
     return acc
 
@@ -810,23 +768,19 @@ def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
 def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     """``(f acc elem ...)`` from the left."""
     check_proc("fold-left", f)
+    if not more:
+        return walk("fold-left", f, "fold-left", init, lst, proper_length("fold-left", lst))
     call = caller(f, 2 + len(more))
     acc = init
-    if not more:
-        for _ in polled(range(proper_length("fold-left", lst))):
-            if type(lst) is not Pair:
-                raise _changed("fold-left")
-            acc = call(acc, lst.car)
-            lst = lst.cdr
-        return acc
-    for row in polled(list(zip(*_columns("fold-left", (lst, *more))))):
+    for row in rows("fold-left", (lst, *more)):
         acc = call(acc, *row)
     return acc
 
 
 @primitive("fold-right")
 def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
-    """``(f elem ... acc)`` from the right."""
+    """``(f elem ... acc)`` from the right. Going right to left, it keeps one reference per
+    row in a Python list (walking pairs backwards would need recursion or a reversed copy)."""
     check_proc("fold-right", f)
     call = caller(f, 2 + len(more))
     acc = init
@@ -834,7 +788,7 @@ def fold_right(f: Any, init: Any, lst: Any, *more: Any) -> Any:
         for x in polled(to_pylist("fold-right", lst), reverse=True):
             acc = call(x, acc)
         return acc
-    for row in polled(list(zip(*_columns("fold-right", (lst, *more)))), reverse=True):
+    for row in polled(list(rows("fold-right", (lst, *more))), reverse=True):
         acc = call(*row, acc)
     return acc
 
@@ -902,6 +856,8 @@ def list_index(pred: Any, lst: Any, *more: Any) -> Any:
 @primitive("any")
 def scheme_any(pred: Any, lst: Any, *more: Any) -> Any:
     """The first true value of ``(pred x ...)``, or #f."""
+    if not more:
+        return walk("any", check_proc("any", pred), "any", lst, proper_length("any", lst))
     call, items = _over("any", pred, lst, more)
     for x in items:
         v = call(x)
@@ -913,6 +869,8 @@ def scheme_any(pred: Any, lst: Any, *more: Any) -> Any:
 @primitive("every")
 def scheme_every(pred: Any, lst: Any, *more: Any) -> Any:
     """#f if some row fails ``pred``, else the last value (#t for empty lists)."""
+    if not more:
+        return walk("every", check_proc("every", pred), "every", lst, proper_length("every", lst))
     call, items = _over("every", pred, lst, more)
     v: Any = True
     for x in items:

@@ -1,0 +1,146 @@
+"""The higher-order list procedures walk their lists in place (``primitives/loops.py``,
+``lists.rows``): a closure is called inline, anything else through ``evaluator.caller``;
+improper and circular lists are refused before the procedure is first called; a list
+shortened while it is walked is a type error; steps, depth and parallel branches are
+accounted as for any call."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import assert_error, same
+
+from interpreter import Interpreter
+
+IMPROPER = "(cons 1 (cons 2 3))"
+CIRCULAR = "(let ((x (list 1 2 3))) (set-cdr! (cddr x) x) x)"
+
+#: Calls of a counting procedure ``f`` over the list ``l`` (and a proper list of 3).
+WALKS = [
+    "(map f l)",
+    "(map f l '(1 2 3))",
+    "(map f '(1 2 3) l)",
+    "(for-each f l)",
+    "(for-each f '(1 2 3) l)",
+    "(filter f l)",
+    "(fold-left f 0 l)",
+    "(fold-left f 0 l '(1 2 3))",
+    "(fold f 0 l)",
+    "(fold f 0 '(1 2 3) l)",
+    "(fold-right f 0 l)",
+    "(fold-right f 0 l '(1 2 3))",
+    "(reduce f 0 l)",
+    "(any f l)",
+    "(any f l '(1 2 3))",
+    "(every f l)",
+    "(every f '(1 2 3) l)",
+    "(count f l)",
+    "(filter-map f l '(1 2 3))",
+    "(append-map f l)",
+]
+
+COUNTER = "(define calls 0) (define (f . xs) (set! calls (+ calls 1)) (car xs))"
+
+
+@pytest.mark.parametrize("bad", [IMPROPER, CIRCULAR])
+@pytest.mark.parametrize("call", WALKS)
+def test_bad_lists_are_refused_before_any_call(call: str, bad: str) -> None:
+    interp = Interpreter()
+    interp.eval_scheme(COUNTER)
+    message = "circular list" if bad == CIRCULAR else "proper list"
+    assert_error(interp, f"(let ((l {bad})) {call})", message, "type-error")
+    assert interp.eval("calls") == 0
+
+
+#: Walks whose procedure cuts the list being walked after the first element (``cut``
+#: returns #f, ``keep`` #t, ``cut2`` takes two arguments).
+CUTS = ["(map cut l)", "(for-each cut l)", "(filter cut l)", "(any cut l)", "(every keep l)", "(map cut2 l l)"]
+
+
+@pytest.mark.parametrize("call", CUTS)
+def test_a_list_cut_while_walked_is_a_type_error(call: str) -> None:
+    interp = Interpreter()
+    interp.eval_scheme(
+        "(define l (list 1 2 3 4)) (define (cut x) (set-cdr! l '()) #f) (define (keep x) (set-cdr! l '()) #t)"
+        " (define (cut2 x y) (set-cdr! l '()) x)"
+    )
+    assert_error(interp, call, "the list changed", "type-error")
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        # the inline closure path, a rest-parameter closure, a primitive, a continuation
+        ("(map (lambda (x) (* x x)) '(1 2 3))", "(1 4 9)"),
+        ("(map (lambda xs xs) '(1 2) '(a b c))", "((1 a) (2 b))"),
+        ("(map + '(1 2 3) '(10 20) '(100 200 300))", "(111 222)"),
+        ("(let ((seen '())) (for-each (lambda (x y) (set! seen (cons (list x y) seen))) '(1 2) '(a b)) seen)", "((2 b) (1 a))"),
+        ("(filter (lambda (x) (> x 1)) '(1 2 3 0 5))", "(2 3 5)"),
+        ("(fold-left (lambda (acc x) (cons x acc)) '() '(1 2 3))", "(3 2 1)"),
+        ("(fold (lambda (x acc) (+ acc x)) 0 '(1 2 3))", "6"),
+        ("(fold (lambda (x y acc) (cons (list x y) acc)) '() '(1 2 3) '(a b))", "((2 b) (1 a))"),
+        ("(fold-right (lambda (x y acc) (cons (+ x y) acc)) '() '(1 2 3) '(10 20))", "(11 22)"),
+        ("(reduce (lambda (x acc) (- x acc)) 0 '(1 2 3 4))", "2"),
+        ("(reduce + 'none '())", "none"),
+        ("(reduce + 'none '(7))", "7"),
+        ("(any (lambda (x) (and (> x 1) (* 10 x))) '(1 2 3))", "20"),
+        ("(any (lambda (x) (> x 5)) '(1 2 3))", "#f"),
+        ("(any (lambda (x y) (and (< x y) (list x y))) '(3 1 0) '(2 2))", "(1 2)"),
+        ("(every (lambda (x) (and (> x 0) (* 2 x))) '(1 2 3))", "6"),
+        ("(every (lambda (x) (> x 1)) '(2 1 3))", "#f"),
+        ("(every (lambda (x) #f) '())", "#t"),
+        ("(every < '(1 2) '(2 3 0))", "#t"),
+        # a closure whose body ends in a call of another closure: a pending tail call
+        ("(define (g x) (* 2 x)) (map (lambda (x) (g x)) '(1 2 3))", "(2 4 6)"),
+        ("(define (g x) (> x 1)) (filter (lambda (x) (g x)) '(1 2 3))", "(2 3)"),
+        ("(define (g a x) (+ a x)) (fold-left (lambda (a x) (g a x)) 0 '(1 2 3))", "6"),
+        ("(call/cc (lambda (k) (every (lambda (x) (if (> x 1) (k (list 'out x)) #t)) '(1 2 3))))", "(out 2)"),
+    ],
+)
+def test_walk_results(src: str, expected: str) -> None:
+    assert same(Interpreter().eval_scheme(src), expected), src
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "(map (lambda (x) x) L)",
+        "(filter (lambda (x) #t) L)",
+        "(fold-left (lambda (a x) a) 0 L)",
+        "(fold (lambda (x a) a) 0 L)",
+        "(reduce (lambda (x a) a) 0 L)",
+        "(any (lambda (x) #f) L)",
+        "(every (lambda (x) #t) L)",
+        "(for-each (lambda (x y) x) L L)",
+    ],
+)
+def test_inline_closure_calls_count_steps(call: str) -> None:
+    """Each call of the closure is a step, as through ``apply``: the step limit ends the walk."""
+    interp = Interpreter(max_steps=1000)
+    interp.define("L", list(range(5000)))
+    assert_error(interp, call, "step limit exceeded", "resource-exhaustion")
+    assert Interpreter(max_steps=100_000).eval(f"(begin (define L (iota 5000)) (length (list {call})))") == 1
+
+
+def test_inline_closure_calls_go_deep_and_keep_the_depth_limit() -> None:
+    src = "(define (down n) (if (= n 0) 0 (+ 1 (down (- n 1))))) (map (lambda (n) (down n)) '(1 30000))"
+    assert same(Interpreter().eval_scheme(src), "(1 30000)")
+    src2 = "(define (down n) (if (= n 0) 0 (+ 1 (down (- n 1))))) (fold-left (lambda (a n) (+ a (down n))) 0 '(1 30000))"
+    assert Interpreter().eval(src2) == 30001
+    assert_error(Interpreter(max_depth=500), src, "recursion depth limit exceeded", "resource-exhaustion")
+    # the depth is back where it was after the walk: a recursion right after it still fits
+    interp = Interpreter(max_depth=500)
+    assert interp.eval("(define (d n) (if (= n 0) 0 (+ 1 (d (- n 1))))) (map (lambda (x) (d 400)) '(1 2)) (d 480)") == 480
+
+
+def test_walks_under_parallel_map() -> None:
+    """Branches walk their own lists with closures called inline; each branch's calls are
+    counted (the step limit is the run's)."""
+    interp = Interpreter()
+    src = (
+        "(parallel-map (lambda (n) (fold-left (lambda (a x) (+ a x)) 0"
+        " (filter (lambda (x) (even? x)) (map (lambda (x) (* x 3)) (iota n))))) '(1000 2000 3000))"
+    )
+    expected = [sum(x for x in (3 * i for i in range(n)) if x % 2 == 0) for n in (1000, 2000, 3000)]
+    assert interp.eval(src) == expected
+    limited = Interpreter(max_steps=5000)
+    assert_error(limited, src, "step limit exceeded", "resource-exhaustion")
