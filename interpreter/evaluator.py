@@ -174,6 +174,7 @@ class Runtime:
         self.handlers: list[Any] = []  # with-exception-handler stack (procedures, or GUARD markers)
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
+        self.last_measure: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) at the last measurement
         self.anchor: Anchor | None = None  # frames of known height on this thread's stack (stack.stack_height)
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
         self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
@@ -213,6 +214,7 @@ class Runtime:
         py = python_depth()
         self.thread_base = (self.depth, py)
         self.anchor = anchor_here(self.depth, py, frames)
+        self.last_measure = (self.depth, py)
         mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
         self._set_mark(min(mark, max(self.max_depth, self.depth + 1)))
 
@@ -360,8 +362,15 @@ class Runtime:
         py, anchor = stack_height(self.anchor, self.depth)
         self.anchor = anchor
         room = sys.getrecursionlimit() - py - self.STACK_MARGIN
-        per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth))
-        levels = int(room / (per_level * 1.5))
+        last = self.last_measure
+        recent = (py - last[1]) / max(1, self.depth - last[0])  # since the last measurement
+        # the frames a level takes: as measured over this thread, or lately if more (a
+        # recursion that calls a heavier one); the next stretch may take 1.5 times that,
+        # and runs at most twice as many levels as the last (the rate measured over a few
+        # light levels says little about a heavier recursion that may follow them)
+        per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth), recent)
+        self.last_measure = (self.depth, py)
+        levels = min(int(room / (per_level * 1.5)), 2 * max(self.depth - last[0], 8))
         saved = self.depth_mark
         if levels >= 8:
             self._set_mark(min(self.depth + levels, self.max_depth))
@@ -370,11 +379,12 @@ class Runtime:
                 return self.apply(proc, args)
             finally:
                 self._set_mark(saved)
-                self.anchor = anchor
-        return self._hop(proc, args, saved)
+                self.anchor, self.last_measure = anchor, last
+        return self._hop(proc, args, saved, last)
 
-    def _hop(self, proc: Closure, args: list[Any], saved_mark: int) -> Any:
-        """Run ``proc`` on another thread with a fresh Python stack and wait for it."""
+    def _hop(self, proc: Closure, args: list[Any], saved_mark: int, last: tuple[int, int]) -> Any:
+        """Run ``proc`` on another thread with a fresh Python stack and wait for it
+        (``last``: the measurement to go back to after, see :meth:`deep`)."""
         saved_base, saved_anchor = self.thread_base, self.anchor
 
         def continue_there() -> Any:
@@ -385,7 +395,7 @@ class Runtime:
             return run_on_fresh_stack(continue_there, self.interrupt)
         finally:
             self._set_mark(saved_mark)
-            self.thread_base, self.anchor = saved_base, saved_anchor
+            self.thread_base, self.anchor, self.last_measure = saved_base, saved_anchor, last
 
 
 class Branch(Runtime):
@@ -415,6 +425,7 @@ class Branch(Runtime):
         self.handlers = list(parent.handlers)
         self.winders = parent.winders
         self.thread_base = (0, 0)
+        self.last_measure = (0, 0)
         self.anchor = None
         self.extra_check = None
         self.activations = list(parent.activations)

@@ -15,6 +15,7 @@ from . import forms as _forms  # noqa: F401 - registers the special forms
 from . import primitives as _primitives  # noqa: F401 - registers the built-in procedures
 from .analyzer import Analyzer
 from .capabilities import FileCapability, check_file_access
+from .collector import run_heap
 from .conversion import Converter
 from .datatypes import VOID, Keyword, Pair, Parameter, Span, Symbol, sym
 from .embedding import dsl_name, evaluate_async, host_procedure, host_task
@@ -353,6 +354,13 @@ class Interpreter:
         if rt.running:
             yield
             return
+        with run_heap(), self._run_limits(program):  # run_heap settles old garbage before the deadline starts
+            yield
+
+    @contextmanager
+    def _run_limits(self, program: str) -> Iterator[None]:
+        """The run proper: its deadline, watchdog, memory budget and trace event."""
+        rt = self.runtime
         rt.begin()
         rt.running = True
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None

@@ -180,7 +180,7 @@ def with_room(job: Callable[[], Any], frames: int) -> Any:
 
 # -- fresh stacks -----------------------------------------------------------------------
 #: Idle threads kept for the next hop; more are started as hops nest, and end when idle past this.
-MAX_IDLE = 64
+MAX_IDLE = 32
 
 _idle: list[_StackThread] = []
 _idle_lock = threading.Lock()
@@ -192,7 +192,12 @@ class _StackThread:
     def __init__(self) -> None:
         self.jobs: list[tuple[contextvars.Context, Callable[[], None], threading.Lock]] = []
         self.ready = threading.Semaphore(0)
-        threading.Thread(target=self.serve, name="taskscheme-deep", daemon=True).start()
+        threading.Thread(target=self.serve_with_room, name="taskscheme-deep", daemon=True).start()
+
+    def serve_with_room(self) -> None:
+        """:meth:`serve` in a roomy frame (:func:`with_room`) for the thread's life: its
+        jobs' frames go in pages mapped once, not in chunks mapped at each hop."""
+        with_room(self.serve, sys.getrecursionlimit())
 
     def give(self, context: contextvars.Context, job: Callable[[], None], done: threading.Lock) -> None:
         self.jobs.append((context, job, done))

@@ -219,3 +219,15 @@ def test_a_task_with_full_context_assigns_a_let_variable_of_the_caller() -> None
     interp = Interpreter()
     interp.eval("(define-task (bump!) (set! counter (+ counter 1)) counter)")
     assert interp.eval("(define (twice start) (let ((counter start)) (bump!) (bump!) counter)) (twice 10)") == 12
+
+
+def test_a_recursive_body_keeps_no_copies_in_its_frame() -> None:
+    """Every local of a generated body is in every frame of a deep recursion: variables
+    already in Python locals are not copied for the arithmetic guards, a literal operand
+    is not put in a temporary, and the error handler binds no name."""
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    assert interp.eval("(count 300)") == 300
+    names = interp.eval_scheme("count").run.__code__.co_varnames
+    assert "exc" not in names
+    assert len([n for n in names if n.startswith("t")]) == 1, names  # the value of (count (- n 1))

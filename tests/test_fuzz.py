@@ -179,12 +179,12 @@ def test_two_thousand_fuzzed_programs_stay_inside_their_limits() -> None:
 @pytest.mark.parametrize("name", sorted(FINDINGS))
 def test_past_findings_of_the_long_runs_stay_fixed(name: str) -> None:
     """Each program a long fuzz run found (tests/fuzz/findings.py) now ends in a value or
-    a taskscheme error inside its timeout plus 0.5 s (an overrun must recur to count)."""
-    from tests.fuzz import fresh, judge
+    a taskscheme error, using at most its timeout plus 0.5 s of CPU."""
+    from tests.fuzz import fresh, run_one
 
     interp = fresh(max_memory=None) if name in WITHOUT_MEMORY_BUDGET else fresh()
-    kind, _, detail = judge(interp, FINDINGS[name])
-    assert kind in (None, "unconfirmed"), f"{kind}: {detail}"
+    kind, detail, _ = run_one(interp, FINDINGS[name])
+    assert kind is None, f"{kind}: {detail}"
 
 
 def test_big_integers_in_messages_are_shortened() -> None:
@@ -196,3 +196,30 @@ def test_big_integers_in_messages_are_shortened() -> None:
         interp.eval("(vector-ref (vector 1) (expt 2 100))")
     assert info.value.kind == "index-error"
     assert "index 1267650600… (31 digits) out of range for vector of length 1" in info.value.message
+
+
+def test_an_overrun_is_cpu_spent_past_the_bound_and_waiting_is_not() -> None:
+    """The fuzzer's rule: more than timeout + 0.5 s of CPU is an overrun, whatever the
+    wall clock says; a host function that only waits (no CPU) past the bound is slow, not
+    an overrun, so a loaded machine cannot fail the run."""
+    import time as clock
+
+    from tests.fuzz import OVERRUN, TIMEOUT, fresh, run_one
+
+    def burn() -> bool:  # a host function: no deadline check inside
+        end = clock.process_time() + TIMEOUT + OVERRUN + 0.2
+        while clock.process_time() < end:
+            pass
+        return True
+
+    def wait() -> bool:
+        clock.sleep(TIMEOUT + OVERRUN + 0.2)
+        return True
+
+    interp = fresh()
+    interp.define("burn", burn)
+    interp.define("wait", wait)
+    kind, detail, measure = run_one(interp, "(burn)")
+    assert kind == "overrun" and measure.cpu > TIMEOUT + OVERRUN, detail
+    kind, detail, measure = run_one(interp, "(wait)")
+    assert kind is None and measure.wall > TIMEOUT + OVERRUN and measure.cpu < TIMEOUT, detail

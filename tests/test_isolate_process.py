@@ -276,3 +276,34 @@ def test_eval_datum_and_eval_scheme_run_in_the_child(shared: tuple[Interpreter, 
     value = interp.eval_datum(datum, span)
     assert (value.car, value.cdr.car) == (9, Symbol.intern("x"))
     assert interp.eval_scheme("(vector 1 2)") == [1, 2]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the child's session in /proc")
+def test_scripts_die_with_a_killed_child(tmp_path: Path) -> None:
+    """A script (in a process group of its own) is killed with the child that started it,
+    here a child that RLIMIT_CPU or the host kills inside one C call while the script runs."""
+    pidfile = tmp_path / "script.pid"
+    interp = Interpreter(isolate=True, timeout=1, allow_python=True, allow_scripts=True, allow_files=[str(tmp_path)])
+    program = f"""
+    (define (stuck)
+      (let wait () (if (not (file-exists? "{pidfile}")) (begin ((python-ref (python-import "time") "sleep") 0.05) (wait))))
+      (python-call (python-ref (python-import "math") "factorial") 100000000))
+    (parallel-map (lambda (f) (f))
+                  (list (lambda () (run-script "sh -c 'echo $$ > {pidfile}; exec sleep 60'")) stuck))"""
+    with pytest.raises(SchemeError) as killed:
+        interp.eval(program)
+    assert "definitions were lost" in killed.value.message
+    script = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(script, 0)
+        except ProcessLookupError:
+            break
+        with open(f"/proc/{script}/stat") as stat:  # reaped by init once dead; a zombie counts as gone
+            if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        time.sleep(0.05)
+    else:
+        os.kill(script, signal.SIGKILL)
+        pytest.fail("the script outlived the isolated interpreter's child")

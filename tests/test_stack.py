@@ -99,3 +99,41 @@ def test_deep_recursion_runs_in_a_roomy_frame_and_reports_errors_from_it() -> No
     with pytest.raises(SchemeError) as info:
         interp.eval("(bad 3000)")
     assert info.value.kind == "type-error" and "car" in str(info.value)
+
+
+def test_hops_run_on_a_roomy_frame_kept_for_the_threads_life() -> None:
+    def launcher_below() -> bool:
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_name == "_launch":
+                return frame.f_code.co_stacksize > 1000
+            frame = frame.f_back
+        return False
+
+    assert run_on_fresh_stack(launcher_below, lambda: None)
+    assert run_on_fresh_stack(launcher_below, lambda: None)  # again, on a pooled thread
+
+
+def test_a_light_recursion_that_goes_on_into_a_heavier_one_gets_its_room() -> None:
+    """`f` takes one Python frame a level; `g` (through `apply`) and `h` (through `map`)
+    take more: the marks set while `f` ran must not let `h` overrun the stack (a stretch
+    between marks runs at most twice as many levels as the one before). Not yet covered:
+    `h` starting in a hop thread under a mark that was planned for `f` and put back when
+    `g` returned (`(f 2000 3000)`), see docs/performance.md."""
+    from interpreter import Interpreter
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        interp = Interpreter()
+        interp.eval(
+            """
+            (define (g n) (if (= n 0) 0 (+ 1 (apply g (list (- n 1))))))
+            (define (h n) (if (= n 0) 0 (+ 1 (car (map h (list (- n 1)))))))
+            (define (f n k) (if (= n 0) (+ (g k) (h k)) (+ 1 (f (- n 1) k))))
+            """
+        )
+        for n in (10, 50, 200, 600, 850):
+            assert interp.eval(f"(f {n} 3000)") == n + 6000
+    finally:
+        sys.setrecursionlimit(limit)

@@ -94,17 +94,44 @@ class HostCodec(Codec):
 
 
 def end_process(process: subprocess.Popen[bytes]) -> None:
-    """Kill a child (its whole process group: scripts it started too) and close its pipes."""
+    """Kill a child and every process of its session (the scripts it started, each in a
+    process group of its own, and what they started), whether or not the child is still
+    alive, and close its pipes."""
     if process.poll() is None:
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             process.kill()
+    kill_session(process.pid)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(5)
     for pipe in (process.stdin, process.stdout):
         with contextlib.suppress(OSError):
             pipe.close()  # type: ignore[union-attr]
+
+
+def session_groups(session: int) -> set[int]:
+    """The process groups of the live processes in ``session`` (Linux ``/proc``; elsewhere none)."""
+    groups: set[int] = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            text = stat.read_text()
+            fields = text[text.rindex(")") + 2 :].split()  # after "pid (command) "
+            if fields[0] != "Z" and int(fields[3]) == session:
+                groups.add(int(fields[2]))
+    return groups
+
+
+def kill_session(session: int, rounds: int = 5) -> None:
+    """SIGKILL every process group of ``session`` (a killed child's id: it led the session),
+    again until none is left, in case one forked meanwhile."""
+    for _ in range(rounds):
+        groups = session_groups(session)
+        if not groups:
+            return
+        for group in groups:
+            with contextlib.suppress(OSError):
+                os.killpg(group, signal.SIGKILL)
 
 
 def child_environment() -> dict[str, str]:

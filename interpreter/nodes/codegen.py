@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -255,7 +256,7 @@ class Emitter:
         reloads = [walrus for scope in self.scopes for walrus in self.reloads(scope)]
         if tail or not reloads:
             return call
-        return f"({self.fresh('t')} := {call}, {', '.join(reloads)})[0]"
+        return f"({call}, {', '.join(reloads)})[0]"  # the tuple keeps the call's value
 
     def inline_let(self, node: Let) -> bool:
         """Whether a ``let`` or ``letrec`` becomes a register frame: in a procedure body
@@ -980,6 +981,13 @@ class Emitter:
                 values.append(source)
                 given.append(source)
                 continue
+            if self.simple(operand) is not None and source.isidentifier():
+                # a variable in a Python local, checked after every evaluated operand (so
+                # after any fallback that re-reads it): used as it is, no copy in a local
+                values.append(source)
+                given.append(source)
+                checks.append(f"type({source})")
+                continue
             temp = self.fresh("t")
             values.append(temp)
             if self.simple(operand) is not None:  # a variable: the fallback reads it again
@@ -1070,7 +1078,9 @@ class Emitter:
         guarded = self.guarded(node)
         if guarded is not None:  # each operand's value in a name, for the guard to test
             for i, arg in enumerate(args):
-                if not arg.isidentifier() or arg in ("True", "False"):
+                if is_int_literal(arg):  # parenthesized, the guard may take its attributes
+                    args[i] = f"({arg})"
+                elif not arg.isidentifier() or arg in ("True", "False"):
                     args[i] = self.fresh("t")
                     self.line(f"{args[i]} = {arg}")
         arglist = ", ".join(args)
@@ -1259,7 +1269,11 @@ class BodyErrors:
     def __init__(self, sites: list[tuple[Call, int]]) -> None:
         self.sites = sites
 
-    def __call__(self, exc: BaseException, site: int) -> BaseException:
+    def __call__(self, site: int) -> BaseException:
+        """The error to raise for the exception being handled (read here, not passed:
+        an ``as exc`` name would be one more local in every frame of a deep recursion)."""
+        exc = sys.exc_info()[1]
+        assert exc is not None
         if site >= 0:
             node, parent = self.sites[site]
             if not isinstance(exc, PASS_THROUGH):
@@ -1285,8 +1299,8 @@ def run({params}):
     try:
         while True:
 {code}
-    except BaseException as exc:
-        raise on_error(exc, site) from None
+    except BaseException:
+        raise on_error(site) from None
 """
 
 

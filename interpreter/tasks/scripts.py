@@ -1,6 +1,6 @@
 """The one script runner, shared by ``run-script``, script tasks and the loop's script stage.
 
-A command runs in its own process group without a shell (unless asked), with
+A command runs in its own process group (in the caller's session) without a shell (unless asked), with
 optional standard input, working folder, extra environment and a timeout that
 kills the whole group. Each output stream is capped; bytes that are not UTF-8
 are replaced.
@@ -129,7 +129,10 @@ def run_script(
             cwd=cwd,
             env=environment,
             shell=shell,
-            start_new_session=True,
+            # Its own process group (killed as a whole), in the session of the process that
+            # runs it: an isolated interpreter's child leads a session, and the host kills
+            # that whole session with the child (isolation/host.py end_process).
+            process_group=0,
         )
     except FileNotFoundError:
         if cwd is not None and not Path(cwd).is_dir():

@@ -1,7 +1,11 @@
 """A fuzzer for untrusted programs: random and mutated programs, deep nesting and huge
 numbers, run under limits. Each program must end in a value or a taskscheme error
-(never a Python exception: a *leak*), within its timeout plus half a second (else an
-*overrun*), and never hang (still running seconds later: a *hang*).
+(never a Python exception: a *leak*), using at most its timeout plus half a second of
+CPU time (else an *overrun*; CPU time, so that a loaded machine does not make one), and
+never hang (still running 10 s past its timeout on the wall clock: a *hang*). Each
+program's CPU and wall time, collector passes, time past its deadline and time to drop
+its result are measured (:class:`Measure`); a program past its timeout but inside the
+bound is reported as *slow*.
 
     python -m tests.fuzz --count 100000 --seed 1      # a long run (chunks: --start N)
     python -m tests.fuzz --count 2000                 # what CI runs (tests/test_fuzz.py)
@@ -12,6 +16,7 @@ and index (``--show N`` prints program N).
 
 from __future__ import annotations
 
+import gc
 import io
 import random
 import threading
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from interpreter import Interpreter, SchemeError, SchemeExit
+from interpreter.collector import settle
 
 TIMEOUT = 0.5
 #: How far past its timeout a program may end (the issue's bound).
@@ -174,7 +180,7 @@ def programs(count: int, seed: int, start: int = 0) -> Iterator[str]:
 @dataclass
 class Finding:
     index: int
-    kind: str  # "leak", "overrun", "hang" (or "unconfirmed": an overrun a second run did not confirm)
+    kind: str  # "leak", "overrun", "hang"; or "slow": past its timeout but inside the bound
     program: str
     detail: str
 
@@ -186,8 +192,12 @@ class Finding:
 class Report:
     count: int = 0
     seconds: float = 0.0
-    slowest: float = 0.0
-    unconfirmed: list[Finding] = field(default_factory=list)  # overruns not confirmed by a second run
+    slowest: float = 0.0  # most CPU seconds one program used
+    slowest_wall: float = 0.0
+    settled: float = 0.0  # most seconds one settle() between two programs took (the host's cost)
+    collecting: float = 0.0  # most seconds the collector ran during one program
+    full_freed: int = 0  # most objects the full collections during one program freed
+    slow: list[Finding] = field(default_factory=list)  # past TIMEOUT in CPU, or past the bound on the wall clock
     findings: list[Finding] = field(default_factory=list)
 
     def of(self, kind: str) -> int:
@@ -196,8 +206,10 @@ class Report:
     def summary(self) -> str:
         return (
             f"{self.count} programs in {self.seconds:.1f} s: {self.of('leak')} leaks, {self.of('overrun')} overruns, "
-            f"{self.of('hang')} hangs (slowest {self.slowest:.2f} s, timeout {TIMEOUT} s; "
-            f"{len(self.unconfirmed)} more overran the wall clock once but not on a second run or not in CPU time)"
+            f"{self.of('hang')} hangs (most CPU {self.slowest:.2f} s, longest wall {self.slowest_wall:.2f} s, "
+            f"timeout {TIMEOUT} s; {len(self.slow)} slow but inside the bound; "
+            f"collector: at most {self.collecting:.2f} s and {self.full_freed} objects freed by full passes "
+            f"in one program, at most {self.settled:.2f} s between programs)"
         )
 
 
@@ -206,77 +218,145 @@ def fresh(**settings: Any) -> Interpreter:
     return Interpreter(stdout=io.StringIO(), **{**LIMITS, **settings})
 
 
-def run_one(interp: Interpreter, source: str) -> tuple[str | None, float, str, float]:
-    """``(finding kind or None, seconds, detail, CPU seconds)`` for one program on
-    ``interp``. The CPU seconds the process used while it ran are the work it did,
-    whatever else the machine was doing; the wall clock also counts the time it waited
-    for a core. On an idle machine a program that overruns uses more than
-    ``TIMEOUT + OVERRUN`` CPU seconds (it cannot have used more than TIMEOUT before its
-    deadline on a loaded one)."""
+class CollectorLog:
+    """A ``gc.callbacks`` entry that adds up, per generation, the collector's passes, their
+    seconds and the objects they freed, until :meth:`reset`."""
+
+    def __init__(self) -> None:
+        self.passes = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self.collected = [0, 0, 0]
+        self._began = 0.0
+
+    def reset(self) -> None:
+        self.passes, self.seconds, self.collected = [0, 0, 0], [0.0, 0.0, 0.0], [0, 0, 0]
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+            return
+        generation = info["generation"]
+        self.passes[generation] += 1
+        self.seconds[generation] += time.perf_counter() - self._began
+        self.collected[generation] += info["collected"]
+
+    def __enter__(self) -> CollectorLog:
+        self.reset()
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+
+
+@dataclass
+class Measure:
+    """What one program cost. ``cpu`` is the process's CPU time from the start of the
+    eval until its value or error was dropped (the program's thread, and the threads deep
+    recursion hops to; nothing else runs meanwhile), ``wall`` the same span on the clock;
+    ``past_deadline`` the wall seconds from the run's deadline until the eval returned;
+    ``drop`` the seconds it took to drop the value or error afterwards; ``gc`` the
+    collector's passes, seconds and freed objects per generation in between."""
+
+    cpu: float = 0.0
+    wall: float = 0.0
+    past_deadline: float = 0.0
+    drop: float = 0.0
+    gc_passes: list[int] = field(default_factory=lambda: [0, 0, 0])
+    gc_seconds: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    gc_collected: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+    def line(self) -> str:
+        gcs = ", ".join(
+            f"gen{g} {n}x {s:.2f} s {c} freed"
+            for g, (n, s, c) in enumerate(zip(self.gc_passes, self.gc_seconds, self.gc_collected))
+            if n
+        )
+        return (
+            f"{self.cpu:.2f} s of CPU, {self.wall:.2f} s wall, {self.past_deadline:.2f} s past the deadline, "
+            f"{self.drop:.2f} s to drop the result; collector: {gcs or 'none'}"
+        )
+
+
+COLLECTOR = CollectorLog()
+
+
+def run_one(interp: Interpreter, source: str) -> tuple[str | None, str, Measure]:
+    """``(finding kind or None, detail, measure)`` for one program on ``interp``.
+
+    An *overrun* is a program that used more than ``TIMEOUT + OVERRUN`` seconds of CPU
+    (:class:`Measure`): the CPU a program uses is its own work whatever else the machine
+    is doing, while its wall-clock time also counts the time it waited for a core. A
+    program still running ``HANG`` seconds past its timeout on the wall clock is a *hang*
+    (the backstop)."""
     outcome: list[BaseException | None] = []
+    measure = Measure()
 
     def work() -> None:
+        result: Any = None
+        failure: BaseException | None = None
         try:
-            interp.eval(source)
-            outcome.append(None)
-        except (SchemeError, SchemeExit):
-            outcome.append(None)
+            result = interp.eval(source)
+        except (SchemeError, SchemeExit) as exc:
+            failure = exc
         except BaseException as exc:  # what the fuzzer looks for
             outcome.append(exc)
+        returned = time.monotonic()
+        deadline = interp.runtime.deadline
+        measure.past_deadline = max(0.0, returned - deadline) if deadline is not None else 0.0
+        del result, failure  # the program's value or error, and what it holds
+        measure.drop = time.monotonic() - returned
+        outcome.append(None)
 
-    start, cpu_start = time.monotonic(), time.process_time()
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-    worker.join(TIMEOUT + HANG)
-    seconds = time.monotonic() - start
-    cpu = time.process_time() - cpu_start
+    with COLLECTOR:
+        start, cpu_start = time.monotonic(), time.process_time()
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(TIMEOUT + HANG)
+        measure.wall = time.monotonic() - start
+        measure.cpu = time.process_time() - cpu_start
+        measure.gc_passes, measure.gc_seconds = list(COLLECTOR.passes), list(COLLECTOR.seconds)
+        measure.gc_collected = list(COLLECTOR.collected)
     if worker.is_alive():
         # Stop the abandoned program at its next check, or it keeps a core busy for the
         # rest of the run and makes every later program look slow.
         interp.runtime.interrupt()
-        return "hang", seconds, f"still running after {seconds:.1f} s", cpu
+        return "hang", f"still running after {measure.wall:.1f} s", measure
     if outcome and outcome[0] is not None:
-        return "leak", seconds, f"{type(outcome[0]).__name__}: {outcome[0]}"[:300], cpu
-    if seconds > TIMEOUT + OVERRUN:
-        return "overrun", seconds, f"took {seconds:.2f} s ({cpu:.2f} s of CPU)", cpu
-    return None, seconds, "", cpu
-
-
-def judge(interp: Interpreter, source: str) -> tuple[str | None, float, str]:
-    """:func:`run_one`, with an overrun run again on a fresh interpreter. It stays an
-    overrun only if the second run overruns too, in wall-clock time and in CPU time
-    (more than ``TIMEOUT + OVERRUN`` CPU seconds); else it is ``"unconfirmed"``: on a
-    loaded machine a program waits for a core after its deadline without doing any work
-    past it. The first time is kept in the detail."""
-    kind, seconds, detail, _ = run_one(interp, source)
-    if kind != "overrun":
-        return kind, seconds, detail
-    again, seconds_again, _, cpu = run_one(fresh(), source)
-    detail = f"{detail}, then {seconds_again:.2f} s ({cpu:.2f} s of CPU)"
-    if again is None or (again == "overrun" and cpu <= TIMEOUT + OVERRUN):
-        return "unconfirmed", seconds, detail
-    return again, seconds, detail
+        return "leak", f"{type(outcome[0]).__name__}: {outcome[0]}"[:300], measure
+    if measure.cpu > TIMEOUT + OVERRUN:
+        return "overrun", measure.line(), measure
+    return None, "", measure
 
 
 def fuzz(count: int, seed: int = 0, progress: Any = None, start: int = 0) -> Report:
     """Run programs ``start`` … ``start + count - 1`` of ``seed``; a new interpreter every
     200 programs (counted from 0, so a chunk runs as the whole run would) and after a hang
-    or an overrun. Overruns count only if they recur (:func:`judge`)."""
+    or an overrun; :func:`interpreter.collector.settle` before each. ``progress`` gets each finding, each slow program (:class:`Report`)
+    with its :class:`Measure`, and a line every 1,000 programs."""
     report = Report()
     began = time.monotonic()
     interp = fresh()
     for index, source in enumerate(programs(count, seed, start), start):
         if index != start and index % 200 == 0:
             interp = fresh()
-        kind, seconds, detail = judge(interp, source)
+        # The garbage earlier programs left, collected between programs when due, as a
+        # long-lived host may do (else the next eval does it before its deadline starts).
+        report.settled = max(report.settled, settle())
+        kind, detail, measure = run_one(interp, source)
         report.count += 1
-        report.slowest = max(report.slowest, seconds)
+        report.slowest = max(report.slowest, measure.cpu)
+        report.slowest_wall = max(report.slowest_wall, measure.wall)
+        report.collecting = max(report.collecting, sum(measure.gc_seconds))
+        report.full_freed = max(report.full_freed, measure.gc_collected[2])
+        if kind is None and (measure.cpu > TIMEOUT or measure.wall > TIMEOUT + OVERRUN):
+            kind, detail = "slow", measure.line()
         if kind is not None:
             finding = Finding(index, kind, source, detail)
-            (report.unconfirmed if kind == "unconfirmed" else report.findings).append(finding)
+            (report.slow if kind == "slow" else report.findings).append(finding)
             if progress is not None:
                 progress(finding.line())
-            if kind in ("hang", "overrun", "unconfirmed"):
+            if kind in ("hang", "overrun"):
                 interp = fresh()
         if progress is not None and (index + 1 - start) % 1000 == 0:
             progress(f"{index + 1 - start}/{count}: {len(report.findings)} findings so far")

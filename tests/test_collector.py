@@ -1,0 +1,87 @@
+"""The collector policy of a run (interpreter/collector.py): garbage older than a run is
+collected before its deadline starts, and collections during the run do not walk the heap
+older than the run. Asserted on what the collector did, never on timings."""
+
+from __future__ import annotations
+
+import gc
+import io
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from interpreter import Interpreter
+from interpreter.collector import DUE_FROM, DUE_SHARE, settle
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture
+def full_passes() -> Iterator[list[tuple[int, bool]]]:
+    """Every full collection from here on, as ``(objects freed, a run was under way)``;
+    the fixture's ``running`` list names the interpreters to watch."""
+    seen: list[tuple[int, bool]] = []
+    watched: list[Interpreter] = []
+
+    def record(phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            seen.append((info["collected"], any(i.runtime.running for i in watched)))
+
+    settle(force=True)
+    gc.callbacks.append(record)
+    record.watched = watched  # type: ignore[attr-defined]
+    try:
+        yield seen
+    finally:
+        gc.callbacks.remove(record)
+
+
+def test_garbage_earlier_runs_left_is_freed_before_the_next_deadline_starts(full_passes: list[tuple[int, bool]]) -> None:
+    interp = Interpreter(stdout=io.StringIO(), timeout=5)
+    gc.callbacks[-1].watched.append(interp)  # type: ignore[attr-defined]
+    size = max(DUE_FROM, int(sys.getallocatedblocks() * DUE_SHARE)) + 10_000
+    old = Interpreter(stdout=io.StringIO())
+    old.eval(f"(define big (iota {size}))")
+    del old  # cyclic garbage now: the interpreter, its globals and the pairs
+    assert interp.eval("(+ 1 2)") == 3
+    freed = [(n, running) for n, running in full_passes if n >= size]
+    assert freed, full_passes  # this eval freed the old interpreter …
+    assert not any(running for _, running in freed)  # … before its run (and deadline) began
+
+
+def test_a_run_freezes_the_older_heap_and_unfreezes_it_after() -> None:
+    interp = Interpreter(stdout=io.StringIO(), timeout=5)
+    frozen: list[int] = []
+    interp.define("frozen-now", lambda: frozen.append(gc.get_freeze_count()) or True)
+    keep = [Cycle() for _ in range(50_000)]  # older than the run
+    assert gc.get_freeze_count() == 0
+    interp.eval("(frozen-now)")
+    assert frozen[0] >= len(keep)  # collections in the run skip them
+    assert gc.get_freeze_count() == 0  # and they are ordinary objects again after it
+
+
+def test_a_host_that_froze_objects_keeps_them_frozen() -> None:
+    interp = Interpreter(stdout=io.StringIO(), timeout=5)
+    keep = [Cycle() for _ in range(1000)]
+    gc.freeze()
+    try:
+        assert interp.eval("(length (iota 1000))") == 1000
+        walked = {id(o) for o in gc.get_objects()}  # every generation but the frozen one
+        assert not any(id(c) in walked for c in keep)
+    finally:
+        gc.unfreeze()
+
+
+def test_settle_collects_only_once_enough_has_grown(full_passes: list[tuple[int, bool]]) -> None:
+    assert settle() == 0.0  # nothing grew since the fixture's forced settle
+    size = max(DUE_FROM, int(sys.getallocatedblocks() * DUE_SHARE)) + 10_000
+    garbage = [Cycle() for _ in range(size)]
+    del garbage
+    full_passes.clear()
+    assert settle() > 0.0
+    assert full_passes and full_passes[-1][0] >= size
