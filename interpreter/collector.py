@@ -40,6 +40,11 @@ YOUNG_THRESHOLD = 50_000
 DUE_SHARE = 0.25
 #: … and by at least this many blocks (about 6 MB): a small heap costs little to keep.
 DUE_FROM = 200_000
+#: Counting the blocks walks the allocator's pools (80 µs at 2 million objects, most of an
+#: ``eval`` of a constant), so :func:`settle` counts them only once collections of the
+#: youngest generation have seen about this many new container objects (cyclic garbage
+#: is made of them), or while one is pending: evaluations that allocate little pay nothing.
+COUNT_AFTER = 5_000
 
 
 class RunHeap:
@@ -49,6 +54,7 @@ class RunHeap:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.settled_blocks = sys.getallocatedblocks()
+        self.young_seen = 0  # young-generation collections when the blocks were last counted
         self.runs = 0
         self.froze = False
         self.tuned = False  # what is frozen now, tune_collector froze: ours to unfreeze
@@ -65,8 +71,12 @@ def settle(force: bool = False) -> float:
     between runs to pay the collection at a time of its choosing. Runs under way in other
     threads wait meanwhile (the collector holds the interpreter lock) and walk the whole
     heap until the last of them ends."""
+    young, threshold = gc.get_stats()[0]["collections"], gc.get_threshold()[0]
+    if not force and (young - HEAP.young_seen) * threshold < COUNT_AFTER and gc.get_count()[0] < threshold:
+        return 0.0
     blocks = sys.getallocatedblocks()
     with HEAP.lock:
+        HEAP.young_seen = young
         if blocks < HEAP.settled_blocks:  # freed since: count growth from the lowest point
             HEAP.settled_blocks = blocks
         due = blocks - HEAP.settled_blocks >= max(DUE_FROM, HEAP.settled_blocks * DUE_SHARE)

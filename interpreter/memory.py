@@ -31,6 +31,7 @@ import contextvars
 import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
 
 #: Seconds between two samples of the resident size.
 SAMPLE_EVERY = 0.005
+#: A sample this old at a limit check means the sampler thread is starved (a loaded
+#: machine): the run's own thread takes the sample then.
+LATE = 4 * SAMPLE_EVERY
 #: Reservations at least this big are checked against a fresh sample at once.
 CHECK_FROM = 256 * 1024
 #: Bytes charged per element of a list or vector built in one call, and per character.
@@ -79,6 +83,7 @@ class MemoryBudget:
         self.baseline = 0
         self.baseline_blocks = 0
         self.over: int | None = None  # the usage the sampler found past the limit
+        self.sampled_at = 0.0  # time.monotonic() of the last sample
         self.runtime: Runtime | None = None
         self._stop = threading.Event()
         self._sampler: threading.Thread | None = None
@@ -90,6 +95,7 @@ class MemoryBudget:
         self.baseline = resident_bytes()
         self.baseline_blocks = sys.getallocatedblocks()
         self.over = None
+        self.sampled_at = time.monotonic()
         self._stop = threading.Event()
         self._sampler = threading.Thread(target=self._sample, args=(self._stop,), name="taskscheme-memory", daemon=True)
         self._sampler.start()
@@ -100,12 +106,18 @@ class MemoryBudget:
 
     def _sample(self, stop: threading.Event) -> None:
         while not stop.wait(SAMPLE_EVERY):
-            used = self.used()
-            if used > self.limit:
-                self.over = used
+            if self.sample():
                 if self.runtime is not None:
                     self.runtime.attend()
                 return
+
+    def sample(self) -> bool:
+        """Measure now; whether the run is past its budget (then ``over`` holds the use)."""
+        used = self.used()
+        self.sampled_at = time.monotonic()
+        if used > self.limit:
+            self.over = used
+        return self.over is not None
 
     # -- measuring -------------------------------------------------------------------
     def used(self) -> int:
@@ -119,9 +131,11 @@ class MemoryBudget:
 
     def check(self) -> None:
         """Raise the memory error if the sampler found the run past its budget (every
-        branch of the run that checks from then on raises it too)."""
-        if self.over is not None:
-            raise self.error(self.over)
+        branch of the run that checks from then on raises it too). Called at the run's
+        limit checks (every few thousand steps), which sample themselves when the
+        sampler thread is late, so a loaded machine does not let the run run on."""
+        if self.over is not None or (time.monotonic() - self.sampled_at > LATE and self.sample()):
+            raise self.error(self.over or 0)
 
     def reserve(self, nbytes: int) -> None:
         """Refuse to grow by ``nbytes`` now if that would pass the budget."""

@@ -16,6 +16,7 @@ and interruption still end the whole form.
 from __future__ import annotations
 
 import contextvars
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import SchemeError
 from .evaluator import Branch, BranchCancelled, Runtime
+from .stack import with_room
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -156,8 +158,9 @@ def run_parallel(
         jobs, rt.current(), on_error == "collect", who, noun, contextvars.copy_context(), results=[None] * len(jobs)
     )
     rt.enter_parallel()
+    room = sys.getrecursionlimit()  # each worker's branches recurse on a roomy frame (stack.with_room)
     workers = [
-        threading.Thread(target=form.work, name=f"taskscheme-{who}-{i}", daemon=True)
+        threading.Thread(target=with_room, args=(form.work, room), name=f"taskscheme-{who}-{i}", daemon=True)
         for i in range(min(cap, len(jobs)))
     ]
     try:

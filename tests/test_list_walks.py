@@ -22,6 +22,7 @@ WALKS = [
     "(for-each f l)",
     "(for-each f '(1 2 3) l)",
     "(filter f l)",
+    "(remove f l)",
     "(fold-left f 0 l)",
     "(fold-left f 0 l '(1 2 3))",
     "(fold f 0 l)",
@@ -53,7 +54,7 @@ def test_bad_lists_are_refused_before_any_call(call: str, bad: str) -> None:
 
 #: Walks whose procedure cuts the list being walked after the first element (``cut``
 #: returns #f, ``keep`` #t, ``cut2`` takes two arguments).
-CUTS = ["(map cut l)", "(for-each cut l)", "(filter cut l)", "(any cut l)", "(every keep l)", "(map cut2 l l)"]
+CUTS = ["(map cut l)", "(for-each cut l)", "(filter cut l)", "(remove keep l)", "(any cut l)", "(every keep l)", "(map cut2 l l)"]
 
 
 @pytest.mark.parametrize("call", CUTS)
@@ -75,6 +76,8 @@ def test_a_list_cut_while_walked_is_a_type_error(call: str) -> None:
         ("(map + '(1 2 3) '(10 20) '(100 200 300))", "(111 222)"),
         ("(let ((seen '())) (for-each (lambda (x y) (set! seen (cons (list x y) seen))) '(1 2) '(a b)) seen)", "((2 b) (1 a))"),
         ("(filter (lambda (x) (> x 1)) '(1 2 3 0 5))", "(2 3 5)"),
+        ("(remove (lambda (x) (> x 1)) '(1 2 3 0 5))", "(1 0)"),
+        ("(remove odd? '(1 2 3 4))", "(2 4)"),
         ("(fold-left (lambda (acc x) (cons x acc)) '() '(1 2 3))", "(3 2 1)"),
         ("(fold (lambda (x acc) (+ acc x)) 0 '(1 2 3))", "6"),
         ("(fold (lambda (x y acc) (cons (list x y) acc)) '() '(1 2 3) '(a b))", "((2 b) (1 a))"),
@@ -105,6 +108,8 @@ def test_walk_results(src: str, expected: str) -> None:
     [
         "(map (lambda (x) x) L)",
         "(filter (lambda (x) #t) L)",
+        "(remove (lambda (x) #t) L)",
+        "(map (lambda (x y) x) L L)",
         "(fold-left (lambda (a x) a) 0 L)",
         "(fold (lambda (x a) a) 0 L)",
         "(reduce (lambda (x a) a) 0 L)",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import Interpreter
+from interpreter import Interpreter, memory
 from interpreter.errors import SchemeError
 
 BUDGET = 32 * 2**20
@@ -139,3 +139,17 @@ def test_memory_an_earlier_run_freed_is_charged_when_a_run_reuses_it() -> None:
     assert info.value.details["resource"] == "memory"
     assert info.value.details["used"] <= 2 * BUDGET
     assert host.eval("(length kept)") == 1500000
+
+
+@pytest.mark.parametrize("name", ["list", "string port", "hash table"])
+def test_the_run_samples_itself_when_the_sampler_thread_is_starved(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a loaded machine the sampler thread may not run for a long while: the run's
+    own limit checks then take the sample. Here the sampler sleeps for an hour."""
+    monkeypatch.setattr(memory, "SAMPLE_EVERY", 3600.0)
+    monkeypatch.setattr(memory, "LATE", 0.01)
+    interp = Interpreter(max_memory=BUDGET, timeout=60)
+    with pytest.raises(SchemeError) as info:
+        interp.eval(GROWING[name])
+    assert info.value.details["resource"] == "memory"
+    details = info.value.details
+    assert details["used"] + details.get("requested", 0) > BUDGET and details["used"] <= 2 * BUDGET

@@ -137,3 +137,20 @@ def test_a_light_recursion_that_goes_on_into_a_heavier_one_gets_its_room() -> No
             assert interp.eval(f"(f {n} 3000)") == n + 6000
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_parallel_map_branches_recurse_on_a_roomy_frame() -> None:
+    from interpreter import Interpreter
+
+    interp = Interpreter()
+    interp.define("launcher-below?", lambda: any(f.f_code.co_name == "_launch" for f in _frames()))
+    interp.eval("(define (count n) (if (= n 0) (if (launcher-below?) 0 -1000000) (+ 1 (count (- n 1)))))")
+    assert interp.eval("(parallel-map count (list 100 200 300))") == [100, 200, 300]
+
+
+def _frames() -> list[object]:
+    frames, frame = [], sys._getframe(1)
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    return frames

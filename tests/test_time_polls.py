@@ -44,6 +44,7 @@ CALLS = [
     "(map + L L)",
     "(for-each abs L)",
     "(filter negative? L)",
+    "(remove negative? L)",
     "(filter-map negative? L)",
     "(append-map list L)",
     "(partition negative? L)",

@@ -140,12 +140,13 @@ def values_list(value: Any) -> list[Any]:
     return list(value.items) if type(value) is Values else [value]
 
 
-def unpacked_values(names: list[Symbol], span: Any, value: Any) -> list[Any]:
-    """The values of ``value`` for the formals ``names`` (no rest formal), or the arity
-    error ``let-values`` gives (for compiled bodies, which unpack the usual case inline)."""
+def unpacked_values(names: list[Symbol], span: Any, value: Any, rest: Symbol | None = None) -> list[Any]:
+    """The values of ``value`` for the formals ``names`` (then, with a ``rest`` formal, the
+    list of the others), or the arity error ``let-values`` gives (for compiled bodies,
+    which unpack the fixed-count case inline and call this for a wrong count or a rest)."""
     target: dict[Symbol, Any] = {}
-    bind_formals(names, None, values_list(value), target, span)
-    return [target[name] for name in names]
+    bind_formals(names, rest, values_list(value), target, span)
+    return [target[name] for name in names] + ([target[rest]] if rest is not None else [])
 
 
 def consumer_values(consumer: Any, value: Any, count: int) -> list[Any]:

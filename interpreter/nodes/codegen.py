@@ -143,6 +143,8 @@ class Emitter:
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
         self.global_refs: dict[int, tuple[str, str, str]] = {}  # id of a GlobalRef: its key, globals, reader
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
+        self.floats: set[str] = set()  # register locals bound to a likely float (see likely_float)
+        self.float_hints: dict[int, bool] = {}  # id of a node: likely_float's answer
         self.searches: dict[int, tuple[str, str] | None] = {}  # id of a Call: its literal search, if any
 
     # -- bookkeeping ---------------------------------------------------------------
@@ -280,6 +282,7 @@ class Emitter:
         names = {name: self.fresh("l") for name in node.names}
         for local, value in zip(names.values(), values):
             self.line(f"{local} = {value}")
+        self.note_floats(names.values(), node.inits)
         scope = Registers(names, self.fresh("e"))
         self.line(f"{scope.env} = None")
         self.scopes.append(scope)
@@ -341,9 +344,9 @@ class Emitter:
 
     def inline_let_values(self, node: LetValues) -> bool:
         """Whether a ``let-values`` or ``let*-values`` becomes register variables: in a
-        procedure body, without rest formals or internal defines, when nothing assigns its
+        procedure body, without internal defines or an empty formals list, when nothing assigns its
         variables (for ``let*-values``: nor a later init, and no name is bound twice)."""
-        names = [name for formals, _rest, _init in node.clauses for name in formals]
+        names = [name for formals, rest, _init in node.clauses for name in (*formals, *([rest] if rest else []))]
         assigned = assigned_names(node.body)
         if node.sequential:
             if len(set(names)) != len(names):
@@ -354,7 +357,7 @@ class Emitter:
             self.in_body
             and len(self.scopes) < MAX_REGISTER_SCOPES
             and not node.defines
-            and all(formals and rest is None for formals, rest, _init in node.clauses)
+            and all(formals or rest is not None for formals, rest, _init in node.clauses)
             and not assigned & set(names)
         )
 
@@ -373,10 +376,16 @@ class Emitter:
         else:
             values = self.operand_values([init for _formals, _rest, init in node.clauses])
         try:
-            for i, (formals, _rest, init) in enumerate(node.clauses):
+            for i, (formals, rest, init) in enumerate(node.clauses):
                 value = self.value(init) if node.sequential else values[i]
-                unpack = self.constant(functools.partial(unpacked_values, formals, node.span), "n")
-                scope.names.update(self.unpack(formals, value, lambda temp, unpack=unpack: f"{unpack}({temp})"))
+                unpack = self.constant(functools.partial(unpacked_values, formals, node.span, rest=rest), "n")
+                if rest is None:
+                    scope.names.update(self.unpack(formals, value, lambda temp, unpack=unpack: f"{unpack}({temp})"))
+                else:  # a rest formal: the helper builds its list (and gives a short count's error)
+                    names = [*formals, rest]
+                    locals_ = [self.fresh("l") for _ in names]
+                    self.line(f"{', '.join(locals_)}, = {unpack}({value})")
+                    scope.names.update(zip(names, locals_))
                 if node.sequential:
                     self.line(f"{scope.env} = None")
             if not node.sequential:
@@ -485,6 +494,7 @@ class Emitter:
         names = {name: self.fresh("l") for name in node.names}
         for local, value in zip(names.values(), values):
             self.line(f"{local} = {value}")
+        self.note_floats(names.values(), node.inits)
         scope = Registers(names, self.fresh("e"))
         self.scopes.append(scope)
         try:
@@ -543,6 +553,7 @@ class Emitter:
         params = {name: self.fresh("l") for name in proc.params}
         for local, value in zip(params.values(), values):
             self.line(f"{local} = {value}")
+        self.note_floats(params.values(), node.inits)
         holder = Registers({node.name: self.fresh("l")}, self.fresh("e"))  # the frame naming the loop
         self.line(f"{holder.names[node.name]} = {holder.env} = None")
         self.count_step()
@@ -664,10 +675,10 @@ class Emitter:
 
     def global_value(self, node: GlobalRef) -> str:
         key = self.constant(node.name, "k")
-        gvars = self.constant(node.gvars, "g")
+        get = self.constant(node.gvars.get, "g")  # a bound method: no attribute lookup per read
         ref = self.constant(node.compile(False), "n")
         temp = self.fresh("t")
-        self.line(f"{temp} = {gvars}.get({key})")
+        self.line(f"{temp} = {get}({key})")
         self.line(f"if {temp} is None:")
         self.line(f"    {temp} = {ref}({self.frame})")
         return temp
@@ -826,12 +837,12 @@ class Emitter:
             if refs is None:
                 refs = self.global_refs[id(node)] = (
                     self.constant(node.name, "k"),
-                    self.constant(node.gvars, "g"),
+                    self.constant(node.gvars.get, "g"),  # bound: no attribute lookup per read
                     self.constant(node.compile(False), "n"),
                 )
-            key, gvars, ref = refs
+            key, get, ref = refs
             temp = self.fresh("t")
-            return f"({temp} if ({temp} := {gvars}.get({key})) is not None else {ref}({self.frame}))"
+            return f"({temp} if ({temp} := {get}({key})) is not None else {ref}({self.frame}))"
         return None
 
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
@@ -925,7 +936,8 @@ class Emitter:
         self.heights[id(node)] = height
         return height <= MAX_INLINE_HEIGHT
 
-    def pure_call(self, node: Node) -> str | None:
+    def pure_call(self, node: Node, bound: list[str] | None = None) -> str | None:
+        """See :meth:`pure`; ``bound``: the operands' values, already in names (for :meth:`float_first`)."""
         if type(node) is not Call or type(node.operator) is not GlobalRef:
             return None
         name = node.operator.name.name
@@ -936,7 +948,7 @@ class Emitter:
         guarded = self.guarded(node) if searched else None
         if builtin is None or not (known or (guarded is not None and not guarded[3])):
             return None
-        operands = [self.pure(a) for a in node.operands]
+        operands = [self.pure(a) for a in node.operands] if bound is None else bound
         if any(o is None for o in operands) or not self.within_height(node, node.operands, 1):
             return None
         ok = self.constant(builtins_intact(node.operator, builtin), "ok") + "[0]"
@@ -951,6 +963,8 @@ class Emitter:
             return f"({expr.format(a=temp)} if {check} and {ok} else {self.fallback(node, [temp])})"
         if arity == 2 and name in FLOAT_OPS:
             floated = self.float_literal_operation(node, name, operands, ok)
+            if floated is None and bound is None and name != "/":
+                floated = self.float_first(node, name, operands, ok)
             if floated is not None:
                 return floated
         if name in CONSTRUCTORS or not known:  # a constructor, or a guarded built-in
@@ -1016,6 +1030,51 @@ class Emitter:
             float_test = " and ".join(part for part in [*rebind, float_guard.format(**fields), ok] if part)
             otherwise = f"({code.format(**fields)} if {float_test} else {otherwise})"
         return f"({values[0]} {BINARY_OPS[name]} {values[1]} if {guard} else {otherwise})"
+
+    def likely_float(self, node: Node) -> bool:
+        """Whether ``node``'s value is probably a float: a float literal, ``inexact``, ``+ - * /``
+        with a likely float operand, or a register variable bound to one. Only a hint: it
+        puts the float arm of inline arithmetic before the exact-integer arm."""
+        known = self.float_hints.get(id(node))
+        if known is None:
+            known = False
+            kind = type(node)
+            if kind is Const:
+                known = type(node.value) is float
+            elif kind is LocalRef and not node.checked and node.depth < len(self.scopes):
+                known = self.local(node) in self.floats
+            elif kind is Call and type(node.operator) is GlobalRef:
+                name = node.operator.name.name
+                known = name in ("exact->inexact", "inexact") or (
+                    name in ARITHMETIC and any(self.likely_float(o) for o in node.operands)
+                )
+            self.float_hints[id(node)] = known
+        return known
+
+    def note_floats(self, locals_: Any, inits: list[Node]) -> None:
+        """Remember which new register locals start as likely floats."""
+        self.floats.update(local for local, init in zip(locals_, inits) if self.likely_float(init))
+
+    def float_first(self, node: Call, name: str, operands: list[str], ok: str) -> str | None:
+        """A binary operator with a likely float operand (:meth:`likely_float`) and no exact
+        integer literal: an arm for two floats first, binding both operands once, then the
+        usual exact-integer, mixed and fallback arms on the bound values. None otherwise."""
+        if not any(self.likely_float(o) for o in node.operands) or any(is_int_literal(o) for o in operands):
+            return None
+        temps, binds = [], []
+        for source in operands:
+            if source.isidentifier():
+                temps.append(source)
+            else:
+                temp = self.fresh("t")
+                temps.append(temp)
+                binds.append(f"({temp} := {source}) is {temp}")
+        floats = " is ".join([*(f"type({t})" for t in temps), "float"])
+        test = " and ".join([*binds, floats, ok])
+        rest = self.pure_call(node, temps)
+        if rest is None:
+            return None
+        return f"({temps[0]} {FLOAT_OPS[name]} {temps[1]} if {test} else {rest})"
 
     def float_literal_operation(self, node: Call, name: str, operands: list[str], ok: str) -> str | None:
         """``(op x 2.5)`` with a finite float literal: the result is inexact whatever ``x``
@@ -1086,6 +1145,9 @@ class Emitter:
         arglist = ", ".join(args)
         result = self.fresh("t")
         give = "return" if tail else f"{result} ="
+        # after an inline arm nothing can have assigned the registers: only the other arms,
+        # nested under an else, re-read them (reload_after_call)
+        nested = (found is not None or guarded is not None) and not tail and any(s.names for s in self.scopes)
         if found is not None or guarded is not None:
             keyword = "if"
             name = node.operator.name.name  # type: ignore[attr-defined]
@@ -1109,7 +1171,10 @@ class Emitter:
                     if statement:
                         self.line(f"    {code.format(**fields)}")
                     self.line(f"    {give} {'VOID' if statement else code.format(**fields)}")
-            self.line(f"elif type({f}) is Primitive:")
+            if nested:
+                self.line("else:")
+                self.indent += 1
+            self.line(f"{'if' if nested else 'elif'} type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
             self.line(f"elif type({f}) is Closure:")
         elif self.names_builtin(node.operator):
@@ -1148,6 +1213,8 @@ class Emitter:
         self.line(f"    {give} apply_with_caller({f}, [{arglist}], {self.frame}, {tail})")
         if not tail:
             self.reload_after_call()
+        if nested:
+            self.indent -= 1
         self.current_site = parent
         self.line(f"site = {parent}")
         return result

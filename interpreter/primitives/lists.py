@@ -660,10 +660,18 @@ def elements(who: str, lst: Any) -> Iterator[Any]:
 @primitive("map")
 def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     """The list of ``(f x ...)`` for corresponding elements (stops at the shortest list)."""
-    if more:
-        call, items = _over("map", f, lst, more)
-        return build_list([call(x) for x in items])
-    return walk("map", check_proc("map", f), "map", lst, proper_length("map", lst))
+    if not more:
+        return walk("map", check_proc("map", f), "map", lst, proper_length("map", lst))
+    call = caller(check_proc("map", f), 1 + len(more))
+    head = last = Pair()
+    for row in rows("map", (lst, *more)):
+        cell = Pair()
+        cell.car = call(*row)
+        cell.span = None
+        last.cdr = cell
+        last = cell
+    last.cdr = NIL
+    return head.cdr
 
 
 @primitive("for-each")
@@ -706,8 +714,7 @@ def scheme_filter(pred: Any, lst: Any) -> Any:
 @primitive("remove")
 def remove(pred: Any, lst: Any) -> Any:
     """The elements not satisfying ``pred``."""
-    call, items = _over("remove", pred, lst, ())
-    return build_list([x for x in items if call(x) is False])
+    return walk("remove", check_proc("remove", pred), "remove", lst, proper_length("remove", lst))
 
 
 @primitive("partition")

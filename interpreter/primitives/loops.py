@@ -54,6 +54,25 @@ else:
 
 PROLOGUE = "    rt, env = f.rt, f.env\n    depth = rt.depth\n    depth1 = depth + 1\n"
 
+#: The elements ``x`` for which ``r = (f x)`` passes the test ``keep``, in a new list.
+SELECT = """
+    head = last = Pair()
+    for _ in polled(range(n)):
+        if type(lst) is not Pair:
+            raise changed_error(who)
+        x = lst.car
+        r = CALL(x)
+        if {keep}:
+            cell = Pair()
+            cell.car = x
+            cell.span = None
+            last.cdr = cell
+            last = cell
+        lst = lst.cdr
+    last.cdr = NIL
+    return head.cdr
+"""
+
 #: ``name: (argument count of the procedure, parameters after f, body)``. The body walks
 #: ``lst`` for ``n`` elements; its call is the line ``r = CALL(args)``.
 WALKS: dict[str, tuple[int, str, str]] = {
@@ -76,27 +95,8 @@ WALKS: dict[str, tuple[int, str, str]] = {
     return head.cdr
 """,
     ),
-    "filter": (
-        1,
-        "who, lst, n",
-        """
-    head = last = Pair()
-    for _ in polled(range(n)):
-        if type(lst) is not Pair:
-            raise changed_error(who)
-        x = lst.car
-        r = CALL(x)
-        if r is not False:
-            cell = Pair()
-            cell.car = x
-            cell.span = None
-            last.cdr = cell
-            last = cell
-        lst = lst.cdr
-    last.cdr = NIL
-    return head.cdr
-""",
-    ),
+    "filter": (1, "who, lst, n", SELECT.format(keep="r is not False")),
+    "remove": (1, "who, lst, n", SELECT.format(keep="r is False")),
     "fold-left": (
         2,
         "who, acc, lst, n",
