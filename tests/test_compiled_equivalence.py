@@ -1,11 +1,12 @@
 """Differential test of the body compiler: one random expression, five ways to run it.
 
 1. the body of a procedure whose parameters stay Python locals (register mode: ``let``,
-   ``let-values``, ``let*-values``, ``do`` variables and ``call-with-values`` of literal
-   lambdas too; ``case`` as if/elif; built-ins of ``fastpath``'s tables computed inline);
+   ``letrec``, ``let-values``, ``let*-values``, ``do`` variables and ``call-with-values`` of
+   literal lambdas too; ``case`` as if/elif; built-ins of ``fastpath``'s tables computed
+   inline; ``(cons e (self …))`` as a loop);
 2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
    in a frame (frame mode: ``let``, ``let-values``, ``do`` … variables still locals);
-3. like 1, with ``+``, ``car``, ``call-with-values`` … rebound to equivalent procedures,
+3. like 1, with ``+``, ``car``, ``cons``, ``call-with-values`` … rebound to equivalent procedures,
    which sends every inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
 5. top-level code, through the closure compiler (no body compiler).
@@ -28,6 +29,7 @@ REBIND = (
     " (define call-with-values (let ((cwv call-with-values)) (lambda (p c) (cwv p c))))"
     " (define string-append (let ((join string-append)) (lambda xs (apply join xs))))"
     " (define write-char (let ((put write-char)) (lambda (c p) (put c p))))"
+    " (define cons (let ((pair cons)) (lambda (a d) (pair a d))))"
     " (define eq? (let ((same eq?)) (lambda (x y) (same x y)))) (define caddr (let ((c caddr)) (lambda (p) (c p))))"
     " (define memv (let ((m memv)) (lambda (x l) (m x l))))"
     " (define assoc (let ((a assoc)) (lambda (x l) (a x l))))"
@@ -72,6 +74,20 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         ),
         st.builds(lambda x, y: f"(let loop ((i 2)) (if (= i 0) {x} (cons {y} (loop (- i 1)))))", inner, inner),
         st.builds(lambda x: f"(let loop ((i 1)) (if (= i 0) {x} (apply loop (list (- i 1)))))", inner),
+        # tail recursion modulo cons (nodes/trmc.py): one or two conses, beside a tail call of
+        # itself, in case/let arms, a base arm that is a tail call
+        st.builds(lambda x, y: f"(letrec ((r (lambda (i) (if (= i 0) {x} (cons {y} (r (- i 1))))))) (r 2))", inner, inner),
+        st.builds(
+            lambda x, y: f"(let loop ((i 3)) (cond ((= i 0) {x}) ((= i 1) (cons {y} (cons i (loop (- i 1)))))"
+            f" ((= i 2) (loop (- i 1))) (else (cons {y} (loop (- i 1))))))",
+            inner,
+            inner,
+        ),
+        st.builds(
+            lambda x, y: f"(letrec ((r (lambda (i) (case i ((0) (h {x})) (else (let ((c {y})) (cons c (r (- i 1))))))))) (r 2))",
+            inner,
+            inner,
+        ),
         st.builds(
             lambda x, y: f"(let outer ((i 2)) (let inner ((j 0)) (cond ((= i 0) {x}) ((= j 1) (outer (- i 1)))"
             f" (else (begin {y} (inner (+ j 1)))))))",
@@ -209,6 +225,22 @@ def test_call_with_values_rebound_takes_the_slow_path() -> None:
     assert interp.eval("(f 2)") == 4
     interp.eval_scheme("(define call-with-values (lambda (p c) 'rebound))")
     assert interp.eval("(f 2)") == interp.eval("'rebound")
+
+
+def test_cons_loops_agree_every_way() -> None:
+    """Tail recursion modulo cons (nodes/trmc.py), its slow path (``cons`` rebound) and
+    max_steps agree with the closure compiler, on lists, errors in an element or in the
+    base arm, and a procedure that rebinds its own name while it runs."""
+    for expr in [
+        "(letrec ((r (lambda (i) (if (= i 0) b (cons (car a) (cons i (r (- i 1)))))))) (r 3))",
+        "(letrec ((r (lambda (l) (cond ((null? l) b) ((pair? (car l)) (r (cdr l))) (else (cons (h l) (r (cdr l)))))))) (r a))",
+        "(let loop ((i 3)) (if (= i 0) (h b) (cons (+ i a) (loop (- i 1)))))",
+        "(letrec ((r (lambda (i) (if (= i 1) (set! r (lambda (j) (list 'new j b)))) (if (= i 0) '() (cons i (r (- i 1))))))) (r 3))",
+        "(letrec ((r (lambda (i . rest) (if (= i 0) rest (cons a (r (- i 1) b)))))) (r 2))",
+    ]:
+        for a, b in [("3", "'(1 2)"), ("'(4 5)", "#f"), ("'((1) 2 (3))", "'()")]:
+            results = run_five_ways(expr, a, b)
+            assert len(set(results)) == 1, (expr, a, b, results)
 
 
 def test_inline_eq_and_eqv_agree_on_every_kind_of_value() -> None:

@@ -68,6 +68,7 @@ from .fastpath import (
     generic_application,
 )
 from .literal_search import SEARCHES, LiteralTable
+from .trmc import HOLE, emit_cons_loop, filled, has_cons_calls_of_itself, returning
 
 if TYPE_CHECKING:
     from ..evaluator import Runtime
@@ -104,6 +105,7 @@ class Emitter:
         self.scopes: list[Registers] = []
         self.register_mode = False
         self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
+        self.holes = False  # every return fills an open hole first (tail recursion modulo cons: trmc.py)
         self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
@@ -130,6 +132,7 @@ class Emitter:
             "apply_procedure": apply_procedure,
             "consumer_values": consumer_values,
             "apply_with_caller": apply_with_caller,
+            "filled": filled,
             "rt": rt,
         }
         self.builtins = builtins
@@ -161,20 +164,48 @@ class Emitter:
         return name
 
     def line(self, text: str) -> None:
+        if self.holes and text.lstrip().startswith("return "):
+            for part in returning(text):
+                self.lines.append("    " * self.indent + part)
+            return
         self.lines.append("    " * self.indent + text)
+
+    def open_site(self, node: Call) -> int:
+        """Number the call site ``node`` (nested in the current one) and make it current."""
+        site = len(self.sites)
+        self.sites.append((node, self.current_site))
+        self.current_site = site
+        self.line(f"site = {site}")
+        return site
+
+    def accepts(self, count: int) -> bool:
+        """Whether this body's procedure takes ``count`` arguments."""
+        proc = self.procedure
+        if proc is None:
+            return False
+        return count >= len(proc.params) if proc.rest is not None else count == len(proc.params)
+
+    def rebind_self(self, f: str, args: list[str]) -> None:
+        """Emit a call of closure ``f``, which has this body, on ``args`` as a round of the
+        body's loop: the parameters rebound (a new frame in ``f``'s), a step, ``continue``."""
+        if not self.register_mode:
+            self.line(f"env = {self.frame_of(f'{f}.env', args)}")
+        else:
+            if self.scopes[0].names:
+                self.line(f"{', '.join(self.scopes[0].names.values())} = {', '.join(args)}")
+            self.line(f"outer = {f}.env")
+            self.line("env = None")
+        self.count_step()
+        self.line("continue")
 
     def frame_of(self, outer: str, args: list[str]) -> str | None:
         """An expression making this procedure's frame for ``args`` inside ``outer``;
         None if there is no procedure or the count is wrong (the general path reports it)."""
         proc = self.procedure
-        if proc is None:
+        if proc is None or not self.accepts(len(args)):
             return None
         if proc.rest is not None:
-            if len(args) < len(proc.params):
-                return None
             return f"binder({', '.join([outer, *args])})"
-        if len(args) != len(proc.params):
-            return None
         unassigned = [f"{self.key(name)}: UNASSIGNED" for name in proc.defines]
         bound = [f"{self.key(name)}: {arg}" for name, arg in zip(proc.params, args)]
         return f"Env({{{', '.join(unassigned + bound)}}}, {outer})"
@@ -230,19 +261,23 @@ class Emitter:
         return f"({call}, {', '.join(reloads)})[0]"  # the tuple keeps the call's value
 
     def inline_let(self, node: Let) -> bool:
-        """Whether a ``let`` becomes a register frame: in a procedure body (register or
-        frame mode), a plain let (no internal defines) whose variables nothing assigns."""
+        """Whether a ``let`` or ``letrec`` becomes a register frame: in a procedure body
+        (register or frame mode), without internal defines, when nothing assigns its
+        variables (for ``letrec``: nor its inits, and no name is bound twice)."""
+        names = set(node.names)
         return (
             self.in_body
             and len(self.scopes) < MAX_REGISTER_SCOPES
-            and not node.sequential
             and not node.defines
-            and not assigned_names(node.body) & set(node.names)
+            and not assigned_names(node if node.sequential else node.body) & names
+            and len(names) == len(node.names)
         )
 
     def let(self, node: Let, body: Callable[[Node], Any]) -> Any:
         """Emit a register ``let``: its values into fresh locals, then ``body(node.body)``
         with the let's frame innermost."""
+        if node.sequential:
+            return self.letrec(node, body)
         values = self.operand_values(node.inits)
         names = {name: self.fresh("l") for name in node.names}
         for local, value in zip(names.values(), values):
@@ -252,6 +287,25 @@ class Emitter:
         self.line(f"{scope.env} = None")
         self.scopes.append(scope)
         try:
+            return body(node.body)
+        finally:
+            self.scopes.pop()
+
+    def letrec(self, node: Let, body: Callable[[Node], Any]) -> Any:
+        """Emit a register ``letrec``/``letrec*``: its variables start unassigned, with
+        its frame innermost; each init's value goes to its local in order, and into the
+        frame too once something (a closure made by an init) has made it."""
+        names = {name: self.fresh("l") for name in node.names}
+        scope = Registers(names, self.fresh("e"))
+        self.line(f"{scope.env} = None")
+        for local in names.values():
+            self.line(f"{local} = UNASSIGNED")
+        self.scopes.append(scope)
+        try:
+            for (name, local), init in zip(names.items(), node.inits):
+                self.line(f"{local} = {self.value(init)}")
+                self.line(f"if {scope.env} is not None:")
+                self.line(f"    {scope.env}.vars[{self.key(name)}] = {local}")
             return body(node.body)
         finally:
             self.scopes.pop()
@@ -532,10 +586,8 @@ class Emitter:
             return False
         if len(node.operands) != len(loop.params):
             return False
-        parent, site = self.current_site, len(self.sites)
-        self.sites.append((node, parent))  # in progress while its operands run, as a call is
-        self.current_site = site
-        self.line(f"site = {site}")
+        parent = self.current_site
+        self.open_site(node)  # in progress while its operands run, as a call is
         args = self.operand_values(node.operands)
         self.current_site = parent
         if args:  # `site` stays: the next iteration runs inside this call, as the procedure's would
@@ -642,6 +694,8 @@ class Emitter:
             self.tail(node.body[-1])
         elif kind is Call and self.inline_call_with_values(node):
             self.call_with_values(node, self.tail, lambda: self.call(node, tail=True))
+        elif kind is Call and self.indent + 2 <= MAX_INDENT and emit_cons_loop(self, node):
+            pass
         elif kind is Call:
             self.call(node, tail=True)
         elif kind is Let and self.inline_let(node):
@@ -1078,16 +1132,8 @@ class Emitter:
                 self.line(f"return {inline}")
             return inline
         parent = self.current_site
-        site = len(self.sites)
-        self.sites.append((node, parent))
-        self.current_site = site
-        self.line(f"site = {site}")
+        f, args = self.call_parts(node)
         found = self.builtin_op(node)
-        f = f"f{site}"
-        self.operator_into(node.operator, f)
-        args = self.operand_values(node.operands)
-        if len(self.sites) > site + 1:  # an operand made calls of its own
-            self.line(f"site = {site}")
         guarded = self.guarded(node)
         if guarded is not None:  # each operand's value in a name, for the guard to test
             for i, arg in enumerate(args):
@@ -1139,20 +1185,11 @@ class Emitter:
             self.line(f"if type({f}) is Closure:")
         self.indent += 1
         if tail:
-            rebind = self.frame_of(f"{f}.env", args) if not self.loops else None  # `continue` is the loop's there
-            if rebind is not None:
+            if not self.loops and self.accepts(len(args)):  # in a named let, `continue` is the loop's
                 self.line(f"if {f}.run is run:")
-                if not self.register_mode:
-                    self.line(f"    env = {rebind}")
-                else:
-                    if self.scopes[0].names:
-                        self.line(f"    {', '.join(self.scopes[0].names.values())} = {arglist}")
-                    self.line(f"    outer = {f}.env")
-                    self.line("    env = None")
-                self.line("    rt.steps += 1")
-                self.line("    if rt.steps >= rt.check_at:")
-                self.line("        rt.check()")
-                self.line("    continue")
+                self.indent += 1
+                self.rebind_self(f, args)
+                self.indent -= 1
             self.line(f"return TailCall({f}, [{arglist}])")
         else:
             self.line("depth = rt.depth")
@@ -1181,6 +1218,17 @@ class Emitter:
         self.current_site = parent
         self.line(f"site = {parent}")
         return result
+
+    def call_parts(self, node: Call) -> tuple[str, list[str]]:
+        """Open ``node``'s call site and emit its operator into ``f<site>`` and its
+        operands' values: ``(f<site>, operand expressions)``."""
+        site = self.open_site(node)
+        f = f"f{site}"
+        self.operator_into(node.operator, f)
+        args = self.operand_values(node.operands)
+        if len(self.sites) > site + 1:  # an operand made calls of its own
+            self.line(f"site = {site}")
+        return f, args
 
     def operand_values(self, operands: list[Node]) -> list[str]:
         """Expressions for the operands, evaluated left to right: an inline expression
@@ -1314,7 +1362,7 @@ class BodyErrors:
 TEMPLATE = """
 def run({params}):
     env = {frame}
-    site = -1
+    site = -1{start}
     try:
         while True:
 {code}
@@ -1349,10 +1397,12 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
             frame = "None"
     if not emitter.register_mode:
         emitter.line("v = env.vars")
+    emitter.holes = has_cons_calls_of_itself(proc)
     emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)
     code = "\n".join(without_dead_site_stores(emitter.lines))
-    source = TEMPLATE.format(params=params, frame=frame, code=code)
+    start = f"\n    {HOLE} = None" if emitter.holes else ""
+    source = TEMPLATE.format(params=params, frame=frame, start=start, code=code)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
 

@@ -1,0 +1,135 @@
+"""Tail recursion modulo cons: ``(cons e (self arg …))`` in tail position runs as a loop.
+
+A procedure such as ``(define (iota-from m n) (if (> m n) '() (cons m (iota-from (+ m 1) n))))``
+recurses one Python frame (and a depth check, and past a mark a stack measure or a thread
+hop) per element, although all that is left to do after the call is one ``cons``. The body
+compiler (:class:`~.codegen.Emitter`) emits such an arm as a step of the body's own
+``while True:`` loop instead:
+
+* the pair is made with its ``cdr`` empty, the hole; the first one is the ``head`` of the
+  result, each later one fills the hole of the one before;
+* the parameters are rebound to the call's arguments, a step is counted (so limits,
+  timeouts and Ctrl-C are polled as in any compiled loop) and the loop goes round;
+* every ``return`` of such a body goes through :func:`filled`: while a hole is open the
+  value fills it and the head is returned. A pending :class:`TailCall` is run first, as
+  the call site of the recursive call did.
+
+``(cons e1 (cons e2 (self …)))`` makes two pairs per round. Evaluation order is the
+ordinary call's: the ``cons`` operator, ``e``, the operator of the recursive call, then
+its arguments. The loop is taken only while each ``cons`` is still the built-in and the
+operator is a closure with this very body (so a redefined or ``set!`` name is honoured);
+otherwise the arm makes the ordinary calls and puts the result in the hole. Pairs are
+unreachable until the body returns, and continuations are escape-only, so nobody sees a
+hole. Like a tail call, a round adds no depth: ``max_depth`` no longer limits it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from ..datatypes import TailCall
+from ..evaluator import apply_procedure
+from .core import Call, GlobalRef, Lambda, LocalRef, Node, subtree
+
+if TYPE_CHECKING:
+    from .codegen import Emitter
+
+#: Local names of the generated code (no generated temporary ends in a letter).
+HOLE, HEAD, OUT = "hole", "head", "out"
+
+
+def filled(hole: Any, head: Any, value: Any) -> Any:
+    """Fill the last hole with the body's value; the list's first pair is the result."""
+    if type(value) is TailCall:
+        value = apply_procedure(value.proc, value.args)
+    hole.cdr = value
+    return head
+
+
+def cons_chain(node: Node, name: str) -> tuple[list[Call], Call] | None:
+    """``(conses, call)`` when ``node`` is ``(cons e1 (cons e2 … (name arg …)))``, else None."""
+    conses: list[Call] = []
+    while type(node) is Call and len(node.operands) == 2 and is_named(node.operator, "cons"):
+        conses.append(node)
+        node = node.operands[1]
+    if conses and type(node) is Call and is_named(node.operator, name):
+        return conses, node
+    return None
+
+
+def is_named(operator: Node, name: str) -> bool:
+    return type(operator) in (GlobalRef, LocalRef) and operator.name.name == name  # type: ignore[attr-defined]
+
+
+def has_cons_calls_of_itself(proc: Lambda) -> bool:
+    """Whether ``proc``'s body holds a ``(cons e (proc …))`` anywhere (the emitter then
+    routes every ``return`` through :func:`filled`)."""
+    return any(cons_chain(part, proc.name) is not None for part in subtree(proc.body))
+
+
+def returning(text: str) -> list[str]:
+    """``return x`` as two lines that fill the open hole, if any (see :func:`filled`)."""
+    body = text.lstrip()
+    pad = text[: len(text) - len(body)]
+    value = body[len("return ") :]
+    return [f"{pad}{OUT} = {value}", f"{pad}return {OUT} if {HOLE} is None else filled({HOLE}, {HEAD}, {OUT})"]
+
+
+def emit_cons_loop(em: Emitter, node: Call) -> bool:
+    """Emit ``node``, in tail position, as a round of the body's loop (see the module
+    docstring); False, emitting nothing, if it is not a cons of a call of the procedure
+    itself with the procedure's argument count, or the loop cannot be used here."""
+    proc = em.procedure
+    if not em.holes or em.loops or proc is None or "cons" not in em.builtins:
+        return False
+    chain = cons_chain(node, proc.name)
+    if chain is None or not em.accepts(len(chain[1].operands)):  # a wrong count: the ordinary call reports it
+        return False
+    conses, call = chain
+    parent = em.current_site
+    heads: list[tuple[int, str, str]] = []  # each cons: its site, operator and first operand
+    for pair in conses:
+        site = em.open_site(pair)
+        em.operator_into(pair.operator, f"f{site}")
+        value = em.value(pair.operands[0])
+        if not value.isidentifier():  # later statements must not evaluate it again
+            temp = em.fresh("t")
+            em.line(f"{temp} = {value}")
+            value = temp
+        heads.append((site, f"f{site}", value))
+    f, args = em.call_parts(call)
+    builtin = em.constant(em.builtins["cons"], "b")
+    intact = " and ".join(f"{operator} is {builtin}" for _site, operator, _value in heads)
+    em.line(f"if {intact} and type({f}) is Closure and {f}.run is run:")
+    em.indent += 1
+    pairs = [em.fresh("p") for _ in heads]
+    for pair, (_site, _operator, value) in zip(pairs, heads):
+        em.line(f"{pair} = Pair()")
+        em.line(f"{pair}.car = {value}")
+        em.line(f"{pair}.span = None")
+    em.line(f"if {HOLE} is None:")
+    em.line(f"    {HEAD} = {pairs[0]}")
+    em.line("else:")
+    em.line(f"    {HOLE}.cdr = {pairs[0]}")
+    for before, after in itertools.pairwise(pairs):
+        em.line(f"{before}.cdr = {after}")
+    em.line(f"{HOLE} = {pairs[-1]}")
+    em.rebind_self(f, args)
+    em.indent -= 1
+    # the ordinary calls: the procedure, then each cons from the innermost out
+    result = em.fresh("t")
+    em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
+    em.reload_after_call()
+    for site, operator, value in reversed(heads):
+        em.line(f"site = {site}")
+        outermost = site == heads[0][0]
+        ordinary = f"apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost})"
+        given = f"cons({value}, {result}) if {operator} is {builtin} else {ordinary}"
+        if outermost:
+            em.line(f"return {given}")
+        else:
+            em.line(f"{result} = {given}")
+            em.reload_after_call()
+    em.current_site = parent
+    return True
