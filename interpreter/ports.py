@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import IO
 
@@ -52,14 +53,17 @@ class OutputPort(Port):
 class StringOutputPort(OutputPort):
     """An output port that collects text in ``parts``; ``getvalue`` returns it.
 
-    A write is one ``parts.append`` (compiled code appends to ``parts`` itself: see
-    ``nodes/fastpath.PORT_STATEMENTS``); the column is worked out from the parts when
-    asked (``fresh-line``), not kept up to date on every write."""
+    ``parts`` is a deque, which grows by small fixed blocks: a list is one buffer that
+    ``realloc`` may copy as it grows, leaving old copies resident (the suspected cause of
+    the memory budget's string-port gap, docs/limits.md). A write is one ``parts.append``
+    (compiled code appends to ``parts`` itself: see ``nodes/fastpath.PORT_STATEMENTS``);
+    the column is worked out from the parts when asked (``fresh-line``), not kept up to
+    date on every write."""
 
     __slots__ = ("parts",)
 
     def __init__(self, name: str = "string") -> None:
-        self.parts: list[str] = []
+        self.parts: deque[str] = deque()
         super().__init__(self.parts.append, name)
 
     def write(self, text: str) -> None:
@@ -82,7 +86,9 @@ class StringOutputPort(OutputPort):
 
     def getvalue(self) -> str:
         text = "".join(self.parts)
-        self.parts[:] = [text] if text else []
+        self.parts.clear()
+        if text:
+            self.parts.append(text)
         return text
 
 
