@@ -64,7 +64,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     result = run_script(["sh", "-c", f"(sleep 1; touch {marker}) & sleep 5"], timeout=0.5)
     elapsed = time.monotonic() - start
     assert result.timed_out is True
-    assert elapsed < 2.0
+    assert elapsed < 4.5  # killed, not waited for: the group's `sleep 5` would take 5 s
     assert result.exit_code != 0
     time.sleep(1.0)
     assert not marker.exists()  # the background child died with the group
@@ -72,7 +72,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
 
 def test_timeout_from_the_dsl(ev):
     r = ev('(run-script "sleep 5" #:timeout 0.3)')
-    assert r.timed_out is True and r.duration_s < 2
+    assert r.timed_out is True and r.duration_s < 4.5  # killed before `sleep 5` ends
 
 
 def test_huge_output_is_capped_and_marked(ev):
