@@ -6,16 +6,19 @@
    inline; ``(cons e (self …))`` as a loop);
 2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
    in a frame (frame mode: ``let``, ``let-values``, ``do`` … variables still locals);
+2b. the same after internal defines of a value and of a closure over the frame, which
+   stay locals with the parameters (``codegen.register_defines``);
 3. like 1, with ``+``, ``car``, ``cons``, ``call-with-values`` … rebound to equivalent procedures,
    which sends every inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
 5. top-level code, through the closure compiler (no body compiler).
 
-All five must give the same value, or the same error.
+All six must give the same value, or the same error.
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,6 +174,7 @@ def run_five_ways(expr: str, a: str, b: str) -> list[str]:
     for setup, body, max_steps in [
         ("", expr, None),
         ("", f"(define z a) (set! a a) {expr}", None),
+        ("", f"(define z a) (define (w) (list z b)) {expr}", None),
         (REBIND, expr, None),
         ("", expr, 1_000_000),
     ]:
@@ -277,3 +281,49 @@ def test_let_values_with_rest_formals_agree_every_way() -> None:
     ]:
         results = run_five_ways(expr, "3", "'(1 2)")
         assert len(set(results)) == 1, (expr, results)
+
+
+#: Bodies with internal defines: each runs as a procedure body (the defines in registers
+#: or, with a ``set!`` of one of them, in the frame) and through the closure compiler.
+DEFINE_BODIES = [
+    "(define x (h a)) (define y (cons x b)) (list y x)",
+    "(define x y) (define y 1) x",  # used before its definition: the same error every way
+    "(define (g) y) (define y (cons a b)) (g)",  # a closure made before the define sees it
+    "(define (g) y) (g) (define y 1) y",  # ... and calls it too early
+    "(define x a) (define (g) x) (if (pair? b) (list x (g)) (begin (define y 2) y))",
+    "(display a (open-output-string)) (define x (+ 1 (h a))) x",
+    "(define v2 (make-vector 3 0)) (do ((i 0 (+ i 1))) ((= i 3) v2) (vector-set! v2 i (list i a)))",
+    "(define x a) (let loop ((i 0) (acc '())) (if (= i 2) (map (lambda (g) (g)) acc) (loop (+ i 1) (cons (lambda () (list i x)) acc))))",
+    "(define x (call/cc (lambda (k) k))) (if (procedure? x) (x 5) (list x a))",
+]
+
+
+def test_internal_defines_agree_in_registers_in_a_frame_and_in_the_closure_compiler() -> None:
+    for body in DEFINE_BODIES:
+        for a, b in [("3", "'(1 2)"), ("'(4 5)", "#f")]:
+            results = []
+            # the second keeps the frame: a set! of a parameter (in a lambda never called)
+            for prefix, max_steps in [("", None), ("(lambda () (set! a a)) ", None), ("", 1_000_000)]:
+                interp = Interpreter(max_steps=max_steps)
+                interp.eval_scheme(HELPERS)
+                interp.eval_scheme(f"(define (f a b) {prefix}{body})")
+                results.append(outcome(interp, f"(f {a} {b})"))
+            interp = Interpreter()
+            interp.eval_scheme(HELPERS)
+            results.append(outcome(interp, f"(let ((a {a}) (b {b})) (let () {body}))"))
+            assert len(set(results)) == 1, (body, a, b, results)
+
+
+def test_a_self_tail_call_starts_its_defines_afresh() -> None:
+    """Each call of a procedure has its own internal defines, also when a tail call of
+    itself runs as a round of the body's loop: closures keep the value of their round."""
+    interp = Interpreter()
+    interp.eval_scheme(
+        "(define (f n acc) (define x (* n 10)) (define (get) x)"
+        " (if (= n 0) (map (lambda (g) (g)) acc) (f (- n 1) (cons get acc))))"
+    )
+    assert interp.eval("(f 3 '())") == interp.eval("'(10 20 30)")
+    interp.eval_scheme("(define (g n) (define early (if (= n 2) late 0)) (define late n) (if (= n 0) early (g (- n 1))))")
+    with pytest.raises(SchemeError, match="variable used before its definition: late"):
+        interp.eval("(g 2)")
+    assert interp.eval("(g 1)") == 0

@@ -41,6 +41,7 @@ from .control import And, Case, Cond, Or
 from .core import (
     Call,
     Const,
+    Define,
     GlobalRef,
     If,
     Lambda,
@@ -104,6 +105,10 @@ class Emitter:
         # scopes are those of the lets and dos inside it.
         self.scopes: list[Registers] = []
         self.register_mode = False
+        # Internal defines held in the procedure's register frame (``register_defines``),
+        # and those already assigned on every path to the code being emitted now.
+        self.define_nodes: set[Define] = set()
+        self.defined: set[Symbol] = set()
         self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
         self.holes = False  # every return fills an open hole first (tail recursion modulo cons: trmc.py)
         self.keys: dict[Symbol, str] = {}
@@ -191,8 +196,9 @@ class Emitter:
         if not self.register_mode:
             self.line(f"env = {self.frame_of(f'{f}.env', args)}")
         else:
-            if self.scopes[0].names:
-                self.line(f"{', '.join(self.scopes[0].names.values())} = {', '.join(args)}")
+            params = list(self.scopes[0].names.values())[: len(args)]  # the defines follow them
+            if params:
+                self.line(f"{', '.join(params)} = {', '.join(args)}")
             self.line(f"outer = {f}.env")
             self.line("env = None")
         self.count_step()
@@ -209,6 +215,21 @@ class Emitter:
         unassigned = [f"{self.key(name)}: UNASSIGNED" for name in proc.defines]
         bound = [f"{self.key(name)}: {arg}" for name, arg in zip(proc.params, args)]
         return f"Env({{{', '.join(unassigned + bound)}}}, {outer})"
+
+    def define_register(self, node: Define) -> None:
+        """Emit an internal ``define`` held in a register: the value into its local, and
+        into the procedure's frame too if something (a closure) has made it."""
+        local = self.scopes[0].names[node.name]
+        self.line(f"{local} = {self.value(node.value)}")
+        self.line("if env is not None:")
+        self.line(f"    env.vars[{self.key(node.name)}] = {local}")
+        self.defined.add(node.name)
+
+    def known_defined(self, node: LocalRef) -> bool:
+        """Whether ``node`` reads a register define that every path here has assigned: the
+        define was emitted before, in the body's own straight-line code, and nothing
+        assigns the name again (``register_defines``), so the read needs no check."""
+        return node.depth == len(self.scopes) - 1 and self.register_mode and node.name in self.defined
 
     @property
     def in_body(self) -> bool:
@@ -609,7 +630,7 @@ class Emitter:
             return repr(node.value)
         if kind is Const:
             return self.constant(node.value)
-        if kind is LocalRef and not node.checked:
+        if kind is LocalRef and (not node.checked or self.known_defined(node)):
             return self.local(node)
         if kind is LocalRef:  # a letrec or internal-define variable: read inline, checked
             temp = self.fresh("t")
@@ -619,6 +640,9 @@ class Emitter:
             return temp
         if kind is GlobalRef:
             return self.global_value(node)
+        if kind is Define and node in self.define_nodes:
+            self.define_register(node)
+            return "VOID"
         if kind is Call and self.inline_call_with_values(node):
             temp = self.fresh("t")
             self.call_with_values(
@@ -668,6 +692,9 @@ class Emitter:
     def effect(self, node: Node) -> None:
         """Emit a node evaluated only for its effect (a global is still looked up: it may be unbound)."""
         if type(node) is Const or (type(node) is LocalRef and not node.checked):
+            return
+        if type(node) is Define and node in self.define_nodes:
+            self.define_register(node)
             return
         expr = self.value(node)
         if not expr.isidentifier():
@@ -1395,6 +1422,14 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
             emitter.scopes.append(Registers(dict(zip(proc.params, args)), "env"))
             emitter.register_mode = True
             frame = "None"
+        elif (defines := register_defines(proc)) is not None:
+            locals_ = {node.name: emitter.fresh("l") for node in defines}
+            emitter.scopes.append(Registers(dict(zip(proc.params, args)) | locals_, "env"))
+            emitter.register_mode = True
+            emitter.define_nodes = set(defines)
+            frame = "None"
+            for local in locals_.values():  # at the top of the loop: a self tail call starts afresh
+                emitter.line(f"{local} = UNASSIGNED")
     if not emitter.register_mode:
         emitter.line("v = env.vars")
     emitter.holes = has_cons_calls_of_itself(proc)
@@ -1405,6 +1440,26 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     source = TEMPLATE.format(params=params, frame=frame, start=start, code=code)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
+
+
+def register_defines(proc: Lambda) -> list[Define] | None:
+    """A body's internal defines if they can live in its register frame (with the
+    parameters): each a plain ``define`` at the body's top level, each name once and
+    none a parameter's, and nothing else in the body (a ``set!``, a ``define`` in a
+    nested body of the same name, ``define-values``, ``define-record-type``) assigning a
+    parameter or a defined name. Else None (the body keeps its frame)."""
+    if proc.rest is not None:
+        return None
+    top = proc.body.body if type(proc.body) is Seq else [proc.body]
+    defines = [part for part in top if type(part) is Define]
+    names = [node.name for node in defines]
+    if len(set(names)) != len(names) or set(names) != set(proc.defines) or set(names) & set(proc.params):
+        return None
+    watched = {*proc.params, *names}
+    for part in top:
+        if assigned_names(part.value if type(part) is Define else part) & watched:
+            return None
+    return defines
 
 
 def compares_identity(guarded: tuple[Any, ...], field: str) -> bool:
