@@ -231,3 +231,24 @@ def test_a_recursive_body_keeps_no_copies_in_its_frame() -> None:
     names = interp.eval_scheme("count").run.__code__.co_varnames
     assert "exc" not in names
     assert len([n for n in names if n.startswith("t")]) == 1, names  # the value of (count (- n 1))
+
+
+@pytest.mark.parametrize(
+    ("body", "frames"),
+    [
+        ("(vector-set! v 5 0) 'done", ["(vector-set! v 5 0)", "(f (vector 1))"]),
+        ("(list (vector-set! v 5 0))", ["(vector-set! v 5 0)", "(list (vector-set! v 5 0))", "(f (vector 1))"]),
+        # (frames show an expression's first 37 characters)
+        ("(vector-set! (vector-copy v) (car (list 5)) 0) 'done", ["(vector-set! (vector-copy v) (car (li...", "(f (vector 1))"]),
+        ("(list (vector-ref v (length (list 1 2))))", ["(vector-ref v (length (list 1 2)))", "(list (vector-ref v (length (list 1 2...", "(f (vector 1))"]),
+        ("(cons (car (cdr (vector->list v))) 1)", ["(car (cdr (vector->list v)))", "(cons (car (cdr (vector->list v))) 1)", "(f (vector 1))"]),
+    ],
+)
+def test_an_inline_call_that_fails_has_each_call_in_progress_once_in_its_backtrace(body: str, frames: list[str]) -> None:
+    """A built-in computed inline falls back to the ordinary call when its guard fails:
+    the backtrace names that call and each call around it once, operands' calls or not."""
+    interp = Interpreter()
+    interp.eval_scheme(f"(define (f v) {body})")
+    with pytest.raises(SchemeError) as info:
+        interp.eval_scheme("(f (vector 1))")
+    assert [frame.expr for frame in info.value.frames] == frames

@@ -36,6 +36,7 @@ REBIND = (
     " (define eq? (let ((same eq?)) (lambda (x y) (same x y)))) (define caddr (let ((c caddr)) (lambda (p) (c p))))"
     " (define memv (let ((m memv)) (lambda (x l) (m x l))))"
     " (define assoc (let ((a assoc)) (lambda (x l) (a x l))))"
+    " (define values (let ((v values)) (lambda xs (apply v xs))))"
 )
 
 atoms = st.one_of(
@@ -124,6 +125,10 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(call-with-values (lambda () (values {x} {y})) (lambda (c d) (list d c)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () (if {x} (values 1 2) {y})) (lambda (c d) (cons c d)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () {x} {y}) (lambda (c) (lambda () c)))", inner, inner),
+        # values of 0, 2 and 3 inline (fastpath.GUARDED_BY_ARITY), one value the primitive's
+        st.builds(lambda x: f"(call-with-values (lambda () (values)) (lambda () {x}))", inner),
+        st.builds(lambda x, y: f"(let-values (((c d e) (values {x} (h {y}) {x}))) (list e d c))", inner, inner),
+        st.builds(lambda x, y: f"(let-values (((c) (values {x})) ((d . e) (values {y} {x}))) (list c d e))", inner, inner),
         # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
         st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
         st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),

@@ -696,6 +696,9 @@ class Emitter:
         if type(node) is Define and node in self.define_nodes:
             self.define_register(node)
             return
+        if type(node) is Call and self.pure(node) is None and self.flagged(node):
+            self.flagged_call(node, value=False)
+            return
         expr = self.value(node)
         if not expr.isidentifier():
             self.line(expr)
@@ -1159,16 +1162,13 @@ class Emitter:
                 self.line(f"return {inline}")
             return inline
         parent = self.current_site
+        if not tail and self.flagged(node):
+            return self.flagged_call(node)
         f, args = self.call_parts(node)
         found = self.builtin_op(node)
         guarded = self.guarded(node)
-        if guarded is not None:  # each operand's value in a name, for the guard to test
-            for i, arg in enumerate(args):
-                if is_int_literal(arg) and not compares_identity(guarded, "abcd"[i]):
-                    args[i] = f"({arg})"  # parenthesized, the guard may take its attributes
-                elif not arg.isidentifier() or arg in ("True", "False"):
-                    args[i] = self.fresh("t")
-                    self.line(f"{args[i]} = {arg}")
+        if guarded is not None:
+            self.name_operands(args, guarded)
         arglist = ", ".join(args)
         result = self.fresh("t")
         give = "return" if tail else f"{result} ="
@@ -1244,6 +1244,67 @@ class Emitter:
             self.indent -= 1
         self.current_site = parent
         self.line(f"site = {parent}")
+        return result
+
+    def name_operands(self, args: list[str], guarded: tuple[Any, ...]) -> None:
+        """Put each operand's value in a name, for a guard to test (in place)."""
+        for i, arg in enumerate(args):
+            if is_int_literal(arg) and not compares_identity(guarded, "abcd"[i]):
+                args[i] = f"({arg})"  # parenthesized, the guard may take its attributes
+            elif not arg.isidentifier() or arg in ("True", "False"):
+                args[i] = self.fresh("t")
+                self.line(f"{args[i]} = {arg}")
+
+    def flagged(self, node: Call) -> bool:
+        """Whether ``node`` calls a guarded built-in (``vector-set!``, ``vector-ref`` …, not a
+        port procedure) whose name has an "intact" flag: see :meth:`flagged_call`."""
+        if type(node.operator) is not GlobalRef or self.builtin_op(node) is not None:
+            return False
+        guarded = self.guarded(node)
+        name = node.operator.name.name
+        return (
+            guarded is not None
+            and name not in PORT_STATEMENTS
+            and getattr(node.operator.gvars, "intact", {}).get(node.operator.name) is not None
+        )
+
+    def flagged_call(self, node: Call, value: bool = True) -> str:
+        """Emit a call of a guarded built-in outside tail position: computed inline while
+        its name holds the built-in (the name's flag) and the guard holds, else the operator
+        is read and applied the ordinary way to the values (``fallback``, with the call's
+        backtrace frame). Without ``value`` the result is not kept (a statement). The call
+        site is open (and ``site`` stored) only while operands that make calls of their own
+        run: the fallback adds the call's frame itself. Operands are evaluated before the operator
+        is read, an order Scheme leaves open."""
+        parent, mark = self.current_site, len(self.lines)
+        site = self.open_site(node)
+        args = self.operand_values(node.operands)
+        if len(self.sites) == site + 1:  # no nested call: no site of its own needed
+            del self.lines[mark]
+            self.sites.pop()
+        else:  # the operands' calls ran under it; the fallback brings its own frame
+            self.line(f"site = {parent}")
+        self.current_site = parent
+        guarded = self.guarded(node)
+        assert guarded is not None
+        self.name_operands(args, guarded)
+        _count, guard, code, statement = guarded
+        fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
+        ok = self.constant(builtins_intact(node.operator, self.builtins[node.operator.name.name]), "ok")
+        result = self.fresh("t")
+        self.line(f"if {ok}[0] and {guard.format(**fields)}:")
+        built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)
+        if built is not None and len(args) == 2:
+            for template in built:
+                self.line(f"    {template.format(r=result, **fields)}")
+        elif statement:
+            self.line(f"    {code.format(**fields)}")
+            if value:
+                self.line(f"    {result} = VOID")
+        else:
+            self.line(f"    {result} = {code.format(**fields)}")
+        self.line("else:")
+        self.line(f"    {result} = {self.fallback(node, args)}")
         return result
 
     def call_parts(self, node: Call) -> tuple[str, list[str]]:

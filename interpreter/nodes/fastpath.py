@@ -146,6 +146,8 @@ def string_append_template(count: int) -> tuple[str, str]:
 GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
     ("number->string", 1): (SMALL_INT, "MString(str({a}))"),
     **{("string-append", n): string_append_template(n) for n in (2, 3, 4)},
+    # several values (one value is the value itself: the primitive's job)
+    **{("values", n): ("True", f"Values([{', '.join('{' + x + '}' for x in 'abcd'[:n])}])") for n in (0, 2, 3, 4)},
 }
 
 #: Built-ins done inline as a statement (same guards); their value is the unspecified value.
