@@ -37,6 +37,7 @@ WALKS = [
     "(count f l)",
     "(filter-map f l '(1 2 3))",
     "(append-map f l)",
+    "(partition f l)",
 ]
 
 COUNTER = "(define calls 0) (define (f . xs) (set! calls (+ calls 1)) (car xs))"
@@ -92,6 +93,12 @@ def test_a_list_cut_while_walked_is_a_type_error(call: str) -> None:
         ("(every (lambda (x) (> x 1)) '(2 1 3))", "#f"),
         ("(every (lambda (x) #f) '())", "#t"),
         ("(every < '(1 2) '(2 3 0))", "#t"),
+        # built in place as the elements come: append-map copies every result (the last too)
+        ("(append-map (lambda (x) (list x (* x x))) '(1 2 3))", "(1 1 2 4 3 9)"),
+        ("(append-map (lambda (x y) (if (odd? x) '() (list x y))) '(1 2 3 4) '(a b c d))", "(2 b 4 d)"),
+        ("(let* ((last (list 'z)) (r (append-map (lambda (x) (if (= x 2) last (list x))) '(1 2)))) (set-car! last 'y) r)", "(1 z)"),
+        ("(call-with-values (lambda () (partition even? '(1 2 3 4 6 7))) list)", "((2 4 6) (1 3 7))"),
+        ("(call-with-values (lambda () (partition even? '())) list)", "(() ())"),
         # a closure whose body ends in a call of another closure: a pending tail call
         ("(define (g x) (* 2 x)) (map (lambda (x) (g x)) '(1 2 3))", "(2 4 6)"),
         ("(define (g x) (> x 1)) (filter (lambda (x) (g x)) '(1 2 3))", "(2 3)"),
@@ -149,3 +156,8 @@ def test_walks_under_parallel_map() -> None:
     assert interp.eval(src) == expected
     limited = Interpreter(max_steps=5000)
     assert_error(limited, src, "step limit exceeded", "resource-exhaustion")
+
+
+def test_append_map_refuses_a_result_that_is_not_a_proper_list() -> None:
+    interp = Interpreter()
+    assert_error(interp, "(append-map (lambda (x) (cons x 5)) '(1 2))", "append-map", "type-error")

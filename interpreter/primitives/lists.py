@@ -687,10 +687,24 @@ def for_each(f: Any, lst: Any, *more: Any) -> Any:
 
 @primitive("append-map")
 def append_map(f: Any, lst: Any, *more: Any) -> Any:
-    """``map`` then ``append`` the results."""
+    """``map`` then ``append`` the results, copied onto the result as each comes (every
+    result is copied, the last one too; no Python list of the results)."""
     call, items = _over("append-map", f, lst, more)
-    results = [call(x) for x in items]
-    return append(*results, NIL) if results else NIL
+    head = last = Pair()
+    for x in items:
+        result = call(x)
+        n = proper_length("append-map", result)
+        if n > POLL_EVERY:
+            check_elements("append-map", n)
+        for _ in polled(range(n)):
+            cell = Pair()
+            cell.car = result.car
+            cell.span = None
+            last.cdr = cell
+            last = cell
+            result = result.cdr
+    last.cdr = NIL
+    return head.cdr
 
 
 @primitive("filter-map")
@@ -719,12 +733,23 @@ def remove(pred: Any, lst: Any) -> Any:
 
 @primitive("partition")
 def partition(pred: Any, lst: Any) -> Values:
-    """Two values: the elements satisfying ``pred`` and the rest."""
+    """Two values: the elements satisfying ``pred`` and the rest, each list built in
+    place as the elements come."""
     call, items = _over("partition", pred, lst, ())
-    yes, no = [], []
+    yes = yes_last = Pair()
+    no = no_last = Pair()
     for x in items:
-        (yes if call(x) is not False else no).append(x)
-    return Values([build_list(yes), build_list(no)])
+        cell = Pair()
+        cell.car = x
+        cell.span = None
+        if call(x) is not False:
+            yes_last.cdr = cell
+            yes_last = cell
+        else:
+            no_last.cdr = cell
+            no_last = cell
+    yes_last.cdr = no_last.cdr = NIL
+    return Values([yes.cdr, no.cdr])
 
 
 @primitive("count")
