@@ -1255,16 +1255,22 @@ class Emitter:
                 args[i] = self.fresh("t")
                 self.line(f"{args[i]} = {arg}")
 
+    def intact_flag(self, operator: Node) -> str | None:
+        """The generated name of the flag that says a global operator still holds its
+        built-in (``GlobalBindings.intact``), or None if it is not a global built-in with one."""
+        if type(operator) is not GlobalRef or operator.name.name not in self.builtins:
+            return None
+        flag = getattr(operator.gvars, "intact", {}).get(operator.name)
+        return None if flag is None else self.constant(flag, "ok")
+
     def flagged(self, node: Call) -> bool:
         """Whether ``node`` calls a guarded built-in (``vector-set!``, ``vector-ref`` …, not a
         port procedure) whose name has an "intact" flag: see :meth:`flagged_call`."""
         if type(node.operator) is not GlobalRef or self.builtin_op(node) is not None:
             return False
-        guarded = self.guarded(node)
-        name = node.operator.name.name
         return (
-            guarded is not None
-            and name not in PORT_STATEMENTS
+            self.guarded(node) is not None
+            and node.operator.name.name not in PORT_STATEMENTS
             and getattr(node.operator.gvars, "intact", {}).get(node.operator.name) is not None
         )
 
@@ -1290,7 +1296,7 @@ class Emitter:
         self.name_operands(args, guarded)
         _count, guard, code, statement = guarded
         fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
-        ok = self.constant(builtins_intact(node.operator, self.builtins[node.operator.name.name]), "ok")
+        ok = self.intact_flag(node.operator)
         result = self.fresh("t")
         self.line(f"if {ok}[0] and {guard.format(**fields)}:")
         built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)
