@@ -1164,9 +1164,13 @@ class Emitter:
         parent = self.current_site
         if not tail and self.flagged(node):
             return self.flagged_call(node)
-        f, args = self.call_parts(node)
         found = self.builtin_op(node)
         guarded = self.guarded(node)
+        # a built-in with an intact flag: the operator is read only if the inline arms fail
+        flag = None
+        if (found is not None or guarded is not None) and node.operator.name.name not in PORT_STATEMENTS:  # type: ignore[attr-defined]
+            flag = self.intact_flag(node.operator)
+        f, args = self.call_parts(node, read_operator=flag is None)
         if guarded is not None:
             self.name_operands(args, guarded)
         arglist = ", ".join(args)
@@ -1174,20 +1178,22 @@ class Emitter:
         give = "return" if tail else f"{result} ="
         # after an inline arm nothing can have assigned the registers: only the other arms,
         # nested under an else, re-read them (reload_after_call)
-        nested = (found is not None or guarded is not None) and not tail and any(s.names for s in self.scopes)
+        registers = not tail and any(s.names for s in self.scopes)
+        nested = (found is not None or guarded is not None) and (flag is not None or registers)
         if found is not None or guarded is not None:
             keyword = "if"
             name = node.operator.name.name  # type: ignore[attr-defined]
             builtin = self.builtins[name] if name in self.builtins else self.port_procedure(node)
             prim = self.constant(builtin, "b")
+            still = f"{flag}[0]" if flag is not None else f"{f} is {prim}"
             if found is not None:
-                self.line(f"if {f} is {prim} and type({args[0]}) is int and type({args[1]}) is int:")
+                self.line(f"if {still} and type({args[0]}) is int and type({args[1]}) is int:")
                 self.line(f"    {give} {args[0]} {found[0]} {args[1]}")
                 keyword = "elif"
             if guarded is not None:
                 _count, guard, code, statement = guarded
                 fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
-                self.line(f"{keyword} {f} is {prim} and {guard.format(**fields)}:")
+                self.line(f"{keyword} {still} and {guard.format(**fields)}:")
                 built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)  # type: ignore[attr-defined]
                 if built is not None and len(args) == 2:
                     for template in built:
@@ -1201,6 +1207,8 @@ class Emitter:
             if nested:
                 self.line("else:")
                 self.indent += 1
+                if flag is not None:
+                    self.operator_into(node.operator, f)
             self.line(f"{'if' if nested else 'elif'} type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
             self.line(f"elif type({f}) is Closure:")
@@ -1313,12 +1321,14 @@ class Emitter:
         self.line(f"    {result} = {self.fallback(node, args)}")
         return result
 
-    def call_parts(self, node: Call) -> tuple[str, list[str]]:
-        """Open ``node``'s call site and emit its operator into ``f<site>`` and its
-        operands' values: ``(f<site>, operand expressions)``."""
+    def call_parts(self, node: Call, read_operator: bool = True) -> tuple[str, list[str]]:
+        """Open ``node``'s call site and emit its operator into ``f<site>`` (unless not
+        ``read_operator``: the caller reads it later) and its operands' values:
+        ``(f<site>, operand expressions)``."""
         site = self.open_site(node)
         f = f"f{site}"
-        self.operator_into(node.operator, f)
+        if read_operator:
+            self.operator_into(node.operator, f)
         args = self.operand_values(node.operands)
         if len(self.sites) > site + 1:  # an operand made calls of its own
             self.line(f"site = {site}")
