@@ -1266,10 +1266,14 @@ class Emitter:
     def intact_flag(self, operator: Node) -> str | None:
         """The generated name of the flag that says a global operator still holds its
         built-in (``GlobalBindings.intact``), or None if it is not a global built-in with one."""
+        flag = self.flag_of(operator)
+        return None if flag is None else self.constant(flag, "ok")
+
+    def flag_of(self, operator: Node) -> list[bool] | None:
+        """The intact flag itself (see :meth:`intact_flag`)."""
         if type(operator) is not GlobalRef or operator.name.name not in self.builtins:
             return None
-        flag = getattr(operator.gvars, "intact", {}).get(operator.name)
-        return None if flag is None else self.constant(flag, "ok")
+        return getattr(operator.gvars, "intact", {}).get(operator.name)
 
     def flagged(self, node: Call) -> bool:
         """Whether ``node`` calls a guarded built-in (``vector-set!``, ``vector-ref`` …, not a
@@ -1279,7 +1283,7 @@ class Emitter:
         return (
             self.guarded(node) is not None
             and node.operator.name.name not in PORT_STATEMENTS
-            and getattr(node.operator.gvars, "intact", {}).get(node.operator.name) is not None
+            and self.flag_of(node.operator) is not None
         )
 
     def flagged_call(self, node: Call, value: bool = True) -> str:
