@@ -221,9 +221,14 @@ class Analyzer:
         if type(x) is Symbol:
             return self.variable(x, scope, span)
         if type(x) is Pair:
-            if self.rt.attention:  # a timeout or the memory budget, during (macro) analysis
-                self.rt.check()
-            return self.analyze_pair(x, scope)
+            try:
+                if self.rt.attention:  # a timeout or the memory budget, during (macro) analysis
+                    self.rt.check()
+                return self.analyze_pair(x, scope)
+            except SchemeError as err:  # an error with no place of its own: the innermost form that has one
+                if err.span is None:
+                    err.span = x.span or span
+                raise
         if x is NIL:
             raise syntax_error("empty combination (); use '() for the empty list", span)
         return Const(x, span)
@@ -335,9 +340,14 @@ class Analyzer:
         queue = list(reversed(body))
         begin = sym("begin")
         while queue:
-            if self.rt.attention:  # splicing a doubling expansion: a timeout, the memory budget
-                self.rt.check()
             form, span = queue.pop()
+            if self.rt.attention:  # splicing a doubling expansion: a timeout, the memory budget
+                try:
+                    self.rt.check()
+                except SchemeError as err:
+                    if err.span is None:
+                        err.span = span
+                    raise
             form = self.expand_head(form, scope)
             kw = self.keyword(form.car, scope) if type(form) is Pair else None
             if kw is not None:

@@ -18,7 +18,9 @@ from interpreter import Interpreter, SchemeError
 from interpreter.datatypes import Char, cons
 from interpreter.polling import POLL_EVERY
 
-TIMEOUT = 0.05
+#: Long enough that analysing and compiling the program (under the same deadline) never
+#: reaches it on a loaded machine: only ``(wait)`` outlasts it, by 50 ms.
+TIMEOUT = 0.2
 #: Long enough for several polls, short enough to build quickly.
 N = 6 * POLL_EVERY
 PREFIX = "(begin (wait) "
@@ -98,7 +100,7 @@ CALLS = [
 @pytest.fixture(scope="module")
 def interp() -> Interpreter:
     interp = Interpreter(timeout=TIMEOUT, stdout=io.StringIO())
-    interp.define_primitive("wait", lambda: time.sleep(2 * TIMEOUT))
+    interp.define_primitive("wait", lambda: time.sleep(TIMEOUT + 0.05))
     interp.define("N", N)
     interp.define("L", list(range(N)))
     interp.define("L2", list(range(N)))
@@ -127,3 +129,19 @@ def test_a_long_primitive_call_stops_at_the_time_limit(interp: Interpreter, call
 def test_the_same_calls_on_short_data_finish(interp: Interpreter, call: str) -> None:
     """The deadline has passed here too: only a poll inside the primitive raises."""
     assert interp.eval(PREFIX + call + ")") is not None
+
+
+def test_a_time_limit_during_macro_expansion_names_a_place_in_the_program() -> None:
+    """A doubling macro meets the deadline while it is analysed: the error names the
+    innermost form being analysed that has a place (expansions have none of their own)."""
+    interp = Interpreter(timeout=0.2)
+    program = (
+        "(define-syntax dbl (syntax-rules () ((_ () x) x) ((_ (n . ns) x) (dbl ns (begin x x)))))\n"
+        "(define (g) (dbl (1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28) (display 1)))"
+    )
+    with pytest.raises(SchemeError) as info:
+        interp.eval_scheme(program)
+    err = info.value
+    assert err.message == "time limit exceeded: timeout = 0.2 s"
+    assert err.span is not None and err.span.line == 2, err
+    assert interp.eval("(+ 1 2)") == 3
