@@ -252,3 +252,20 @@ def test_an_inline_call_that_fails_has_each_call_in_progress_once_in_its_backtra
     with pytest.raises(SchemeError) as info:
         interp.eval_scheme("(f (vector 1))")
     assert [frame.expr for frame in info.value.frames] == frames
+
+
+def test_a_rebound_comparison_in_a_test_follows_scheme_truth() -> None:
+    """A comparison or predicate tested inline (no ``is not False`` on its bool arms) still
+    tests its fallback's value the Scheme way when the name is rebound: 0 and '() are true.
+    (The step limit ends the do loop if its 0 were taken for false.)"""
+    interp = Interpreter(max_steps=100_000)
+    interp.eval_scheme(
+        "(define (f x) (list (if (< x 1) 'yes 'no) (cond ((null? x) 'a) (else 'b))"
+        " (do ((i 0 (+ i 1))) ((= i 2) i)) (if (eq? x 'z) 'same 'other)))"
+    )
+    assert write_string(interp.eval_scheme("(f 5)")) == "(no b 2 other)"
+    interp.eval_scheme(
+        "(define < (lambda (a b) 0)) (define null? (lambda (x) '()))"
+        " (define = (lambda (a b) (if (> a 1) 0 #f))) (define eq? (lambda (a b) #f))"
+    )
+    assert write_string(interp.eval_scheme("(f 5)")) == "(yes a 2 other)"

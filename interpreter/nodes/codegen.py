@@ -56,6 +56,7 @@ from .core import (
 from .fastpath import (
     ARITHMETIC,
     BINARY_OPS,
+    BOOLEAN_RESULTS,
     CONSTRUCTOR_STATEMENTS,
     CONSTRUCTORS,
     FLOAT_OPS,
@@ -109,6 +110,7 @@ class Emitter:
         # and those already assigned on every path to the code being emitted now.
         self.define_nodes: set[Define] = set()
         self.defined: set[Symbol] = set()
+        self.truth_of: Call | None = None  # the test whose fallback ``truth`` compares with #f
         self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
         self.holes = False  # every return fills an open hole first (tail recursion modulo cons: trmc.py)
         self.keys: dict[Symbol, str] = {}
@@ -522,7 +524,7 @@ class Emitter:
             self.line("while True:")
             self.indent += 1
             self.line(f"{scope.env} = None")
-            self.line(f"if {self.test(node.test)} is not False:")
+            self.line(f"if {self.truth(node.test)}:")
             self.line("    break")
             if node.commands is not None:
                 self.effect(node.commands)
@@ -806,9 +808,12 @@ class Emitter:
         if clause.test is None:  # else
             arm(clause.body)
             return
-        value = self.fresh("t")
-        self.line(f"{value} = {self.test(clause.test)}")
-        self.line(f"if {value} is not False:")
+        if clause.body is None:  # (cond (test) …): the test's value is the clause's
+            value = self.fresh("t")
+            self.line(f"{value} = {self.test(clause.test)}")
+            self.line(f"if {value} is not False:")
+        else:
+            self.line(f"if {self.truth(clause.test)}:")
         self.indent += 1
         if clause.body is None:
             give(value)
@@ -825,8 +830,7 @@ class Emitter:
             taken = node.then if node.test.value is not False else node.otherwise
             arm(taken if taken is not None else Const(_void()))
             return
-        test = self.test(node.test)
-        self.line(f"if {test} is not False:")
+        self.line(f"if {self.truth(node.test)}:")
         self.indent += 1
         arm(node.then)
         self.indent -= 1
@@ -837,6 +841,26 @@ class Emitter:
         else:
             arm(node.otherwise)
         self.indent -= 1
+
+    def truth(self, node: Node) -> str:
+        """An expression whose Python truth is the Scheme truth of ``node``'s value. A
+        built-in computed inline whose inline arms give a Python ``bool`` (comparisons,
+        predicates: :data:`BOOLEAN_RESULTS`) is used as it is; only its fallback, which
+        may return anything, is compared with ``#f``. Anything else: ``value is not False``."""
+        if (
+            type(node) is Call
+            and type(node.operator) is GlobalRef
+            and node.operator.name.name in BOOLEAN_RESULTS
+            and self.truth_of is None
+        ):
+            self.truth_of = node
+            try:
+                inline = self.pure(node)
+            finally:
+                self.truth_of = None
+            if inline is not None:
+                return inline
+        return f"{self.test(node)} is not False"
 
     def test(self, node: Node) -> str:
         """An expression for a test's value, never an integer literal (``0 is not False``
@@ -1132,9 +1156,10 @@ class Emitter:
 
     def fallback(self, node: Call, values: list[str]) -> str:
         """A call applying ``node``'s operator the ordinary way to operand ``values``
-        already computed."""
+        already computed (compared with ``#f`` when it is the fallback of a test: ``truth``)."""
         apply = self.constant(generic_application(node), "n")
-        return self.reloading(f"{apply}({', '.join([self.frame, *values])})")
+        call = self.reloading(f"{apply}({', '.join([self.frame, *values])})")
+        return f"({call} is not False)" if node is self.truth_of else call
 
     def pure_logic(self, node: And | Or) -> str | None:
         """``and``/``or`` of pure parts as one short-circuiting expression."""

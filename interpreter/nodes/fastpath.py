@@ -45,6 +45,13 @@ UNARY_OPS = {
     "odd?": ("{a} % 2 == 1", "type({a}) is int"),
 }
 
+#: Built-ins whose inline arms give a Python ``bool`` (never another value): a test of
+#: one needs no ``is not False`` but on its fallback (``Emitter.truth``).
+BOOLEAN_RESULTS = frozenset(
+    {"<", ">", "=", "<=", ">=", "null?", "pair?", "not", "zero?", "even?", "odd?", "eq?", "eqv?"}
+    | {"char=?", "char<?", "char>?", "char<=?", "char>=?"}
+)
+
 #: Two-operand built-ins that build a value inline.
 CONSTRUCTORS = {"cons": "cons({a}, {b})"}
 #: The same as statements into ``{r}``, where a call site has room for them: ``Pair()``
