@@ -697,6 +697,8 @@ def append_map(f: Any, lst: Any, *more: Any) -> Any:
         if n > POLL_EVERY:
             check_elements("append-map", n)
         for _ in polled(range(n)):
+            if type(result) is not Pair:  # shortened meanwhile (by a parallel branch)
+                raise _changed("append-map")
             cell = Pair()
             cell.car = result.car
             cell.span = None
