@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .datatypes import NIL, Pair, Span, Symbol, list_end, spine, sym
 from .errors import SchemeError
-from .nodes.core import Call, Const, DynamicRef, GlobalRef, LocalRef, Node, Seq
+from .nodes.core import Call, Const, Define, DynamicRef, GlobalRef, LocalRef, Node, Seq, bind_selves
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -370,6 +370,9 @@ class Analyzer:
             raise syntax_error("empty body", span)
         scanned = self.scan_body(forms, scope)
         nodes = [self.analyze(f, scope, s) for f, s in scanned]
+        defines = [(node.name, node.value) for node in nodes if type(node) is Define]
+        if defines:
+            bind_selves(defines, nodes, 1)
         return nodes[0] if len(nodes) == 1 else Seq(nodes, span)
 
     def sequence(self, forms: list[tuple[Any, Span | None]], scope: Scope | None, span: Span | None) -> Node:

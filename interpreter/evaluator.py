@@ -190,6 +190,8 @@ class Runtime:
         self.parked_steps = 0  # the root's steps when the first parallel form began
         self.branch_steps = 0  # steps the branches have charged since then
         self.memory: MemoryBudget | None = None  # max_memory (memory.py): the run's, branches included
+        # whether names bound once to a lambda still hold its closure (nodes.core.SelfBinding)
+        self.lexical_self = [True]
 
     # -- start of a top-level evaluation --------------------------------------------
     def begin(self) -> None:

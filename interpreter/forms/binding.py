@@ -8,7 +8,7 @@ from typing import Any
 from ..analyzer import Analyzer, Scope, defining_form, elements, list_items, special_form, syntax_error
 from ..datatypes import NIL, Pair, Span, Symbol, make_list
 from ..nodes.binding import CaseLambda, DefineValues, Do, Let, LetValues, NamedLet, Parameterize
-from ..nodes.core import Lambda, Node, Seq
+from ..nodes.core import Lambda, Node, Seq, bind_selves
 from ..nodes.records import DefineRecordType
 from .core import make_lambda, parse_params
 
@@ -66,6 +66,7 @@ def named_let(an: Analyzer, form: Pair, items: Items, scope: Scope | None) -> No
     params = make_list([n for n, _, _ in binds])
     loop_scope = Scope({name: False}, scope)
     proc = make_lambda(an, params, items[3:], loop_scope, name.name, form.span)
+    bind_selves([(name, proc)], [proc], 0)
     return NamedLet(name, proc, inits, form.span)
 
 
@@ -107,6 +108,8 @@ def letrec(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
             node.name = name.name
         inits.append(node)
     body = an.body(items[2:], inner, form.span)
+    if len(set(names)) == len(names):
+        bind_selves(zip(names, inits), [*inits, body], 0)
     return Let(names, inits, body, True, defines_of(inner, names), form.span)
 
 

@@ -136,7 +136,7 @@ def set_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     value = an.analyze(items[2][0], scope, items[2][1])
     found = an.resolve(name, scope)
     if found is None and in_dynamic_scope(scope):
-        return SetDynamic(name, value, form.span)
+        return SetDynamic(name, value, form.span, an.rt.lexical_self)
     if found is None:
         return SetGlobal(name, an.gvars, value, form.span)
     return SetLocal(name, found[0], value, form.span)

@@ -192,19 +192,45 @@ class Emitter:
             return False
         return count >= len(proc.params) if proc.rest is not None else count == len(proc.params)
 
-    def rebind_self(self, f: str, args: list[str]) -> None:
+    def rebind_self(self, f: str | None, args: list[str]) -> None:
         """Emit a call of closure ``f``, which has this body, on ``args`` as a round of the
-        body's loop: the parameters rebound (a new frame in ``f``'s), a step, ``continue``."""
+        body's loop: the parameters rebound (a new frame in ``f``'s), a step, ``continue``.
+        ``f`` None: the running closure itself (``calls_itself``), whose frame is ``outer``."""
+        env = "outer" if f is None else f"{f}.env"
         if not self.register_mode:
-            self.line(f"env = {self.frame_of(f'{f}.env', args)}")
+            self.line(f"env = {self.frame_of(env, args)}")
         else:
             params = list(self.scopes[0].names.values())[: len(args)]  # the defines follow them
-            if params:
-                self.line(f"{', '.join(params)} = {', '.join(args)}")
-            self.line(f"outer = {f}.env")
+            changed = [(param, arg) for param, arg in zip(params, args) if param != arg]
+            if changed:
+                self.line(f"{', '.join(p for p, _ in changed)} = {', '.join(a for _, a in changed)}")
+            if f is not None:
+                self.line(f"outer = {env}")
             self.line("env = None")
         self.count_step()
         self.line("continue")
+
+    def calls_itself(self, node: Call) -> bool:
+        """Whether ``node`` calls the closure running this body, with a count it takes: its
+        operator is the name a ``letrec``, named let or internal define bound this lambda to
+        (``Lambda.binding``), assigned nowhere else, read in the frame the closure was made
+        in. While the interpreter's ``lexical_self`` flag holds, that name's value is this very closure."""
+        proc, operator = self.procedure, node.operator
+        if proc is None or proc.binding is None or self.loops or type(operator) is not LocalRef:
+            return False
+        name, region = proc.binding
+        made_in = len(self.scopes) if self.register_mode else len(self.scopes) + 1
+        return (
+            operator.name == name
+            and operator.depth == made_in
+            and self.accepts(len(node.operands))
+            and region.never_reassigned(name)
+        )
+
+    def self_flag(self) -> str:
+        """The generated name of the interpreter's ``lexical_self`` flag (see ``calls_itself``)."""
+        assert self.procedure is not None
+        return self.constant(self.procedure.rt.lexical_self, "me")
 
     def frame_of(self, outer: str, args: list[str]) -> str | None:
         """An expression making this procedure's frame for ``args`` inside ``outer``;
@@ -1195,11 +1221,20 @@ class Emitter:
         flag = None
         if (found is not None or guarded is not None) and node.operator.name.name not in PORT_STATEMENTS:  # type: ignore[attr-defined]
             flag = self.intact_flag(node.operator)
-        f, args = self.call_parts(node, read_operator=flag is None)
+        itself = tail and flag is None and self.calls_itself(node)
+        f, args = self.call_parts(node, read_operator=flag is None and not itself)
+        result = self.fresh("t")
         if guarded is not None:
             self.name_operands(args, guarded)
+        else:
+            self.hoist_operands(args, None if tail or found is not None else result)
+        if itself:  # the operator is read (no effect but its value) only if the flag is down
+            self.line(f"if {self.self_flag()}[0]:")
+            self.indent += 1
+            self.rebind_self(None, args)
+            self.indent -= 1
+            self.operator_into(node.operator, f)
         arglist = ", ".join(args)
-        result = self.fresh("t")
         give = "return" if tail else f"{result} ="
         # after an inline arm nothing can have assigned the registers: only the other arms,
         # nested under an else, re-read them (reload_after_call)
@@ -1270,7 +1305,9 @@ class Emitter:
             self.line(f"elif type({f}) is Primitive:")
             self.primitive_arm(f, arglist, result, tail)
         self.line("else:")
-        self.line(f"    {give} apply_with_caller({f}, [{arglist}], {self.frame}, {tail})")
+        self.indent += 1
+        self.line(f"{give} apply_with_caller({f}, [{arglist}], {self.made_frame()}, {tail})")
+        self.indent -= 1
         if not tail:
             self.reload_after_call()
         if nested:
@@ -1278,6 +1315,25 @@ class Emitter:
         self.current_site = parent
         self.line(f"site = {parent}")
         return result
+
+    def hoist_operands(self, args: list[str], spare: str | None) -> None:
+        """Put each operand that is an expression in a name (in place; ``spare``, the call's
+        result, serves the first), so that the call's arms name values instead of repeating
+        the expression: the Python value stack is then no deeper than the expression's own,
+        and every level of a deep recursion has a smaller frame."""
+        for i, arg in enumerate(args):
+            if not (arg.isidentifier() or is_int_literal(arg)):
+                args[i], spare = spare or self.fresh("t"), None
+                self.line(f"{args[i]} = {arg}")
+
+    def made_frame(self) -> str:
+        """Emit a statement making the innermost frame (and those it is in) if not made yet,
+        and return its name: a call handed the frame then takes a name, not the nested
+        expression that makes it (a shallower Python value stack, see ``hoist_operands``)."""
+        if not self.scopes:
+            return "env"
+        self.line(self.frame)
+        return self.scopes[-1].env
 
     def name_operands(self, args: list[str], guarded: tuple[Any, ...]) -> None:
         """Put each operand's value in a name, for a guard to test (in place)."""
@@ -1392,8 +1448,10 @@ class Emitter:
                 return
             self.line("try:")  # a subscript in a (zero-cost) try is cheaper than dict.get
             self.line(f"    {target} = {gvars}[{key}]")
-            self.line("except KeyError:")
-            self.line(f"    {target} = {ref}({self.frame})")
+            self.line("except KeyError:")  # the handler holds a stack slot: the frame is made first
+            self.indent += 1
+            self.line(f"{target} = {ref}({self.made_frame()})")
+            self.indent -= 1
         else:
             self.line(f"{target} = {self.value(node)}")
 

@@ -256,12 +256,19 @@ class FrameAssignment(Node):
 
 
 class SetDynamic(FrameAssignment):
-    """``set!`` of a name found at run time along the frame chain."""
+    """``set!`` of a name found at run time along the frame chain.
 
-    __slots__ = ()
+    Writing a local frame clears the interpreter's ``Runtime.lexical_self``: the name may be
+    one that compiled bodies take to hold their own closure (:class:`SelfBinding`)."""
+
+    __slots__ = ("lexical_self",)
+
+    def __init__(self, name: Symbol, value: Node, span: Span | None, lexical_self: list[bool]) -> None:
+        super().__init__(name, value, span)
+        self.lexical_self = lexical_self
 
     def compile(self, tail: bool) -> Run:
-        name, value, span = self.name, self.value.compile(False), self.span
+        name, value, span, lexical_self = self.name, self.value.compile(False), self.span, self.lexical_self
 
         def set_dynamic(env: Env) -> Any:
             new = value(env)
@@ -269,6 +276,8 @@ class SetDynamic(FrameAssignment):
             while frame is not None:
                 if name in frame.vars:
                     frame.vars[name] = new
+                    if frame.outer is not None:  # a local frame
+                        lexical_self[0] = False
                     return VOID
                 frame = frame.outer
             raise SchemeError(f"set!: unbound variable: {name.name}", kind="unbound-variable", span=span)
@@ -390,10 +399,48 @@ class Seq(Node):
         return seq
 
 
+class SelfBinding:
+    """The region where ``letrec``, a named let or a body's internal defines bind names (the
+    inits and the body; the body's forms), and how many assignments of a name it may hold:
+    0 for ``letrec``, 1 for a define (the define itself). Counted once, when a body asks.
+
+    A name bound once to a lambda and assigned nowhere in its region holds that lambda's
+    closure, unless a ``set!`` found only at run time (:class:`SetDynamic`, in a task run in
+    its caller's frame) writes it: that clears ``Runtime.lexical_self``, and compiled bodies
+    then read the name as any other variable."""
+
+    __slots__ = ("allowed", "counts", "region")
+
+    def __init__(self, region: list[Node], allowed: int) -> None:
+        self.region, self.allowed = region, allowed
+        self.counts: dict[Symbol, int] | None = None
+
+    def never_reassigned(self, name: Symbol) -> bool:
+        """Whether nothing in the region assigns ``name`` but its own binding."""
+        if self.counts is None:
+            counts: dict[Symbol, int] = {}
+            for node in self.region:
+                for part in subtree(node):
+                    for assigned in part.assigned():
+                        counts[assigned] = counts.get(assigned, 0) + 1
+            self.counts = counts
+        return self.counts.get(name, 0) <= self.allowed
+
+
+def bind_selves(bindings: Iterable[tuple[Symbol, Node]], region: list[Node], allowed: int) -> None:
+    """Note on each lambda of ``bindings`` the name it is bound to and its region
+    (``Lambda.binding``): a call of that name from the lambda's own body, resolved to the
+    frame the closure was made in, calls the closure itself (see ``codegen``)."""
+    shared = SelfBinding(region, allowed)
+    for name, init in bindings:
+        if type(init) is Lambda:
+            init.binding = (name, shared)
+
+
 class Lambda(Node):
     """``lambda``: makes a :class:`Closure` over the current frame."""
 
-    __slots__ = ("body", "defines", "name", "params", "rest", "rt")
+    __slots__ = ("binding", "body", "defines", "name", "params", "rest", "rt")
 
     def __init__(
         self,
@@ -407,6 +454,7 @@ class Lambda(Node):
     ) -> None:
         self.params, self.rest, self.body, self.name = params, rest, body, name
         self.rt, self.defines, self.span = rt, defines, span
+        self.binding: tuple[Symbol, SelfBinding] | None = None  # see bind_selves
 
     #: Closures made before the body's first call that wait for it to be compiled;
     #: past this many the body is compiled at once (closures made and never called

@@ -98,25 +98,33 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
             em.line(f"{temp} = {value}")
             value = temp
         heads.append((site, f"f{site}", value))
-    f, args = em.call_parts(call)
+    itself = em.calls_itself(call)  # then the operator is read only when that loop is not taken
+    f, args = em.call_parts(call, read_operator=not itself)
     builtin = em.constant(em.builtins["cons"], "b")
     intact = " and ".join(f"{operator} is {builtin}" for _site, operator, _value in heads)
-    em.line(f"if {intact} and type({f}) is Closure and {f}.run is run:")
-    em.indent += 1
     pairs = [em.fresh("p") for _ in heads]
-    for pair, (_site, _operator, value) in zip(pairs, heads):
-        em.line(f"{pair} = Pair()")
-        em.line(f"{pair}.car = {value}")
-        em.line(f"{pair}.span = None")
-    em.line(f"if {HOLE} is None:")
-    em.line(f"    {HEAD} = {pairs[0]}")
-    em.line("else:")
-    em.line(f"    {HOLE}.cdr = {pairs[0]}")
-    for before, after in itertools.pairwise(pairs):
-        em.line(f"{before}.cdr = {after}")
-    em.line(f"{HOLE} = {pairs[-1]}")
-    em.rebind_self(f, args)
-    em.indent -= 1
+
+    def round_of_loop(test: str, closure: str | None) -> None:
+        em.line(f"if {test}:")
+        em.indent += 1
+        for pair, (_site, _operator, value) in zip(pairs, heads):
+            em.line(f"{pair} = Pair()")
+            em.line(f"{pair}.car = {value}")
+            em.line(f"{pair}.span = None")
+        em.line(f"if {HOLE} is None:")
+        em.line(f"    {HEAD} = {pairs[0]}")
+        em.line("else:")
+        em.line(f"    {HOLE}.cdr = {pairs[0]}")
+        for before, after in itertools.pairwise(pairs):
+            em.line(f"{before}.cdr = {after}")
+        em.line(f"{HOLE} = {pairs[-1]}")
+        em.rebind_self(closure, args)
+        em.indent -= 1
+
+    if itself:
+        round_of_loop(f"{intact} and {em.self_flag()}[0]", None)
+        em.operator_into(call.operator, f)
+    round_of_loop(f"{intact} and type({f}) is Closure and {f}.run is run", f)
     # the ordinary calls: the procedure, then each cons from the innermost out
     result = em.fresh("t")
     em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
