@@ -144,7 +144,8 @@ class Emitter:
         }
         self.builtins = builtins
         self.counter = 0
-        self.sites: list[tuple[Call, int]] = []  # (call node, enclosing site or -1)
+        # (call node, enclosing site or -1, the local its operator is read into)
+        self.sites: list[tuple[Call, int, str]] = []
         self.current_site = -1
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
@@ -180,10 +181,24 @@ class Emitter:
     def open_site(self, node: Call) -> int:
         """Number the call site ``node`` (nested in the current one) and make it current."""
         site = len(self.sites)
-        self.sites.append((node, self.current_site))
+        self.sites.append((node, self.current_site, f"f{site}"))
         self.current_site = site
         self.line(f"site = {site}")
         return site
+
+    def operator_local(self, site: int) -> str:
+        """The local that site ``site``'s operator is read into as the site opens: one per
+        nesting level (``o<level>``), not per site, since a site's operator is dead once its
+        call is made, so every frame of a deep recursion holds fewer locals. A site whose
+        operator is read later keeps ``f<site>``: a failure before that read must not find a
+        sibling's operator there (``BodyErrors`` names the callee from it)."""
+        node, parent, _name = self.sites[site]
+        level = 0
+        while parent >= 0:
+            level, parent = level + 1, self.sites[parent][1]
+        name = f"o{level}"
+        self.sites[site] = (node, self.sites[site][1], name)
+        return name
 
     def accepts(self, count: int) -> bool:
         """Whether this body's procedure takes ``count`` arguments."""
@@ -1411,8 +1426,9 @@ class Emitter:
         ``read_operator``: the caller reads it later) and its operands' values:
         ``(f<site>, operand expressions)``."""
         site = self.open_site(node)
-        f = f"f{site}"
+        f = self.sites[site][2]
         if read_operator:
+            f = self.operator_local(site)
             self.operator_into(node.operator, f)
         args = self.operand_values(node.operands)
         if len(self.sites) > site + 1:  # an operand made calls of its own
@@ -1524,7 +1540,7 @@ def _void() -> Any:
 class BodyErrors:
     """Adds the backtrace frames of the calls in progress at a failing call site."""
 
-    def __init__(self, sites: list[tuple[Call, int]]) -> None:
+    def __init__(self, sites: list[tuple[Call, int, str]]) -> None:
         self.sites = sites
 
     def __call__(self, site: int) -> BaseException:
@@ -1533,14 +1549,14 @@ class BodyErrors:
         exc = sys.exc_info()[1]
         assert exc is not None
         if site >= 0:
-            node, parent = self.sites[site]
+            node, parent, operator = self.sites[site]
             if not isinstance(exc, PASS_THROUGH):
                 tb = exc.__traceback__
-                callee = tb.tb_frame.f_locals.get(f"f{site}") if tb is not None else None
+                callee = tb.tb_frame.f_locals.get(operator) if tb is not None else None
                 exc = primitive_failure(callee, len(node.operands), exc)
             if isinstance(exc, SchemeError):
                 while site >= 0 and exc.wants_frames():
-                    node, parent = self.sites[site]
+                    node, parent, _operator = self.sites[site]
                     exc.add_frame(node.text(), node.span, node.procedure)
                     site = parent
         # The DSL backtrace is in the error; a Python traceback through every body of a

@@ -91,13 +91,14 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
     heads: list[tuple[int, str, str]] = []  # each cons: its site, operator and first operand
     for pair in conses:
         site = em.open_site(pair)
-        em.operator_into(pair.operator, f"f{site}")
+        operator = em.operator_local(site)
+        em.operator_into(pair.operator, operator)
         value = em.value(pair.operands[0])
         if not value.isidentifier():  # later statements must not evaluate it again
             temp = em.fresh("t")
             em.line(f"{temp} = {value}")
             value = temp
-        heads.append((site, f"f{site}", value))
+        heads.append((site, operator, value))
     itself = em.calls_itself(call)  # then the operator is read only when that loop is not taken
     f, args = em.call_parts(call, read_operator=not itself)
     builtin = em.constant(em.builtins["cons"], "b")
