@@ -117,6 +117,9 @@ class Emitter:
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
         self.counts_calls = rt is not None and rt.max_steps is not None
+        # Loop rounds count steps under max_steps, and under max_memory (the run's periodic
+        # check samples memory itself when the sampler thread is starved); else see count_step.
+        self.counts_rounds = self.counts_calls or (rt is not None and rt.memory is not None)
         self.indent = 3
         self.frame_vars = frame_vars  # the innermost frame's bindings, as the generated code names them
         self.namespace: dict[str, Any] = namespace if namespace is not None else {}
@@ -577,9 +580,7 @@ class Emitter:
                 new_values.append(temp)
             for (local, _), value in zip(stepped, new_values):
                 self.line(f"{local} = {value}")
-            self.line("rt.steps += 1")
-            self.line("if rt.steps >= rt.check_at:")
-            self.line("    rt.check()")
+            self.count_step()
             self.indent -= 1
             result = node.result
             return finish(Const(_void()) if type(result) is Seq and not result.body else result)
@@ -662,9 +663,19 @@ class Emitter:
         return True
 
     def count_step(self) -> None:
-        self.line("rt.steps += 1")
-        self.line("if rt.steps >= rt.check_at:")
-        self.line("    rt.check()")
+        """Emit what a round of a loop does for the limits. Under ``max_steps`` (or
+        ``max_memory``) it is a step. Otherwise it only looks for attention, as a call does
+        (the depth check): the limits that remain reach a running program through
+        ``Runtime.attend`` (a timeout's watchdog, Ctrl-C and cancellation, a branch's
+        watchdog or cancellation), and while parallel forms run every round checks (the
+        branch counts its steps)."""
+        if self.counts_rounds:
+            self.line("rt.steps += 1")
+            self.line("if rt.steps >= rt.check_at:")
+            self.line("    rt.check()")
+        else:
+            self.line("if rt.hop_mark < 0:")
+            self.line("    rt.check()")
 
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
