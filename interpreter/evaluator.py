@@ -32,7 +32,7 @@ from .datatypes import (
 )
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
-from .stack import ANCHOR_FRAMES, Anchor, anchor_here, python_depth, run_on_fresh_stack, stack_height
+from .stack import run_on_fresh_stack, stack_height
 
 if TYPE_CHECKING:
     from .memory import MemoryBudget
@@ -175,7 +175,6 @@ class Runtime:
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
         self.last_measure: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) at the last measurement
-        self.anchor: Anchor | None = None  # frames of known height on this thread's stack (stack.stack_height)
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
         self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
         self.trace_parent: Any = None  # the innermost open trace span (tasks/tracing.py)
@@ -207,13 +206,11 @@ class Runtime:
         self._next_check()
         self._start_thread_budget()
 
-    def _start_thread_budget(self, frames: int = ANCHOR_FRAMES) -> None:
-        """Measure this thread's stack, anchor the measurement (on this frame and the
-        ``frames`` - 1 under it) and set the first mark (cautiously: how many frames a
-        level takes is not known yet)."""
-        py = python_depth()
+    def _start_thread_budget(self) -> None:
+        """Measure this thread's stack and set the first mark (cautiously: how many
+        frames a level takes is not known yet)."""
+        py = stack_height()
         self.thread_base = (self.depth, py)
-        self.anchor = anchor_here(self.depth, py, frames)
         self.last_measure = (self.depth, py)
         mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
         self._set_mark(min(mark, max(self.max_depth, self.depth + 1)))
@@ -359,8 +356,7 @@ class Runtime:
                 details={"resource": "depth", "used": self.depth, "limit": self.max_depth},
             )
         base_depth, base_py = self.thread_base
-        py, anchor = stack_height(self.anchor, self.depth)
-        self.anchor = anchor
+        py = stack_height()
         room = sys.getrecursionlimit() - py - self.STACK_MARGIN
         last = self.last_measure
         recent = (py - last[1]) / max(1, self.depth - last[0])  # since the last measurement
@@ -374,28 +370,27 @@ class Runtime:
         saved = self.depth_mark
         if levels >= 8:
             self._set_mark(min(self.depth + levels, self.max_depth))
-            self.anchor = Anchor(self.depth, {sys._getframe(0): py})  # this frame stays while the call runs
             try:
                 return self.apply(proc, args)
             finally:
                 self._set_mark(saved)
-                self.anchor, self.last_measure = anchor, last
+                self.last_measure = last
         return self._hop(proc, args, saved, last)
 
     def _hop(self, proc: Closure, args: list[Any], saved_mark: int, last: tuple[int, int]) -> Any:
         """Run ``proc`` on another thread with a fresh Python stack and wait for it
         (``last``: the measurement to go back to after, see :meth:`deep`)."""
-        saved_base, saved_anchor = self.thread_base, self.anchor
+        saved_base = self.thread_base
 
         def continue_there() -> Any:
-            self._start_thread_budget(2)  # this frame stays (the ones under it: a roomy one, stack.with_room)
+            self._start_thread_budget()
             return self.apply(proc, args)
 
         try:
             return run_on_fresh_stack(continue_there, self.interrupt)
         finally:
             self._set_mark(saved_mark)
-            self.thread_base, self.anchor, self.last_measure = saved_base, saved_anchor, last
+            self.thread_base, self.last_measure = saved_base, last
 
 
 class Branch(Runtime):
@@ -426,7 +421,6 @@ class Branch(Runtime):
         self.winders = parent.winders
         self.thread_base = (0, 0)
         self.last_measure = (0, 0)
-        self.anchor = None
         self.extra_check = None
         self.activations = list(parent.activations)
         self.trace_parent = parent.trace_parent
