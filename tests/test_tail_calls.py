@@ -104,7 +104,7 @@ def test_deep_recursion_threads_go_back_to_a_small_pool() -> None:
     interp.eval("(define (bottom n) (if (= n 0) (threads) (car (list (bottom (- n 1))))))")
     running, listed = _thread._count(), len(threading.enumerate())
     at_bottom = interp.eval("(bottom 100000)")
-    assert at_bottom[0] > running + 100 and at_bottom[1] == listed  # ~800 levels a thread
+    assert at_bottom[0] > 100 and at_bottom[1] == listed  # ~800 levels a thread, idle ones reused
     for _ in range(200):
         if _thread._count() <= running + MAX_IDLE:
             break
