@@ -338,13 +338,13 @@ class Runtime:
     def deep(self, proc: Closure, args: list[Any]) -> Any:
         """Called when ``depth`` reaches ``hop_mark``: serve :meth:`attend`, enforce
         max_depth, then extend this thread's budget or hop to a new thread. While
-        parked, the call belongs to the calling thread's branch."""
+        parked, the call belongs to the calling thread's branch.
+
+        This frame stays on the stack while the call runs (ten or so per hop thread), so it
+        keeps only what it must put back: planning is :meth:`_plan`'s, and the call is made
+        here, not through :meth:`apply` (no frame of its own)."""
         if self.shared:  # every call of every branch comes here: keep it short
-            ctx = CURRENT.get()
-            if ctx is not None and ctx.root is self:
-                return ctx.apply(proc, args)
-            ctx = Branch(self)  # DSL code on a thread of no branch while branches run: give it one
-            return ctx.run(lambda: ctx.apply(proc, args))
+            return self._parked_call(proc, args)
         if self.attention:
             self.check()
             if self.depth < self.hop_mark:
@@ -355,10 +355,34 @@ class Runtime:
                 kind="resource-exhaustion",
                 details={"resource": "depth", "used": self.depth, "limit": self.max_depth},
             )
+        saved, last = self.depth_mark, self.last_measure
+        if not self._plan(last):
+            return self._hop(proc, args, saved, last)
+        try:
+            if type(self) is not Runtime:
+                return self.apply(proc, args)
+            self.steps += 1  # apply_procedure's closure arm
+            if self.steps >= self.check_at:
+                self.check()
+            if len(args) != proc.nargs:
+                proc.check_count(len(args))
+            depth = self.depth
+            self.depth = depth + 1
+            result = proc.run(proc.env, *args)
+            self.depth = depth
+            return apply_procedure(result.proc, result.args) if type(result) is TailCall else result
+        finally:
+            self._set_mark(saved)
+            self.last_measure = last
+
+    def _plan(self, last: tuple[int, int]) -> bool:
+        """Measure the stack under the calling :meth:`deep` frame and move the mark as far
+        as this thread's stack allows; False if that is not far enough (hop instead).
+
+        ``last`` is the measurement before this one."""
         base_depth, base_py = self.thread_base
-        py = stack_height()
+        py = stack_height() - 1  # the caller's (deep's) frame
         room = sys.getrecursionlimit() - py - self.STACK_MARGIN
-        last = self.last_measure
         recent = (py - last[1]) / max(1, self.depth - last[0])  # since the last measurement
         # the frames a level takes: as measured over this thread, or lately if more (a
         # recursion that calls a heavier one); the next stretch may take 1.5 times that,
@@ -367,15 +391,18 @@ class Runtime:
         per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth), recent)
         self.last_measure = (self.depth, py)
         levels = min(int(room / (per_level * 1.5)), 2 * max(self.depth - last[0], 8))
-        saved = self.depth_mark
-        if levels >= 8:
-            self._set_mark(min(self.depth + levels, self.max_depth))
-            try:
-                return self.apply(proc, args)
-            finally:
-                self._set_mark(saved)
-                self.last_measure = last
-        return self._hop(proc, args, saved, last)
+        if levels < 8:
+            return False
+        self._set_mark(min(self.depth + levels, self.max_depth))
+        return True
+
+    def _parked_call(self, proc: Closure, args: list[Any]) -> Any:
+        """A call past the mark while parallel forms run: the calling thread's branch makes it."""
+        ctx = CURRENT.get()
+        if ctx is not None and ctx.root is self:
+            return ctx.apply(proc, args)
+        ctx = Branch(self)  # DSL code on a thread of no branch while branches run: give it one
+        return ctx.run(lambda: ctx.apply(proc, args))
 
     def _hop(self, proc: Closure, args: list[Any], saved_mark: int, last: tuple[int, int]) -> Any:
         """Run ``proc`` on another thread with a fresh Python stack and wait for it

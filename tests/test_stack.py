@@ -192,3 +192,26 @@ def _frames() -> list[object]:
         frames.append(frame)
         frame = frame.f_back
     return frames
+
+
+def test_a_depth_mark_keeps_one_small_frame_under_the_call_and_counts_its_steps() -> None:
+    """At a mark the call is made from ``Runtime.deep`` itself (not through ``apply`` and
+    ``apply_procedure``: two frames more per mark, ten or so marks per hop thread), a call
+    that returns a tail call included; the steps counted are the same as between marks."""
+    from interpreter import Interpreter
+
+    seen: list[list[str]] = []
+    interp = Interpreter(max_steps=10**9)
+    interp.define("look", lambda: seen.append([f.f_code.co_name for f in _frames()]) or 0)
+    interp.eval("(define (count n) (if (= n 0) (look) (+ 1 (step n))))")
+    interp.eval("(define (step n) (count (- n 1)))")  # a tail call: step returns it to its caller
+    rt = interp.runtime
+    for n in (3000, 20000):
+        before = rt.steps
+        assert interp.eval(f"(count {n})") == n
+        assert rt.steps - before == 2 * n + 1
+    names = seen[-1]  # the last hop thread's frames, innermost first
+    called_from_deep = [names[i - 1] for i, name in enumerate(names) if name == "deep"]
+    assert len(called_from_deep) >= 2 and "apply" not in called_from_deep
+    deep = interp.runtime.deep.__code__
+    assert deep.co_nlocals <= 8 and not deep.co_cellvars
