@@ -32,7 +32,7 @@ from .datatypes import (
 )
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
-from .stack import ANCHOR_FRAMES, Anchor, anchor_here, python_depth, run_on_fresh_stack, stack_height
+from .stack import run_on_fresh_stack, stack_height
 
 if TYPE_CHECKING:
     from .memory import MemoryBudget
@@ -175,7 +175,6 @@ class Runtime:
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
         self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
         self.last_measure: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) at the last measurement
-        self.anchor: Anchor | None = None  # frames of known height on this thread's stack (stack.stack_height)
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
         self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
         self.trace_parent: Any = None  # the innermost open trace span (tasks/tracing.py)
@@ -209,13 +208,11 @@ class Runtime:
         self._next_check()
         self._start_thread_budget()
 
-    def _start_thread_budget(self, frames: int = ANCHOR_FRAMES) -> None:
-        """Measure this thread's stack, anchor the measurement (on this frame and the
-        ``frames`` - 1 under it) and set the first mark (cautiously: how many frames a
-        level takes is not known yet)."""
-        py = python_depth()
+    def _start_thread_budget(self) -> None:
+        """Measure this thread's stack and set the first mark (cautiously: how many
+        frames a level takes is not known yet)."""
+        py = stack_height()
         self.thread_base = (self.depth, py)
-        self.anchor = anchor_here(self.depth, py, frames)
         self.last_measure = (self.depth, py)
         mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
         self._set_mark(min(mark, max(self.max_depth, self.depth + 1)))
@@ -343,13 +340,13 @@ class Runtime:
     def deep(self, proc: Closure, args: list[Any]) -> Any:
         """Called when ``depth`` reaches ``hop_mark``: serve :meth:`attend`, enforce
         max_depth, then extend this thread's budget or hop to a new thread. While
-        parked, the call belongs to the calling thread's branch."""
+        parked, the call belongs to the calling thread's branch.
+
+        This frame stays on the stack while the call runs (ten or so per hop thread), so it
+        keeps only what it must put back: planning is :meth:`_plan`'s, and the call is made
+        here, not through :meth:`apply` (no frame of its own)."""
         if self.shared:  # every call of every branch comes here: keep it short
-            ctx = CURRENT.get()
-            if ctx is not None and ctx.root is self:
-                return ctx.apply(proc, args)
-            ctx = Branch(self)  # DSL code on a thread of no branch while branches run: give it one
-            return ctx.run(lambda: ctx.apply(proc, args))
+            return self._parked_call(proc, args)
         if self.attention:
             self.check()
             if self.depth < self.hop_mark:
@@ -360,11 +357,34 @@ class Runtime:
                 kind="resource-exhaustion",
                 details={"resource": "depth", "used": self.depth, "limit": self.max_depth},
             )
+        saved, last = self.depth_mark, self.last_measure
+        if not self._plan(last):
+            return self._hop(proc, args, saved, last)
+        try:
+            if type(self) is not Runtime:
+                return self.apply(proc, args)
+            self.steps += 1  # apply_procedure's closure arm
+            if self.steps >= self.check_at:
+                self.check()
+            if len(args) != proc.nargs:
+                proc.check_count(len(args))
+            depth = self.depth
+            self.depth = depth + 1
+            result = proc.run(proc.env, *args)
+            self.depth = depth
+            return apply_procedure(result.proc, result.args) if type(result) is TailCall else result
+        finally:
+            self._set_mark(saved)
+            self.last_measure = last
+
+    def _plan(self, last: tuple[int, int]) -> bool:
+        """Measure the stack under the calling :meth:`deep` frame and move the mark as far
+        as this thread's stack allows; False if that is not far enough (hop instead).
+
+        ``last`` is the measurement before this one."""
         base_depth, base_py = self.thread_base
-        py, anchor = stack_height(self.anchor, self.depth)
-        self.anchor = anchor
+        py = stack_height() - 1  # the caller's (deep's) frame
         room = sys.getrecursionlimit() - py - self.STACK_MARGIN
-        last = self.last_measure
         recent = (py - last[1]) / max(1, self.depth - last[0])  # since the last measurement
         # the frames a level takes: as measured over this thread, or lately if more (a
         # recursion that calls a heavier one); the next stretch may take 1.5 times that,
@@ -373,31 +393,33 @@ class Runtime:
         per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth), recent)
         self.last_measure = (self.depth, py)
         levels = min(int(room / (per_level * 1.5)), 2 * max(self.depth - last[0], 8))
-        saved = self.depth_mark
-        if levels >= 8:
-            self._set_mark(min(self.depth + levels, self.max_depth))
-            self.anchor = Anchor(self.depth, {sys._getframe(0): py})  # this frame stays while the call runs
-            try:
-                return self.apply(proc, args)
-            finally:
-                self._set_mark(saved)
-                self.anchor, self.last_measure = anchor, last
-        return self._hop(proc, args, saved, last)
+        if levels < 8:
+            return False
+        self._set_mark(min(self.depth + levels, self.max_depth))
+        return True
+
+    def _parked_call(self, proc: Closure, args: list[Any]) -> Any:
+        """A call past the mark while parallel forms run: the calling thread's branch makes it."""
+        ctx = CURRENT.get()
+        if ctx is not None and ctx.root is self:
+            return ctx.apply(proc, args)
+        ctx = Branch(self)  # DSL code on a thread of no branch while branches run: give it one
+        return ctx.run(lambda: ctx.apply(proc, args))
 
     def _hop(self, proc: Closure, args: list[Any], saved_mark: int, last: tuple[int, int]) -> Any:
         """Run ``proc`` on another thread with a fresh Python stack and wait for it
         (``last``: the measurement to go back to after, see :meth:`deep`)."""
-        saved_base, saved_anchor = self.thread_base, self.anchor
+        saved_base = self.thread_base
 
         def continue_there() -> Any:
-            self._start_thread_budget(2)  # this frame stays (the ones under it: a roomy one, stack.with_room)
+            self._start_thread_budget()
             return self.apply(proc, args)
 
         try:
             return run_on_fresh_stack(continue_there, self.interrupt)
         finally:
             self._set_mark(saved_mark)
-            self.thread_base, self.anchor, self.last_measure = saved_base, saved_anchor, last
+            self.thread_base, self.last_measure = saved_base, last
 
 
 class Branch(Runtime):
@@ -428,7 +450,6 @@ class Branch(Runtime):
         self.winders = parent.winders
         self.thread_base = (0, 0)
         self.last_measure = (0, 0)
-        self.anchor = None
         self.extra_check = None
         self.activations = list(parent.activations)
         self.trace_parent = parent.trace_parent

@@ -377,7 +377,6 @@ class Interpreter:
             self.events.end_run(run)
             rt.running = False
             rt.depth = 0
-            rt.anchor = None  # frames of this run's stack (stack.Anchor): their locals go with them
             if watchdog is not None:
                 watchdog.stop()
             limits.__exit__(None, None, None)

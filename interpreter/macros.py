@@ -272,7 +272,6 @@ def call_at_expansion(interp: Any, proc: Any, args: list[Any]) -> Any:
     finally:
         rt.running = False
         rt.depth = 0
-        rt.anchor = None
 
 
 def strip(x: Any, an: Analyzer) -> Any:

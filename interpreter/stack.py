@@ -6,41 +6,49 @@ keeps each thread under the host's recursion limit by measuring the stack now an
 then (:func:`stack_height`) and, near the limit, carrying on in a thread of its own
 (:func:`run_on_fresh_stack`).
 
-Measuring must cost neither memory nor time. Walking ``frame.f_back`` makes a frame
-object for every frame it passes (in Python 3.11 each as big as the frame itself,
-kept while that frame runs: about 300 bytes a level), so it is done only over the few
-frames next to an :class:`Anchor`, a frame whose height is known; ``sys._getframe(n)``
-skips the rest in C and makes a frame object only for the one it returns.
+Measuring must cost neither memory nor time. Walking ``frame.f_back`` (or
+``sys._getframe(n)``) makes a frame object for the frames it reaches (in Python 3.11 each
+as big as the frame itself, kept while that frame runs), so the height is read from
+CPython's own count, which it tells when it refuses a recursion limit below it.
 
 Threads are pooled: a recursion 1,000 levels deep hops once or twice each time it
-runs, and starting a thread costs more than a thousand calls.
+runs, and starting a thread costs more than a thousand calls. A hop thread is a bare
+``_thread`` thread (no :class:`threading.Thread`, its objects and its bootstrap frames'
+page): a recursion 1,000,000 levels deep holds over 1,200 of them at once.
 """
 
 from __future__ import annotations
 
+import _thread
 import contextvars
 import sys
 import threading
 from collections.abc import Callable
-from types import FrameType, FunctionType
-from typing import Any, NamedTuple
-
-#: How many frames under the one that takes an anchor are remembered with it: the
-#: taker may return while evaluation goes on from a frame further down (a context
-#: manager's ``__enter__`` begins the run, its caller runs it).
-ANCHOR_FRAMES = 8
+from types import FunctionType
+from typing import Any
 
 
-class Anchor(NamedTuple):
-    """Frames that may be on this thread's stack under the DSL's, with their heights,
-    and the DSL depth when they were taken (each deeper level adds at least a frame)."""
+def stack_height() -> int:
+    """How deep this thread's stack is as the recursion limit counts it, the caller's frame
+    included: its Python frames and the calls through C in progress that CPython counts
+    too (``sys.getrecursionlimit() - stack_height()`` more frames fit).
 
-    depth: int
-    heights: dict[FrameType, int]
-
-    def only(self, frame: FrameType) -> Anchor:
-        """This anchor reduced to ``frame``, the one found on the stack."""
-        return Anchor(self.depth, {frame: self.heights[frame]})
+    CPython tells the depth in the error it raises when asked for a recursion limit not
+    above it (and changes nothing): asked for 1, it always refuses. No frame is walked
+    (``frame.f_back`` would make a frame object for every frame it passes, in Python 3.11
+    each as big as the frame and kept while that frame runs). Should the message not be
+    the one expected, :func:`python_depth` counts the frames instead."""
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(1)
+    except RecursionError as exc:
+        text = exc.args[0] if exc.args else ""
+        number = text.partition(" the recursion depth ")[2].partition(":")[0] if type(text) is str else ""
+        if number.isdigit():
+            return int(number) - 1  # less this frame
+    else:
+        sys.setrecursionlimit(limit)  # accepted after all (another CPython): put it back
+    return python_depth() - 1
 
 
 def python_depth() -> int:
@@ -64,51 +72,6 @@ def python_depth() -> int:
         except ValueError:
             high = middle
     return low  # indices 0 (this frame) … low (the bottom): our caller is the low-th from the bottom
-
-
-def anchor_here(depth: int, height: int, frames: int = ANCHOR_FRAMES) -> Anchor:
-    """An anchor of the caller's frame, at ``height``, and of the ``frames`` - 1 frames under
-    it (the caller may return: a frame further down goes on running the evaluation)."""
-    heights: dict[FrameType, int] = {}
-    frame = sys._getframe(1)
-    for i in range(frames):
-        if frame is None:
-            break
-        heights[frame] = height - i
-        frame = frame.f_back
-    return Anchor(depth, heights)
-
-
-def stack_height(anchor: Anchor | None, depth: int) -> tuple[int, Anchor | None]:
-    """How many Python frames are on this thread's stack (the caller's included), the
-    caller running at DSL ``depth``; and the anchor to count from next time (``anchor``
-    reduced to the frame found, or None).
-
-    Counted from ``anchor``: the ``depth - anchor.depth`` levels above it are at least
-    as many frames, skipped in C; the walk covers only the frames past one per level.
-    Without an anchor on the stack, :func:`python_depth`."""
-    if anchor is not None:
-        heights = anchor.heights
-        i = max(depth - anchor.depth, 0) + 1  # this frame is index 0, the caller 1
-        try:
-            frame: FrameType | None = sys._getframe(i)
-        except ValueError:
-            frame = None
-        if len(heights) == 1:
-            [(target, height)] = heights.items()
-            while frame is not None:
-                if frame is target:
-                    return height + i - 1, anchor
-                frame = frame.f_back
-                i += 1
-        else:
-            while frame is not None:
-                height = heights.get(frame)
-                if height is not None:
-                    return height + i - 1, anchor.only(frame)
-                frame = frame.f_back
-                i += 1
-    return python_depth() - 1, None
 
 
 # -- room on the frame stack ------------------------------------------------------------
@@ -187,17 +150,19 @@ _idle_lock = threading.Lock()
 
 
 class _StackThread:
-    """A daemon thread that runs one job at a time, then waits in the idle pool."""
+    """A thread that runs one job at a time, then waits in the idle pool.
+
+    Started with :mod:`_thread`: ``threading`` would add a ``Thread`` with its locks and
+    event, and frames of its own under the roomy one (a page of frame stack), ~10 KB a
+    thread. It is not in ``threading.enumerate()``; ``threading.current_thread()`` on it
+    gives a dummy ``Thread``. It ends when idle past :data:`MAX_IDLE`, as daemon threads do
+    at exit."""
 
     def __init__(self) -> None:
         self.jobs: list[tuple[contextvars.Context, Callable[[], None], threading.Lock]] = []
-        self.ready = threading.Semaphore(0)
-        threading.Thread(target=self.serve_with_room, name="taskscheme-deep", daemon=True).start()
-
-    def serve_with_room(self) -> None:
-        """:meth:`serve` in a roomy frame (:func:`with_room`) for the thread's life: its
-        jobs' frames go in pages mapped once, not in chunks mapped at each hop."""
-        with_room(self.serve, sys.getrecursionlimit())
+        self.ready = _thread.allocate_lock()
+        self.ready.acquire()
+        _thread.start_new_thread(with_room, (self.serve, sys.getrecursionlimit()))
 
     def give(self, context: contextvars.Context, job: Callable[[], None], done: threading.Lock) -> None:
         self.jobs.append((context, job, done))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 
 import pytest
 
-from interpreter.stack import Anchor, anchor_here, python_depth, run_on_fresh_stack, stack_height
+from interpreter.stack import python_depth, run_on_fresh_stack, stack_height
 
 
 def walked_depth() -> int:
@@ -29,33 +30,70 @@ def test_python_depth_counts_every_frame(levels: int) -> None:
     assert down(levels, lambda: python_depth() == walked_depth())
 
 
+def deepest_below(extra: int) -> tuple[int, int]:
+    """With the recursion limit ``extra`` above the caller's height: how far the deepest
+    frame that could still measure the stack is below the limit, and how many frames
+    above the first measurement it is."""
+    heights: list[int] = []
+
+    def climb() -> None:
+        heights.append(stack_height())
+        climb()
+
+    old = sys.getrecursionlimit()
+    limit = stack_height() + extra
+    sys.setrecursionlimit(limit)
+    try:
+        climb()
+    except RecursionError:
+        pass
+    finally:
+        sys.setrecursionlimit(old)
+    return limit - heights[-1], heights[-1] - heights[0]
+
+
 @pytest.mark.parametrize("levels", [0, 3, 200])
-def test_stack_height_counts_from_an_anchor(levels: int) -> None:
-    anchor = anchor_here(0, python_depth())
-
-    def probe() -> bool:
-        height, found = stack_height(anchor, levels)  # at least one frame a level above the anchor
-        assert found is not None and len(found.heights) == 1
-        return height == walked_depth()
-
-    assert down(levels, probe)
+def test_stack_height_is_the_depth_the_recursion_limit_counts(levels: int) -> None:
+    """One more a frame, and exact: the deepest frame that can call stack_height is one below the limit."""
+    assert down(levels, lambda: deepest_below(40)) == (1, 38)
+    assert run_on_fresh_stack(lambda: down(levels, lambda: deepest_below(25)), lambda: None) == (1, 23)
 
 
-def test_stack_height_without_its_anchor_counts_the_stack() -> None:
-    def returned() -> Anchor:
-        return Anchor(0, {sys._getframe(0): python_depth()})
+def test_stack_height_makes_no_frame_object() -> None:
+    """A frame object made for a running frame is as big as the frame and lives as long
+    (Python 3.11): measuring makes none (a walk, or python_depth's search, makes several)."""
 
-    gone = returned()
+    def allocated_by(measure: Callable[[], int]) -> int:
+        before = sys.getallocatedblocks()
+        measure()
+        return sys.getallocatedblocks() - before
 
-    def probe() -> bool:
-        height, found = stack_height(gone, 10)
-        return found is None and height == walked_depth()
+    assert down(50, lambda: allocated_by(python_depth)) >= 5  # the probe sees frame objects
+    assert down(50, lambda: allocated_by(stack_height)) <= 2
 
-    assert down(30, probe)
+
+def test_stack_height_counts_the_frames_where_python_does_not_report_the_depth(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CPython whose refusal says no depth, or that takes a limit of 1: frames are counted
+    (and the limit put back)."""
+    limit = sys.getrecursionlimit()
+    set_limit = sys.setrecursionlimit
+
+    def refuses(n: int) -> None:
+        if n == 1:
+            raise RecursionError("the limit is too low")
+        set_limit(n)
+
+    monkeypatch.setattr(sys, "setrecursionlimit", refuses)
+    assert down(30, lambda: stack_height() == walked_depth())
+    monkeypatch.setattr(sys, "setrecursionlimit", lambda n: None)
+    assert down(30, lambda: stack_height() == walked_depth())
+    assert sys.getrecursionlimit() == limit
 
 
 def test_run_on_fresh_stack_returns_and_raises_from_another_thread() -> None:
-    assert run_on_fresh_stack(lambda: threading.current_thread().name, lambda: None) == "taskscheme-deep"
+    assert run_on_fresh_stack(threading.get_ident, lambda: None) != threading.get_ident()
     with pytest.raises(KeyError):
         run_on_fresh_stack(lambda: {}["missing"], lambda: None)
 
@@ -154,3 +192,26 @@ def _frames() -> list[object]:
         frames.append(frame)
         frame = frame.f_back
     return frames
+
+
+def test_a_depth_mark_keeps_one_small_frame_under_the_call_and_counts_its_steps() -> None:
+    """At a mark the call is made from ``Runtime.deep`` itself (not through ``apply`` and
+    ``apply_procedure``: two frames more per mark, ten or so marks per hop thread), a call
+    that returns a tail call included; the steps counted are the same as between marks."""
+    from interpreter import Interpreter
+
+    seen: list[list[str]] = []
+    interp = Interpreter(max_steps=10**9)
+    interp.define("look", lambda: seen.append([f.f_code.co_name for f in _frames()]) or 0)
+    interp.eval("(define (count n) (if (= n 0) (look) (+ 1 (step n))))")
+    interp.eval("(define (step n) (count (- n 1)))")  # a tail call: step returns it to its caller
+    rt = interp.runtime
+    for n in (3000, 20000):
+        before = rt.steps
+        assert interp.eval(f"(count {n})") == n
+        assert rt.steps - before == 2 * n + 1
+    names = seen[-1]  # the last hop thread's frames, innermost first
+    called_from_deep = [names[i - 1] for i, name in enumerate(names) if name == "deep"]
+    assert len(called_from_deep) >= 2 and "apply" not in called_from_deep
+    deep = interp.runtime.deep.__code__
+    assert deep.co_nlocals <= 8 and not deep.co_cellvars

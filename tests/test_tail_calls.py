@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 import tracemalloc
 
 import pytest
@@ -91,17 +92,24 @@ def test_deep_recursion_makes_no_frame_object_per_level() -> None:
 
 
 def test_deep_recursion_threads_go_back_to_a_small_pool() -> None:
+    """The hop threads are bare ``_thread`` threads (no ``threading.Thread``): counted by
+    ``_thread._count()``, not listed by ``threading.enumerate()``."""
+    import _thread
+
     from interpreter.stack import MAX_IDLE
 
     interp = Interpreter()
+    interp.define("threads", lambda: (_thread._count(), len(threading.enumerate())))
     interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
-    assert interp.eval("(count 100000)") == 100_000
+    interp.eval("(define (bottom n) (if (= n 0) (threads) (car (list (bottom (- n 1))))))")
+    running, listed = _thread._count(), len(threading.enumerate())
+    at_bottom = interp.eval("(bottom 100000)")
+    assert at_bottom[0] > 100 and at_bottom[1] == listed  # ~800 levels a thread, idle ones reused
     for _ in range(200):
-        deep = [t for t in threading.enumerate() if t.name == "taskscheme-deep"]
-        if len(deep) <= MAX_IDLE:
+        if _thread._count() <= running + MAX_IDLE:
             break
-        deep[-1].join(0.05)  # the threads past the pool end as they come back
-    assert len(deep) <= MAX_IDLE
+        time.sleep(0.05)  # the threads past the pool end as they come back
+    assert _thread._count() <= running + MAX_IDLE
     assert interp.eval("(count 100000)") == 100_000
 
 
