@@ -151,6 +151,10 @@ class Runtime:
     #: Python frames kept free below the recursion limit in every thread.
     STACK_MARGIN = 120
     CHECK_EVERY = 2000
+    #: Most levels between two depth marks. Each mark starts a stretch of its own (see
+    #: ``depth_base``), so ``depth`` stays a small integer: CPython keeps one object for
+    #: each of 0 ... 256, and every level of a deep recursion holds the depth it saved.
+    MAX_STRETCH = 250
 
     def __init__(
         self, max_depth: int | None = None, max_steps: int | None = None, timeout: float | None = None
@@ -159,7 +163,8 @@ class Runtime:
         self.max_steps = max_steps
         self.timeout = timeout
         self.running = False
-        self.depth = 0
+        self.depth = 0  # levels of calls in progress since depth_base (compiled code counts them)
+        self.depth_base = 0  # levels under the current stretch (the depth mark that began it)
         self.hop_mark = 0  # what calls compare depth with: depth_mark, or -1 while attention is wanted
         self.depth_mark = 0  # where deep() must run next: the Python stack needs room, or max_depth
         self.attention = False
@@ -173,8 +178,9 @@ class Runtime:
         # -- the dynamic state every context has (a Branch copies it from its parent) --
         self.handlers: list[Any] = []  # with-exception-handler stack (procedures, or GUARD markers)
         self.winders: Any = NIL  # dynamic-wind list: Pair((before . after), outer)
-        self.thread_base: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) when this thread began
-        self.last_measure: tuple[int, int] = (0, 0)  # (DSL depth, Python depth) at the last measurement
+        # (levels from the bottom, Python depth) when this thread began, at the last measurement
+        self.thread_base: tuple[int, int] = (0, 0)
+        self.last_measure: tuple[int, int] = (0, 0)
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
         self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
         self.trace_parent: Any = None  # the innermost open trace span (tasks/tracing.py)
@@ -195,7 +201,7 @@ class Runtime:
     # -- start of a top-level evaluation --------------------------------------------
     def begin(self) -> None:
         """Reset per-run counters; called at each top-level evaluation."""
-        self.depth = 0
+        self.depth = self.depth_base = 0
         self.interrupted = False
         self.attention = False
         self.output_used = 0
@@ -212,10 +218,14 @@ class Runtime:
         """Measure this thread's stack and set the first mark (cautiously: how many
         frames a level takes is not known yet)."""
         py = stack_height()
-        self.thread_base = (self.depth, py)
-        self.last_measure = (self.depth, py)
-        mark = self.depth + max(4, (sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16)
-        self._set_mark(min(mark, max(self.max_depth, self.depth + 1)))
+        self.thread_base = self.last_measure = (self.levels, py)
+        mark = self.depth + max(4, min((sys.getrecursionlimit() - py - self.STACK_MARGIN) // 16, self.MAX_STRETCH))
+        self._set_mark(min(mark, max(self.max_depth - self.depth_base, self.depth + 1)))
+
+    @property
+    def levels(self) -> int:
+        """Levels of calls in progress, from the bottom of the run (``max_depth`` counts these)."""
+        return self.depth_base + self.depth
 
     def _set_mark(self, mark: int) -> None:
         """Move the depth mark; a pending :meth:`attend` keeps ``hop_mark`` at -1.
@@ -351,52 +361,66 @@ class Runtime:
             self.check()
             if self.depth < self.hop_mark:
                 return self.apply(proc, args)
-        if self.depth >= self.max_depth:
+        if self.levels >= self.max_depth:
             raise SchemeError(
                 f"recursion depth limit exceeded: max_depth = {self.max_depth}",
                 kind="resource-exhaustion",
-                details={"resource": "depth", "used": self.depth, "limit": self.max_depth},
+                details={"resource": "depth", "used": self.levels, "limit": self.max_depth},
             )
-        saved, last = self.depth_mark, self.last_measure
-        if not self._plan(last):
-            return self._hop(proc, args, saved, last)
+        saved = (self.depth_mark, self.last_measure, self.depth_base)  # put back after the call
+        mark = self._plan(saved[1])
+        if mark is None:
+            return self._hop(proc, args, saved[0], saved[1])
+        if type(self) is not Runtime:
+            return self._branch_call(proc, args, mark, saved)
+        depth = self.depth
+        self.depth_base = saved[2] + depth  # the call begins a stretch of its own, at depth 1
+        self._set_mark(mark - self.depth_base)
         try:
-            if type(self) is not Runtime:
-                return self.apply(proc, args)
             self.steps += 1  # apply_procedure's closure arm
             if self.steps >= self.check_at:
                 self.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            depth = self.depth
-            self.depth = depth + 1
+            self.depth = 1
             result = proc.run(proc.env, *args)
             self.depth = depth
-            return apply_procedure(result.proc, result.args) if type(result) is TailCall else result
         finally:
-            self._set_mark(saved)
-            self.last_measure = last
+            self.depth_base = saved[2]
+            self._set_mark(saved[0])
+            self.last_measure = saved[1]
+        return apply_procedure(result.proc, result.args) if type(result) is TailCall else result
 
-    def _plan(self, last: tuple[int, int]) -> bool:
-        """Measure the stack under the calling :meth:`deep` frame and move the mark as far
-        as this thread's stack allows; False if that is not far enough (hop instead).
+    def _branch_call(self, proc: Closure, args: list[Any], mark: int, saved: tuple[int, tuple[int, int], int]) -> Any:
+        """:meth:`deep`'s call in a branch (its own ``apply``), up to ``mark`` (a level)."""
+        self._set_mark(mark - self.depth_base)
+        try:
+            return self.apply(proc, args)
+        finally:
+            self._set_mark(saved[0])
+            self.last_measure = saved[1]
+
+    def _plan(self, last: tuple[int, int]) -> int | None:
+        """Measure the stack under the calling :meth:`deep` frame: the level (from the
+        bottom) of the next mark, as far as this thread's stack allows and at most
+        :data:`MAX_STRETCH` on; None if that is not far enough (hop instead).
 
         ``last`` is the measurement before this one."""
         base_depth, base_py = self.thread_base
+        levels_now = self.levels
         py = stack_height() - 1  # the caller's (deep's) frame
         room = sys.getrecursionlimit() - py - self.STACK_MARGIN
-        recent = (py - last[1]) / max(1, self.depth - last[0])  # since the last measurement
+        recent = (py - last[1]) / max(1, levels_now - last[0])  # since the last measurement
         # the frames a level takes: as measured over this thread, or lately if more (a
         # recursion that calls a heavier one); the next stretch may take 1.5 times that,
         # and runs at most twice as many levels as the last (the rate measured over a few
         # light levels says little about a heavier recursion that may follow them)
-        per_level = max(2.0, (py - base_py) / max(1, self.depth - base_depth), recent)
-        self.last_measure = (self.depth, py)
-        levels = min(int(room / (per_level * 1.5)), 2 * max(self.depth - last[0], 8))
+        per_level = max(2.0, (py - base_py) / max(1, levels_now - base_depth), recent)
+        self.last_measure = (levels_now, py)
+        levels = min(int(room / (per_level * 1.5)), 2 * max(levels_now - last[0], 8))
         if levels < 8:
-            return False
-        self._set_mark(min(self.depth + levels, self.max_depth))
-        return True
+            return None
+        return min(levels_now + min(levels, self.MAX_STRETCH), self.max_depth)
 
     def _parked_call(self, proc: Closure, args: list[Any]) -> Any:
         """A call past the mark while parallel forms run: the calling thread's branch makes it."""
@@ -409,15 +433,17 @@ class Runtime:
     def _hop(self, proc: Closure, args: list[Any], saved_mark: int, last: tuple[int, int]) -> Any:
         """Run ``proc`` on another thread with a fresh Python stack and wait for it
         (``last``: the measurement to go back to after, see :meth:`deep`)."""
-        saved_base = self.thread_base
+        saved_base, depth, base = self.thread_base, self.depth, self.depth_base
 
         def continue_there() -> Any:
+            self.depth_base, self.depth = base + depth, 0  # a stretch of its own (see MAX_STRETCH)
             self._start_thread_budget()
             return self.apply(proc, args)
 
         try:
             return run_on_fresh_stack(continue_there, self.interrupt)
         finally:
+            self.depth, self.depth_base = depth, base
             self._set_mark(saved_mark)
             self.thread_base, self.last_measure = saved_base, last
 
@@ -438,7 +464,7 @@ class Branch(Runtime):
         self.parent = parent
         self.max_depth, self.max_steps, self.timeout = root.max_depth, root.max_steps, root.timeout
         self.running = True
-        self.depth = parent.depth
+        self.depth, self.depth_base = parent.levels, 0
         self.hop_mark = self.depth_mark = 0
         self.attention = False
         self.steps = self.check_at = self.charged = 0

@@ -376,7 +376,7 @@ class Interpreter:
         finally:
             self.events.end_run(run)
             rt.running = False
-            rt.depth = 0
+            rt.depth = rt.depth_base = 0
             if watchdog is not None:
                 watchdog.stop()
             limits.__exit__(None, None, None)

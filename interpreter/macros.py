@@ -271,7 +271,7 @@ def call_at_expansion(interp: Any, proc: Any, args: list[Any]) -> Any:
         return apply_procedure(proc, args)
     finally:
         rt.running = False
-        rt.depth = 0
+        rt.depth = rt.depth_base = 0
 
 
 def strip(x: Any, an: Analyzer) -> Any:

@@ -215,3 +215,34 @@ def test_a_depth_mark_keeps_one_small_frame_under_the_call_and_counts_its_steps(
     assert len(called_from_deep) >= 2 and "apply" not in called_from_deep
     deep = interp.runtime.deep.__code__
     assert deep.co_nlocals <= 8 and not deep.co_cellvars
+
+
+@pytest.mark.parametrize("limit", [7, 250, 251, 502, 1000, 12345])
+def test_max_depth_is_exact_across_depth_marks_and_hops(limit: int) -> None:
+    """Each depth mark begins a stretch of its own (``Runtime.depth_base``): the levels still
+    count from the bottom of the run, whatever stretch and thread the limit falls in."""
+    from interpreter import Interpreter, SchemeError
+
+    interp = Interpreter(max_depth=limit)
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    assert interp.eval(f"(count {limit - 1})") == limit - 1
+    with pytest.raises(SchemeError) as info:
+        interp.eval(f"(count {limit})")
+    assert info.value.details == {"resource": "depth", "used": limit, "limit": limit}
+    assert interp.eval("(count 3)") == 3  # the runtime starts afresh
+
+
+def test_the_depth_a_level_saves_stays_a_small_integer() -> None:
+    """Every level holds the depth it saved; past a mark it counts from the mark, so it is
+    one of CPython's shared small integers, not an object of its own per level."""
+    from interpreter import Interpreter
+
+    interp = Interpreter()
+    rt = interp.runtime
+    seen: list[tuple[int, int]] = []
+    interp.define("look", lambda: seen.append((rt.depth, rt.levels)) or 0)
+    interp.eval("(define (count n) (if (= n 0) (look) (+ 1 (count (- n 1)))))")
+    assert interp.eval("(count 30000)") == 30000
+    depth, levels = seen[-1]
+    assert 0 < depth <= rt.MAX_STRETCH + 1 and levels == 30001
+    assert (rt.depth, rt.depth_base) == (0, 0)
