@@ -228,3 +228,17 @@ def test_the_largest_vector_converts_and_a_refusal_counts_the_elements_made() ->
     err = exhausted(interp, "(let ((v (make-vector 3000000 0))) (list v v))")
     # 2 list elements + 3,000,000 + 3,000,000: the first count past the cap
     assert err.message == f"conversion: number of elements 6000002 is too large (limit {MAX_ELEMENTS})"
+
+
+def test_loop_rounds_are_steps_only_under_a_step_limit() -> None:
+    """Without max_steps (or max_memory) a round of a compiled loop only looks for attention,
+    as a call does; the timeout, Ctrl-C and cancellation reach it through ``attend`` (the
+    tests above). Under max_steps every round is a step."""
+    source = "(define (sum-to n) (let loop ((i 0) (s 0)) (if (= i n) s (loop (+ i 1) (+ s i)))))"
+    counted = {}
+    for name, interp in (("free", Interpreter()), ("limited", Interpreter(max_steps=10**6))):
+        interp.eval(source)
+        before = interp.runtime.steps
+        assert interp.eval("(sum-to 10000)") == sum(range(10000))
+        counted[name] = interp.runtime.steps - before
+    assert counted["free"] < 10 and counted["limited"] > 10000

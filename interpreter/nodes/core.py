@@ -423,7 +423,7 @@ class SelfBinding:
                 for part in subtree(node):
                     for assigned in part.assigned():
                         counts[assigned] = counts.get(assigned, 0) + 1
-            self.counts = counts
+            self.counts, self.region = counts, []  # the nodes are not needed again
         return self.counts.get(name, 0) <= self.allowed
 
 
