@@ -161,3 +161,69 @@ def test_walks_under_parallel_map() -> None:
 def test_append_map_refuses_a_result_that_is_not_a_proper_list() -> None:
     interp = Interpreter()
     assert_error(interp, "(append-map (lambda (x) (cons x 5)) '(1 2))", "append-map", "type-error")
+
+
+#: One-argument walks with the value their procedure returns (so that none stops early).
+STEP_WALKS = [
+    ("(map F L)", "k"),
+    ("(for-each F L)", "k"),
+    ("(filter F L)", "#t"),
+    ("(remove F L)", "#f"),
+    ("(any F L)", "#f"),
+    ("(every F L)", "#t"),
+]
+
+
+@pytest.mark.parametrize(("walk", "value"), STEP_WALKS)
+@pytest.mark.parametrize("limit", [700, 1001, 2345])
+def test_the_step_limit_strikes_at_the_call_apply_would_strike_at(walk: str, value: str, limit: int) -> None:
+    """A closure called inline counts its step where ``apply_procedure`` would: the
+    closure of a fixed count (inline) and one with a rest parameter (through
+    ``evaluator.caller``, i.e. ``apply_procedure``) have made as many calls when the
+    step limit ends the walk."""
+    made = []
+    for params in ("(x)", "args"):
+        interp = Interpreter(max_steps=limit)
+        interp.eval_scheme(f"(define k 0) (define L (iota 5000)) (define F (lambda {params} (set! k (+ k 1)) {value}))")
+        assert_error(interp, walk, "step limit exceeded", "resource-exhaustion")
+        made.append(interp.eval("k"))
+    assert made[0] == made[1] and 0 < made[0] < 5000, made
+
+
+@pytest.mark.parametrize(
+    "walk",
+    ["(map F L)", "(for-each F L)", "(filter F L)", "(any H L)", "(every F L)", "(fold-left G 0 L)", "(fold K 0 L)"],
+)
+@pytest.mark.parametrize("max_steps", [None, 10_000_000])
+def test_an_interruption_reaches_the_next_call_of_a_walk(walk: str, max_steps: int | None) -> None:
+    """Without a step limit the walk counts no steps (as the inline calls of compiled
+    bodies); a timeout, ``max_memory``, Ctrl-C or a cancellation reach it through
+    ``Runtime.attend``: the very next call of the procedure stops the walk."""
+    interp = Interpreter(max_steps=max_steps)
+    interp.define_primitive("poke", lambda: interp.runtime.interrupt())
+    interp.eval_scheme(
+        "(define k 0) (define L (iota 100))"
+        "(define (F x) (set! k (+ k 1)) (if (= x 5) (poke)) #t)"
+        "(define (H x) (set! k (+ k 1)) (if (= x 5) (poke)) #f)"
+        "(define (G a x) (set! k (+ k 1)) (if (= x 5) (poke)) a)"
+        "(define (K x a) (G a x))"
+    )
+    assert_error(interp, walk, "interrupted", "resource-exhaustion")
+    assert interp.eval("k") == 6
+
+
+def test_the_depth_is_back_after_every_way_out_of_a_walk() -> None:
+    """``rt.depth`` is put back at every return of a walk (early ones included)."""
+    interp = Interpreter(max_depth=500)
+    interp.eval("(define (d n) (if (= n 0) 0 (+ 1 (d (- n 1)))))")
+    for walk in [
+        "(any (lambda (x) (d 400)) '(1 2))",
+        "(every (lambda (x) (= (d 400) 0)) '(1 2))",
+        "(for-each (lambda (x) (d 400)) '(1 2))",
+        "(filter (lambda (x) (d 400)) '(1 2))",
+        "(fold (lambda (x a) (d 400)) 0 '(1 2))",
+        "(map (lambda (x) (d 400)) '())",
+    ]:
+        interp.eval(walk)
+        assert interp.eval("(d 480)") == 480, walk
+        assert interp.runtime.depth == 0

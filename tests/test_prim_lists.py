@@ -363,3 +363,21 @@ def test_searches_end_on_improper_and_circular_lists(interp: Interpreter, who: s
     circular = "(let ((x (list 1 2 3))) (set-cdr! (cddr x) x) x)"
     assert_error(interp, f"({who} 9 {circular})", "circular list", "type-error")
     assert_error(interp, "(assv 9 (list (cons 1 2) (cons 3 4) 5))", "association list", "type-error")
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 16383, 16384, 16385, 32767, 32768, 32769])
+def test_length_counts_every_pair_across_chunks(n: int) -> None:
+    """``list_length`` takes its count from the index of a two-pair round: odd, even and
+    chunk-boundary lengths; an improper tail after each of them is refused."""
+    interp = Interpreter()
+    assert interp.eval(f"(length (iota {n}))") == n
+    assert interp.eval(f"(list? (append (iota {n}) 5))") is False
+    assert interp.eval(f"(list? (iota {n}))") is True
+
+
+@pytest.mark.parametrize(("lead", "cycle"), [(0, 1), (0, 2), (1, 1), (2, 3), (3, 2), (5, 16385)])
+def test_length_refuses_circular_lists(lead: int, cycle: int) -> None:
+    interp = Interpreter()
+    src = f"(let* ((c (iota {cycle})) (l (append (iota {lead}) c))) (set-cdr! (last-pair c) c) (list? l))"
+    assert interp.eval(src) is False
+    assert_error(interp, src.replace("(list? l)", "(length l)"), "circular", "type-error")

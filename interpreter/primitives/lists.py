@@ -287,27 +287,29 @@ def is_null(x: Any) -> bool:
 
 
 def list_length(lst: Any) -> int | None:
-    """Length of a proper list, or None if improper or circular."""
+    """Length of a proper list, or None if improper or circular.
+
+    Two pairs a round, the count taken from the round's index (no addition per pair),
+    a second pointer at half speed for circular lists; the limits are polled between
+    chunks of :data:`POLL_EVERY` pairs."""
     n = 0
     slow = fast = lst
     while True:
-        for _ in POLL_CHUNK:
-            if fast is NIL:
-                return n
+        for i in _HALF_CHUNK:
             if type(fast) is not Pair:
-                return None
+                return n + 2 * i if fast is NIL else None
             fast = fast.cdr
-            n += 1
-            if fast is NIL:
-                return n
             if type(fast) is not Pair:
-                return None
+                return n + 2 * i + 1 if fast is NIL else None
             fast = fast.cdr
-            n += 1
             slow = slow.cdr
             if fast is slow:
                 return None
+        n += POLL_EVERY
         poll_limits()
+
+
+_HALF_CHUNK = range(POLL_EVERY // 2)
 
 
 @primitive("list?")

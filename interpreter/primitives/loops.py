@@ -5,11 +5,12 @@
 closure that function is a frame of its own that does the call protocol (hop mark,
 step count and check, depth, tail call) around the compiled body. Over a long list
 that frame is a large share of the time. So each loop here is a template whose
-procedure call is one line, ``r = CALL(x)``, compiled:
+procedure call is one line, ``r = CALL(x)``, compiled three times:
 
 * for a closure taking that many arguments, with :data:`PROTOCOL` in place of the line:
   the same steps as ``evaluator.CLOSURE_CALLER``, done in the loop, with no frame and no
-  argument list between the loop and the body;
+  argument list between the loop and the body; once counting a step per call (under
+  ``max_steps``) and once without (see :data:`COUNT_STEP`);
 * for anything else (a primitive, a task, a closure with a rest parameter …), as a call
   of the function :func:`~interpreter.evaluator.caller` gives.
 
@@ -37,19 +38,35 @@ def changed_error(who: str) -> SchemeError:
 
 
 #: A closure called inline: ``f`` is the closure, ``rt``/``env``/``depth``/``depth1`` are
-#: bound once before the loop (the body puts ``rt.depth`` back before it returns).
+#: bound once before the loop. ``rt.depth`` is set to ``depth1`` before each call and put
+#: back to ``depth`` only where something reads it (``rt.deep``, ``apply_procedure``, every
+#: ``return`` of the walk): between two calls nothing does (``rt.check`` does not).
+#: ``f.run`` is read into a local before the call (it changes once, when the body is
+#: compiled on its first call): ``f.run(...)`` would be a ``LOAD_METHOD`` that CPython 3.11
+#: cannot specialize for a slot, a generic attribute lookup per call.
 PROTOCOL = """\
 if depth >= rt.hop_mark:
+    rt.depth = depth
     {r} = rt.deep(f, [{args}])
 else:
+{count}    rt.depth = depth1
+    run = f.run
+    {r} = run(env, {args})
+    if type({r}) is TailCall:
+        rt.depth = depth
+        {r} = apply_procedure({r}.proc, {r}.args)
+"""
+
+#: The step a call counts, as ``apply_procedure`` does. Only under ``max_steps``: without
+#: a step limit the count is only the clock of the periodic check, and whatever must
+#: stop a run at once (a timeout, ``max_memory``, Ctrl-C, cancellation) calls
+#: ``Runtime.attend``, which the ``hop_mark`` test above sees at the next call, as the
+#: inline calls of compiled bodies do (``Emitter.counts_calls``); the walk still polls
+#: the limits between chunks.
+COUNT_STEP = """\
     rt.steps += 1
     if rt.steps >= rt.check_at:
         rt.check()
-    rt.depth = depth1
-    {r} = f.run(env, {args})
-    rt.depth = depth
-    if type({r}) is TailCall:
-        {r} = apply_procedure({r}.proc, {r}.args)
 """
 
 PROLOGUE = "    rt, env = f.rt, f.env\n    depth = rt.depth\n    depth1 = depth + 1\n"
@@ -165,23 +182,28 @@ WALKS: dict[str, tuple[int, str, str]] = {
 }
 
 _CALL_LINE = re.compile(r"^( *)(\w+) = CALL\((.*)\)$", re.MULTILINE)
+_RETURN_LINE = re.compile(r"^( *)return", re.MULTILINE)
 
 
-def _source(name: str, params: str, body: str, inline: bool) -> str:
-    """The Python source of one variant of a walk."""
+def _source(name: str, params: str, body: str, mode: str) -> str:
+    """The Python source of one variant of a walk: ``mode`` is ``"counted"`` or
+    ``"uncounted"`` (a closure called inline, with or without the step count) or
+    ``"generic"`` (a call of ``f``)."""
 
     def expand(m: re.Match[str]) -> str:
         indent, target, args = m.groups()
-        if not inline:
+        if mode == "generic":
             return f"{indent}{target} = f({args})"
-        code = PROTOCOL.format(r=target, args=args)
+        code = PROTOCOL.format(r=target, args=args, count=COUNT_STEP if mode == "counted" else "")
         return "\n".join(indent + line for line in code.splitlines())
 
-    prologue = PROLOGUE if inline else ""
-    return f"def {name}(f, {params}):\n{prologue}{_CALL_LINE.sub(expand, body)}"
+    if mode == "generic":
+        return f"def {name}(f, {params}):\n{_CALL_LINE.sub(expand, body)}"
+    code = _RETURN_LINE.sub(r"\1rt.depth = depth\n\1return", _CALL_LINE.sub(expand, body))
+    return f"def {name}(f, {params}):\n{PROLOGUE}{code}"
 
 
-def _compile(name: str, params: str, body: str, inline: bool) -> Callable[..., Any]:
+def _compile(name: str, params: str, body: str, mode: str) -> Callable[..., Any]:
     namespace: dict[str, Any] = {
         "NIL": NIL,
         "VOID": VOID,
@@ -191,12 +213,12 @@ def _compile(name: str, params: str, body: str, inline: bool) -> Callable[..., A
         "changed_error": changed_error,
         "polled": polled,
     }
-    exec(_source("walk", params, body, inline), namespace)  # fixed templates, no user text
+    exec(_source("walk", params, body, mode), namespace)  # fixed templates, no user text
     return namespace["walk"]
 
 
 _COMPILED = {
-    name: (count, _compile(name, params, body, True), _compile(name, params, body, False))
+    name: (count, *(_compile(name, params, body, mode) for mode in ("counted", "uncounted", "generic")))
     for name, (count, params, body) in WALKS.items()
 }
 
@@ -204,7 +226,7 @@ _COMPILED = {
 def walk(name: str, f: Any, *args: Any) -> Any:
     """Run the walk ``name`` of :data:`WALKS` with procedure ``f`` (already checked to be
     applicable) and the walk's other arguments."""
-    count, inline, generic = _COMPILED[name]
+    count, counted, uncounted, generic = _COMPILED[name]
     if type(f) is Closure and f.nargs == count:
-        return inline(f, *args)
+        return (uncounted if f.rt.max_steps is None else counted)(f, *args)
     return generic(caller(f, count), *args)
