@@ -148,10 +148,10 @@ class Runtime:
     Serial code never pays for this (see docs/concurrency.md).
     """
 
-    # The registers every compiled call reads and writes live in slots: with 33 fields an
-    # instance's dict no longer fits CPython's shared keys (30 at most), so each attribute
-    # access would be a dict lookup. The other fields stay in the instance dict.
-    __slots__ = ("depth", "hop_mark", "steps", "check_at", "__dict__", "__weakref__")
+    # The registers every compiled call reads and writes live in slots, and depth_base beside
+    # depth: with 35 fields an instance's dict no longer fits CPython's shared keys (30 at
+    # most), so each attribute access would be a dict lookup. The others stay in the dict.
+    __slots__ = ("depth", "depth_base", "hop_mark", "steps", "check_at", "__dict__", "__weakref__")
 
     #: Python frames kept free below the recursion limit in every thread.
     STACK_MARGIN = 120
