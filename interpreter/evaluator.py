@@ -655,7 +655,8 @@ def make(proc, rt, env):
         if rt.steps >= rt.check_at:
             rt.check()
         rt.depth = depth + 1
-        result = proc.run(env, {params})
+        run = proc.run  # not proc.run(...): LOAD_METHOD is not specialized for a slot in 3.11
+        result = run(env, {params})
         rt.depth = depth
         if type(result) is TailCall:
             return apply_procedure(result.proc, result.args)

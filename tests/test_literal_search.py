@@ -72,8 +72,10 @@ def test_a_qualifying_literal_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> 
     interp.eval("(define (vowel? c) (memv c '(#\\a #\\e #\\i #\\o #\\u)))")
     interp.eval("(define (entry k) (assq k '((a . 1) (b . 2))))")
     walks: list[str] = []
-    real = lists._search
-    monkeypatch.setattr(lists, "_search", lambda who, *rest: walks.append(who) or real(who, *rest))
+    # every way into a list walk: the general one, the first passes by kind of key
+    for name in ("_find", "_search", "_ASSV_INT", "_ASSOC_TEXT"):
+        real = getattr(lists, name)
+        monkeypatch.setattr(lists, name, lambda who, *rest, real=real: walks.append(who) or real(who, *rest))
     assert run("(list (vowel? #\\e) (vowel? #\\b) (entry 'b) (entry 'z))", interp) == "((#\\e #\\i #\\o #\\u) #f (b . 2) #f)"
     assert walks == []
     assert run("(memv 1 (list 1))", interp) == "(1)"  # a list that is not quoted at the call: walked

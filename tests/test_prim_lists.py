@@ -381,3 +381,61 @@ def test_length_refuses_circular_lists(lead: int, cycle: int) -> None:
     src = f"(let* ((c (iota {cycle})) (l (append (iota {lead}) c))) (set-cdr! (last-pair c) c) (list? l))"
     assert interp.eval(src) is False
     assert_error(interp, src.replace("(list? l)", "(length l)"), "circular", "type-error")
+
+
+SEARCH_LISTS = [
+    "'(1 2 3)",
+    "'(1.0 2 #t 1 3)",
+    "(list 1.0 2.0 (expt 10 30) 2 #t 1)",
+    "'(a b c d)",
+    "(list \"a\" (string-append \"b\") 'b \"b\")",
+    "(let ((s (string-copy \"b\"))) (string-set! s 0 #\\b) (list \"a\" 1 s \"b\"))",
+    "'(x 1 . 2)",
+    "(let ((l (list 1 2 3))) (set-cdr! (cddr l) l) l)",
+    "(append (iota 20000) '(b 20000 \"b\" #t))",
+    "(let ((l (iota 20000))) (set-cdr! (last-pair l) (cdr l)) (cons 'a l))",
+]
+SEARCH_ALISTS = [
+    "'((1 . one) (2 . two))",
+    "(list (cons 1.0 'f) (cons #t 't) (cons 1 'one) (cons 2 'two))",
+    "(list (cons \"a\" 1) (cons (string-append \"b\") 2) (cons 'b 3))",
+    "(let ((s (string-copy \"b\"))) (string-set! s 0 #\\b) (list (cons 'b 0) (cons s 1)))",
+    "'((a . 1) b (c . 2))",
+    "'((a . 1) . 5)",
+    "(let ((l (list (cons 1 1) (cons 'a 2)))) (set-cdr! (cdr l) l) l)",
+    "(append (map (lambda (i) (cons i i)) (iota 20000)) (list (cons 'b 0) (cons \"b\" 1) (cons 20000 2)))",
+    "(let ((l (map (lambda (i) (cons i i)) (iota 20000)))) (set-cdr! (last-pair l) (cdr l)) l)",
+]
+SEARCH_KEYS = ["1", "2", "1.0", "#t", "'b", "\"b\"", "(string-append \"b\")", "20000", "19999", "'zz", "(expt 10 30)"]
+
+
+@pytest.mark.parametrize("lst", SEARCH_LISTS)
+@pytest.mark.parametrize("who", ["memq", "memv", "member"])
+def test_member_searches_agree_with_the_general_walk(who: str, lst: str) -> None:
+    """The first pass written for a kind of key (exact integers, strings, symbols and
+    booleans) gives what the general walk (``lists._search``) gives, errors included."""
+    _agree(who, lst, False)
+
+
+@pytest.mark.parametrize("alist", SEARCH_ALISTS)
+@pytest.mark.parametrize("who", ["assq", "assv", "assoc"])
+def test_association_searches_agree_with_the_general_walk(who: str, alist: str) -> None:
+    _agree(who, alist, True)
+
+
+def _agree(who: str, lst: str, entries: bool) -> None:
+    from interpreter.primitives import lists
+
+    interp = Interpreter()
+    interp.eval(f"(define L {lst})")
+    data = interp.eval_scheme("L")
+    for key_src in SEARCH_KEYS:
+        key = interp.eval_scheme(key_src)
+        try:
+            expected = lists._search(who, data, lists._matcher(key, who in ("member", "assoc")), entries)
+        except Exception as exc:  # the general walk's error, compared below
+            with pytest.raises(type(exc)) as info:
+                interp.eval_scheme(f"({who} {key_src} L)")
+            assert info.value.message == exc.message, (who, key_src)  # type: ignore[attr-defined]
+            continue
+        assert interp.eval_scheme(f"({who} {key_src} L)") is expected, (who, key_src)

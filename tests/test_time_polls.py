@@ -58,6 +58,10 @@ CALLS = [
     "(fold-left + 0 L)",
     "(fold-right + 0 L)",
     "(fold + 0 L)",
+    "(map (lambda (x) x) L)",
+    "(filter (lambda (x) #t) L)",
+    "(fold-left (lambda (a x) a) 0 L)",
+    "(every (lambda (x) #t) L)",
     "(reduce + 0 L)",
     # several lists, walked in place (lists.rows)
     "(for-each + L L)",

@@ -17,19 +17,36 @@ procedure call is one line, ``r = CALL(x)``, compiled three times:
 Every loop walks the list in place after the caller has checked it (an improper or
 circular list is refused before the procedure is first called), stops with a type
 error if the list was shortened meanwhile, and polls the run's limits between chunks
-(:func:`~interpreter.polling.polled`).
+(:func:`ticks`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, repeat
 from typing import Any
 
 from ..datatypes import NIL, VOID, Pair, TailCall
 from ..errors import SchemeError
 from ..evaluator import Closure, apply_procedure, caller
-from ..polling import polled
+from ..polling import POLL_EVERY, poll_limits
+
+
+def ticks(n: int) -> Iterable[None]:
+    """``n`` Nones, the limits polled between chunks of :data:`POLL_EVERY` as
+    ``polled(range(n))`` does; ``repeat`` hands out one object, where a range makes an
+    integer per element past 256."""
+    if n <= POLL_EVERY:
+        return repeat(None, n)
+    return chain.from_iterable(_tick_chunks(n))
+
+
+def _tick_chunks(n: int) -> Iterator[Iterable[None]]:
+    for start in range(0, n, POLL_EVERY):
+        if start:
+            poll_limits()
+        yield repeat(None, min(POLL_EVERY, n - start))
 
 
 def changed_error(who: str) -> SchemeError:
@@ -74,7 +91,7 @@ PROLOGUE = "    rt, env = f.rt, f.env\n    depth = rt.depth\n    depth1 = depth 
 #: The elements ``x`` for which ``r = (f x)`` passes the test ``keep``, in a new list.
 SELECT = """
     head = last = Pair()
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise changed_error(who)
         x = lst.car
@@ -98,7 +115,7 @@ WALKS: dict[str, tuple[int, str, str]] = {
         "who, lst, n",
         """
     head = last = Pair()
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise changed_error(who)
         r = CALL(lst.car)
@@ -118,7 +135,7 @@ WALKS: dict[str, tuple[int, str, str]] = {
         2,
         "who, acc, lst, n",
         """
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise changed_error(who)
         acc = CALL(acc, lst.car)
@@ -130,7 +147,7 @@ WALKS: dict[str, tuple[int, str, str]] = {
         2,
         "who, acc, lst, n",
         """
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise changed_error(who)
         acc = CALL(lst.car, acc)
@@ -142,7 +159,7 @@ WALKS: dict[str, tuple[int, str, str]] = {
         1,
         "who, lst, n",
         """
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise changed_error(who)
         r = CALL(lst.car)
@@ -154,7 +171,7 @@ WALKS: dict[str, tuple[int, str, str]] = {
         1,
         "who, lst, n",
         """
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise changed_error(who)
         r = CALL(lst.car)
@@ -169,7 +186,7 @@ WALKS: dict[str, tuple[int, str, str]] = {
         "who, lst, n",
         """
     r = True
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise changed_error(who)
         r = CALL(lst.car)
@@ -211,7 +228,7 @@ def _compile(name: str, params: str, body: str, mode: str) -> Callable[..., Any]
         "TailCall": TailCall,
         "apply_procedure": apply_procedure,
         "changed_error": changed_error,
-        "polled": polled,
+        "ticks": ticks,
     }
     exec(_source("walk", params, body, mode), namespace)  # fixed templates, no user text
     return namespace["walk"]
