@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from test_trmc import SHAPES as TRMC_SHAPES
 
 from interpreter import Interpreter, SchemeError
 from interpreter.nodes import codegen
@@ -38,14 +39,7 @@ SHAPES = {
         25,
     ),
     "letrec filter with a tail cons (sieve)": (
-        """(define (sieve l)
-             (letrec ((remove-multiples
-                       (lambda (n l)
-                         (if (null? l) '()
-                             (if (= (modulo (car l) n) 0)
-                                 (remove-multiples n (cdr l))
-                                 (cons (car l) (remove-multiples n (cdr l))))))))
-               (if (null? l) '() (cons (car l) (sieve (remove-multiples (car l) (cdr l)))))))""",
+        TRMC_SHAPES["argument that is itself a call (sieve)"][0],
         "(length (sieve (iota 60 2)))",
         18,  # the primes from 2 to 61
     ),
