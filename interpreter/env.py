@@ -77,24 +77,40 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
 
     Compiled code computes a built-in (``+``, ``<``, ``memv`` …) inline while
     ``intact[name][0]`` is true, that is, while that watched name still holds its
-    built-in: a program that defines its own ``assoc`` keeps inline arithmetic.
+    built-in: a program that defines its own ``assoc`` keeps inline arithmetic. An inline
+    expression of several built-ins tests one flag for all of them (:meth:`combined`).
     """
 
-    __slots__ = ("watched", "intact")
+    __slots__ = ("watched", "intact", "combos")
 
     def __init__(self) -> None:
         super().__init__()
         self.watched: dict[Symbol, Any] = {}
         self.intact: dict[Symbol, list[bool]] = {}
+        self.combos: dict[frozenset[Symbol], list[bool]] = {}
 
     def watch(self, builtins: dict[Symbol, Any]) -> None:
         self.watched = dict(builtins)
         for key, value in builtins.items():
             self.intact.setdefault(key, [True])[0] = self.get(key) is value
+        for keys, flag in list(self.combos.items()):
+            flag[0] = all(self.intact[key][0] for key in keys)
+
+    def combined(self, keys: frozenset[Symbol]) -> list[bool]:
+        """A flag true while every one of the watched ``keys`` holds its built-in."""
+        flag = self.combos.get(keys)
+        if flag is None:
+            flag = self.combos.setdefault(keys, [True])
+            if not all(self.intact[key][0] for key in keys):  # after it is listed: _note sees it from now on
+                flag[0] = False
+        return flag
 
     def _note(self, key: Symbol, value: Any) -> None:
         if key in self.watched and value is not self.watched[key]:
             self.intact[key][0] = False
+            for keys, flag in list(self.combos.items()):  # a copy: a body may be compiling meanwhile
+                if key in keys:
+                    flag[0] = False
 
     def __setitem__(self, key: Symbol, value: Any) -> None:
         self._note(key, value)
@@ -118,6 +134,6 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
         return super().pop(key, *default)
 
     def clear(self) -> None:
-        for flag in self.intact.values():
+        for flag in [*self.intact.values(), *self.combos.values()]:
             flag[0] = False
         super().clear()

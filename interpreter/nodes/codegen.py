@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import CHARS, NIL, PAIR_WRITES, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
-from ..env import Env
+from ..env import Env, GlobalBindings
 from ..equality import EQV_BY_VALUE, is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
@@ -77,6 +78,10 @@ if TYPE_CHECKING:
 
 SIMPLE_CONSTANTS = (int, bool)
 LITERAL_DIGITS = 30
+#: An intact flag inside a pure expression being built (``Emitter.flag_test``), and the
+#: test of one beside a guard, which the copy that tests none leaves out.
+FLAG_MARK = re.compile(r"«(ok\d+)»")
+FLAG_TEST = re.compile(r" and «ok\d+»")
 LITERAL_LIMIT = 10**LITERAL_DIGITS
 
 #: Limits that keep generated code inside what Python's compiler accepts ("too many
@@ -157,6 +162,9 @@ class Emitter:
         self.floats: set[str] = set()  # register locals bound to a likely float (see likely_float)
         self.float_hints: dict[int, bool] = {}  # id of a node: likely_float's answer
         self.searches: dict[int, tuple[str, str] | None] = {}  # id of a Call: its literal search, if any
+        self.pure_depth = 0  # pure expressions being built, the outermost first (see settle_flags)
+        self.flag_owner: GlobalBindings | None = None  # the global frame whose flags are combined
+        self.flag_keys: dict[str, Symbol] = {}  # a flag's generated name: the name it watches
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -1030,10 +1038,52 @@ class Emitter:
             return simple
         if id(node) in self.impure:
             return None
-        inline = self.pure_logic(node) if type(node) in (And, Or) else self.pure_call(node)
+        self.pure_depth += 1
+        try:
+            inline = self.pure_logic(node) if type(node) in (And, Or) else self.pure_call(node)
+        finally:
+            self.pure_depth -= 1
         if inline is None:
             self.impure.add(id(node))
+        elif self.pure_depth == 0 and "«" in inline:
+            inline = self.settle_flags(inline)
         return inline
+
+    def settle_flags(self, expr: str) -> str:
+        """The outermost pure expression with its intact flags (marked ``«okN»`` while it is
+        built) tested: each on its own, and, where it has several, first all at once
+        (``GlobalBindings.combined``) before a copy of the expression that tests none.
+
+        Sound because nothing inside a pure expression can rebind a global: its inline arms
+        run no code of the program, and a fallback applies the built-in itself (the flag
+        says the name still holds it), which returns a value or raises."""
+        checked = FLAG_MARK.sub(r"\1[0]", expr)
+        names = dict.fromkeys(FLAG_MARK.findall(expr))
+        if len(names) < 2:
+            return checked
+        keys = frozenset(self.flag_keys[name] for name in names)
+        gvars = self.flag_owner
+        if len(keys) < 2 or gvars is None:
+            return checked
+        trusted = FLAG_MARK.sub("True", FLAG_TEST.sub("", expr))
+        combo = self.constant(gvars.combined(keys), "ok")
+        return f"({trusted} if {combo}[0] else {checked})"
+
+    def flag_test(self, operator: GlobalRef, builtin: Any) -> str:
+        """The test that ``operator`` still holds ``builtin``, inside a pure expression: a
+        marker ``«okN»`` that :meth:`settle_flags` turns into a test when the outermost
+        expression is done (a flag of ``GlobalBindings``), else ``okN[0]``."""
+        flag = builtins_intact(operator, builtin)
+        name = self.constant(flag, "ok")
+        gvars = operator.gvars
+        if type(flag) is not list or not isinstance(gvars, GlobalBindings):
+            return f"{name}[0]"
+        if self.flag_owner is None:
+            self.flag_owner = gvars
+        elif self.flag_owner is not gvars:  # another interpreter's global frame: no combining
+            return f"{name}[0]"
+        self.flag_keys[name] = operator.name
+        return f"«{name}»"
 
     def within_height(self, node: Node, parts: list[Node], levels: int) -> bool:
         """Record the nesting height of ``node``'s inline expression (``levels`` over its
@@ -1057,7 +1107,7 @@ class Emitter:
         operands = [self.pure(a) for a in node.operands] if bound is None else bound
         if any(o is None for o in operands) or not self.within_height(node, node.operands, 1):
             return None
-        ok = self.constant(builtins_intact(node.operator, builtin), "ok") + "[0]"
+        ok = self.flag_test(node.operator, builtin)
         if name in UNARY_OPS:
             expr, guard = UNARY_OPS[name]
             (source,) = operands
