@@ -78,11 +78,11 @@ if TYPE_CHECKING:
 
 SIMPLE_CONSTANTS = (int, bool)
 LITERAL_DIGITS = 30
+LITERAL_LIMIT = 10**LITERAL_DIGITS
 #: An intact flag inside a pure expression being built (``Emitter.flag_test``), and the
 #: test of one beside a guard, which the copy that tests none leaves out.
 FLAG_MARK = re.compile(r"«(ok\d+)»")
 FLAG_TEST = re.compile(r" and «ok\d+»")
-LITERAL_LIMIT = 10**LITERAL_DIGITS
 
 #: Limits that keep generated code inside what Python's compiler accepts ("too many
 #: levels of indentation" past 100, "too many nested parentheses" past 200) whatever
