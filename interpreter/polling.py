@@ -9,7 +9,10 @@ nothing: the per-element loop stays as it was and the check runs between chunks.
 
 Two ways to use it::
 
-    for x in polled(items):         # a Python sequence (a range too), polled between chunks
+    for x in polled(items):         # a Python sequence, polled between chunks
+        ...
+
+    for _ in ticks(n):              # n rounds, polled between chunks
         ...
 
     while type(p) is Pair:          # a walk along pairs, polled between chunks
@@ -31,7 +34,7 @@ from __future__ import annotations
 import contextvars
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -86,3 +89,19 @@ def _slices(items: Sequence[T], reverse: bool) -> Iterator[Iterable[T]]:
             yield reversed(items[max(0, n - start - POLL_EVERY) : n - start])
         else:
             yield items[start : start + POLL_EVERY]
+
+
+def ticks(n: int) -> Iterable[None]:
+    """``n`` Nones, the limits polled between chunks of :data:`POLL_EVERY` as
+    ``polled(range(n))`` does; ``repeat`` hands out one object, where a range makes an
+    integer per element past 256."""
+    if n <= POLL_EVERY:
+        return repeat(None, n)
+    return chain.from_iterable(_tick_chunks(n))
+
+
+def _tick_chunks(n: int) -> Iterator[Iterable[None]]:
+    for start in range(0, n, POLL_EVERY):
+        if start:
+            poll_limits()
+        yield repeat(None, min(POLL_EVERY, n - start))

@@ -29,7 +29,7 @@ from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
-from ..polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled
+from ..polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled, ticks
 from .loops import changed_error, walk
 from .numbers import check_number, check_size
 from .registry import primitive
@@ -123,7 +123,7 @@ def copy_onto(who: str, lst: Any, n: int, tail: Any) -> Any:
             gc.enable()
     head = last = Pair()
     try:
-        for _ in polled(range(n)):
+        for _ in ticks(n):
             if type(lst) is not Pair:  # shortened meanwhile (by a parallel branch)
                 raise _changed(who)
             cell = Pair()
@@ -378,7 +378,7 @@ def reverse(lst: Any) -> Any:
     """A new list with the elements in reverse order."""
     n = proper_length("reverse", lst)
     result: Any = NIL
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise _changed("reverse")
         cell = Pair()
@@ -418,7 +418,7 @@ def _drop(who: str, lst: Any, k: Any) -> Any:
     if k < 0:
         raise SchemeError(f"{who}: index {int_shown(k)} out of range", kind="index-error")
     p = lst
-    for _ in polled(range(k)):
+    for _ in ticks(k):
         if type(p) is not Pair:
             raise _list_index_error(who, k, lst)
         p = p.cdr
@@ -458,7 +458,7 @@ def take(lst: Any, k: Any) -> Any:
         raise type_error("take", "a non-negative exact integer", k)
     items: list[Any] = []
     p = lst
-    for _ in polled(range(k)):
+    for _ in ticks(k):
         if type(p) is not Pair:
             raise _list_index_error("take", k, lst)
         items.append(p.car)
@@ -719,7 +719,7 @@ def rows(who: str, lists: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
     row is produced."""
     n = min(proper_length(who, lst) for lst in lists)
     heads = lists
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         for p in heads:
             if type(p) is not Pair:
                 raise _changed(who)
@@ -748,7 +748,7 @@ def elements(who: str, lst: Any) -> Iterator[Any]:
     the run's limits. The list is checked first: an improper or circular one is a type
     error naming ``who`` before any element is produced."""
     n = proper_length(who, lst)
-    for _ in polled(range(n)):
+    for _ in ticks(n):
         if type(lst) is not Pair:
             raise _changed(who)
         yield lst.car
@@ -794,7 +794,7 @@ def append_map(f: Any, lst: Any, *more: Any) -> Any:
         n = proper_length("append-map", result)
         if n > POLL_EVERY:
             check_elements("append-map", n)
-        for _ in polled(range(n)):
+        for _ in ticks(n):
             if type(result) is not Pair:  # shortened meanwhile (by a parallel branch)
                 raise _changed("append-map")
             cell = Pair()

@@ -17,36 +17,19 @@ procedure call is one line, ``r = CALL(x)``, compiled three times:
 Every loop walks the list in place after the caller has checked it (an improper or
 circular list is refused before the procedure is first called), stops with a type
 error if the list was shortened meanwhile, and polls the run's limits between chunks
-(:func:`ticks`).
+(:func:`~interpreter.polling.ticks`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, repeat
+from collections.abc import Callable
 from typing import Any
 
 from ..datatypes import NIL, VOID, Pair, TailCall
 from ..errors import SchemeError
 from ..evaluator import Closure, apply_procedure, caller
-from ..polling import POLL_EVERY, poll_limits
-
-
-def ticks(n: int) -> Iterable[None]:
-    """``n`` Nones, the limits polled between chunks of :data:`POLL_EVERY` as
-    ``polled(range(n))`` does; ``repeat`` hands out one object, where a range makes an
-    integer per element past 256."""
-    if n <= POLL_EVERY:
-        return repeat(None, n)
-    return chain.from_iterable(_tick_chunks(n))
-
-
-def _tick_chunks(n: int) -> Iterator[Iterable[None]]:
-    for start in range(0, n, POLL_EVERY):
-        if start:
-            poll_limits()
-        yield repeat(None, min(POLL_EVERY, n - start))
+from ..polling import ticks
 
 
 def changed_error(who: str) -> SchemeError:
