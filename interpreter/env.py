@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .datatypes import Symbol
+from .flags import Flag
 
 
 class Env:
@@ -76,9 +77,10 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
     """The global frame's bindings: a dict that notices when a watched name is rebound.
 
     Compiled code computes a built-in (``+``, ``<``, ``memv`` …) inline while
-    ``intact[name][0]`` is true, that is, while that watched name still holds its
-    built-in: a program that defines its own ``assoc`` keeps inline arithmetic. An inline
-    expression of several built-ins tests one flag for all of them (:meth:`combined`).
+    ``intact[name]`` is up (a :class:`~.flags.Flag`), that is, while that watched name
+    still holds its built-in: a program that defines its own ``assoc`` keeps inline
+    arithmetic. An inline expression of several built-ins tests one flag for all of them
+    (:meth:`combined`).
     """
 
     __slots__ = ("watched", "intact", "combos")
@@ -86,31 +88,31 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
     def __init__(self) -> None:
         super().__init__()
         self.watched: dict[Symbol, Any] = {}
-        self.intact: dict[Symbol, list[bool]] = {}
-        self.combos: dict[frozenset[Symbol], list[bool]] = {}
+        self.intact: dict[Symbol, Flag] = {}
+        self.combos: dict[frozenset[Symbol], Flag] = {}
 
     def watch(self, builtins: dict[Symbol, Any]) -> None:
         self.watched = dict(builtins)
         for key, value in builtins.items():
-            self.intact.setdefault(key, [True])[0] = self.get(key) is value
+            self.intact.setdefault(key, Flag()).set(self.get(key) is value)
         for keys, flag in list(self.combos.items()):
-            flag[0] = all(self.intact[key][0] for key in keys)
+            flag.set(all(self.intact[key].up for key in keys))
 
-    def combined(self, keys: frozenset[Symbol]) -> list[bool]:
-        """A flag true while every one of the watched ``keys`` holds its built-in."""
+    def combined(self, keys: frozenset[Symbol]) -> Flag:
+        """A flag up while every one of the watched ``keys`` holds its built-in."""
         flag = self.combos.get(keys)
         if flag is None:
-            flag = self.combos.setdefault(keys, [True])
-            if not all(self.intact[key][0] for key in keys):  # after it is listed: _note sees it from now on
-                flag[0] = False
+            flag = self.combos.setdefault(keys, Flag())
+            if not all(self.intact[key].up for key in keys):  # after it is listed: _note sees it from now on
+                flag.set(False)
         return flag
 
     def _note(self, key: Symbol, value: Any) -> None:
         if key in self.watched and value is not self.watched[key]:
-            self.intact[key][0] = False
+            self.intact[key].set(False)
             for keys, flag in list(self.combos.items()):  # a copy: a body may be compiling meanwhile
                 if key in keys:
-                    flag[0] = False
+                    flag.set(False)
 
     def __setitem__(self, key: Symbol, value: Any) -> None:
         self._note(key, value)
@@ -135,5 +137,5 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
 
     def clear(self) -> None:
         for flag in [*self.intact.values(), *self.combos.values()]:
-            flag[0] = False
+            flag.set(False)
         super().clear()

@@ -32,6 +32,7 @@ from .datatypes import (
 )
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
+from .flags import Flag
 from .stack import run_on_fresh_stack, stack_height
 
 if TYPE_CHECKING:
@@ -201,7 +202,7 @@ class Runtime:
         self.branch_steps = 0  # steps the branches have charged since then
         self.memory: MemoryBudget | None = None  # max_memory (memory.py): the run's, branches included
         # whether names bound once to a lambda still hold its closure (nodes.core.SelfBinding)
-        self.lexical_self = [True]
+        self.lexical_self = Flag()
 
     # -- start of a top-level evaluation --------------------------------------------
     def begin(self) -> None:

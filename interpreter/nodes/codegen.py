@@ -36,6 +36,7 @@ from ..env import Env, GlobalBindings
 from ..equality import EQV_BY_VALUE, is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
+from ..flags import Flag
 from ..ports import StringOutputPort
 from .binding import Do, Let, LetValues, NamedLet, consumer_values, unpacked_values
 from .control import And, Case, Cond, Or
@@ -165,6 +166,7 @@ class Emitter:
         self.pure_depth = 0  # pure expressions being built, the outermost first (see settle_flags)
         self.flag_owner: GlobalBindings | None = None  # the global frame whose flags are combined
         self.flag_keys: dict[str, Symbol] = {}  # a flag's generated name: the name it watches
+        self.flag_names: dict[Flag, str] = {}  # a flag: the global of this namespace mirroring it
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -180,6 +182,17 @@ class Emitter:
     def constant(self, value: Any, prefix: str = "c") -> str:
         name = self.fresh(prefix)
         self.namespace[name] = value
+        return name
+
+    def flag(self, flag: Any, prefix: str = "ok") -> str:
+        """An expression true while ``flag`` is up: for a :class:`~..flags.Flag` one global of
+        this namespace that mirrors it (a single read per test), else ``okN[0]``."""
+        if type(flag) is not Flag:
+            return f"{self.constant(flag, prefix)}[0]"
+        name = self.flag_names.get(flag)
+        if name is None:
+            name = self.flag_names[flag] = self.fresh(prefix)
+            flag.mirror(self.namespace, name)
         return name
 
     def line(self, text: str) -> None:
@@ -254,9 +267,9 @@ class Emitter:
         )
 
     def self_flag(self) -> str:
-        """The generated name of the interpreter's ``lexical_self`` flag (see ``calls_itself``)."""
+        """The test of the interpreter's ``lexical_self`` flag (see ``calls_itself``)."""
         assert self.procedure is not None
-        return self.constant(self.procedure.rt.lexical_self, "me")
+        return self.flag(self.procedure.rt.lexical_self, "me")
 
     def frame_of(self, outer: str, args: list[str]) -> str | None:
         """An expression making this procedure's frame for ``args`` inside ``outer``;
@@ -520,8 +533,8 @@ class Emitter:
         count applies the consumer closure, which raises the arity error the call gives.
         If the global was rebound, ``ordinary()`` emits the call the usual way."""
         producer, consumer = node.operands
-        intact = self.constant(builtins_intact(node.operator, self.builtins["call-with-values"]), "ok")
-        self.line(f"if {intact}[0]:")
+        intact = self.flag(builtins_intact(node.operator, self.builtins["call-with-values"]))
+        self.line(f"if {intact}:")
         self.indent += 1
         thunk = Registers({}, self.fresh("e"))
         self.line(f"{thunk.env} = None")
@@ -1057,7 +1070,7 @@ class Emitter:
         Sound because nothing inside a pure expression can rebind a global: its inline arms
         run no code of the program, and a fallback applies the built-in itself (the flag
         says the name still holds it), which returns a value or raises."""
-        checked = FLAG_MARK.sub(r"\1[0]", expr)
+        checked = FLAG_MARK.sub(r"\1", expr)
         names = dict.fromkeys(FLAG_MARK.findall(expr))
         if len(names) < 2:
             return checked
@@ -1066,22 +1079,22 @@ class Emitter:
         if len(keys) < 2 or gvars is None:
             return checked
         trusted = FLAG_MARK.sub("True", FLAG_TEST.sub("", expr))
-        combo = self.constant(gvars.combined(keys), "ok")
-        return f"({trusted} if {combo}[0] else {checked})"
+        combo = self.flag(gvars.combined(keys))
+        return f"({trusted} if {combo} else {checked})"
 
     def flag_test(self, operator: GlobalRef, builtin: Any) -> str:
         """The test that ``operator`` still holds ``builtin``, inside a pure expression: a
         marker ``«okN»`` that :meth:`settle_flags` turns into a test when the outermost
-        expression is done (a flag of ``GlobalBindings``), else ``okN[0]``."""
+        expression is done (a flag of ``GlobalBindings``), else the flag's test."""
         flag = builtins_intact(operator, builtin)
-        name = self.constant(flag, "ok")
+        name = self.flag(flag)
         gvars = operator.gvars
-        if type(flag) is not list or not isinstance(gvars, GlobalBindings):
-            return f"{name}[0]"
+        if type(flag) is not Flag or not isinstance(gvars, GlobalBindings):
+            return name
         if self.flag_owner is None:
             self.flag_owner = gvars
         elif self.flag_owner is not gvars:  # another interpreter's global frame: no combining
-            return f"{name}[0]"
+            return name
         self.flag_keys[name] = operator.name
         return f"«{name}»"
 
@@ -1305,7 +1318,7 @@ class Emitter:
         else:
             self.hoist_operands(args, None if tail or found is not None else result)
         if itself:  # the operator is read (no effect but its value) only if the flag is down
-            self.line(f"if {self.self_flag()}[0]:")
+            self.line(f"if {self.self_flag()}:")
             self.indent += 1
             self.rebind_self(None, args)
             self.indent -= 1
@@ -1321,7 +1334,7 @@ class Emitter:
             name = node.operator.name.name  # type: ignore[attr-defined]
             builtin = self.builtins[name] if name in self.builtins else self.port_procedure(node)
             prim = self.constant(builtin, "b")
-            still = f"{flag}[0]" if flag is not None else f"{f} is {prim}"
+            still = flag if flag is not None else f"{f} is {prim}"
             if found is not None:
                 self.line(f"if {still} and type({args[0]}) is int and type({args[1]}) is int:")
                 self.line(f"    {give} {args[0]} {found[0]} {args[1]}")
@@ -1421,12 +1434,12 @@ class Emitter:
                 self.line(f"{args[i]} = {arg}")
 
     def intact_flag(self, operator: Node) -> str | None:
-        """The generated name of the flag that says a global operator still holds its
-        built-in (``GlobalBindings.intact``), or None if it is not a global built-in with one."""
+        """The test of the flag that says a global operator still holds its built-in
+        (``GlobalBindings.intact``), or None if it is not a global built-in with one."""
         flag = self.flag_of(operator)
-        return None if flag is None else self.constant(flag, "ok")
+        return None if flag is None else self.flag(flag)
 
-    def flag_of(self, operator: Node) -> list[bool] | None:
+    def flag_of(self, operator: Node) -> Flag | None:
         """The intact flag itself (see :meth:`intact_flag`)."""
         if type(operator) is not GlobalRef or operator.name.name not in self.builtins:
             return None
@@ -1467,7 +1480,7 @@ class Emitter:
         fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
         ok = self.intact_flag(node.operator)
         result = self.fresh("t")
-        self.line(f"if {ok}[0] and {guard.format(**fields)}:")
+        self.line(f"if {ok} and {guard.format(**fields)}:")
         built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)
         if built is not None and len(args) == 2:
             for template in built:

@@ -20,6 +20,7 @@ from ..evaluator import (
     Runtime,
     python_exception,
 )
+from ..flags import Flag
 
 Run = Callable[[Env], Any]
 VOID = Void()
@@ -263,7 +264,7 @@ class SetDynamic(FrameAssignment):
 
     __slots__ = ("lexical_self",)
 
-    def __init__(self, name: Symbol, value: Node, span: Span | None, lexical_self: list[bool]) -> None:
+    def __init__(self, name: Symbol, value: Node, span: Span | None, lexical_self: Flag) -> None:
         super().__init__(name, value, span)
         self.lexical_self = lexical_self
 
@@ -277,7 +278,7 @@ class SetDynamic(FrameAssignment):
                 if name in frame.vars:
                     frame.vars[name] = new
                     if frame.outer is not None:  # a local frame
-                        lexical_self[0] = False
+                        lexical_self.set(False)
                     return VOID
                 frame = frame.outer
             raise SchemeError(f"set!: unbound variable: {name.name}", kind="unbound-variable", span=span)

@@ -15,8 +15,10 @@ compiler (:class:`~.codegen.Emitter`) emits such an arm as a step of the body's 
   the call site of the recursive call did.
 
 ``(cons e1 (cons e2 (self …)))`` makes two pairs per round. Evaluation order is the
-ordinary call's: the ``cons`` operator, ``e``, the operator of the recursive call, then
-its arguments. The loop is taken only while each ``cons`` is still the built-in and the
+ordinary call's: ``e``, the operator of the recursive call, then its arguments; a global
+``cons`` whose name has an intact flag (``GlobalBindings.intact``) is read only when the
+arm makes the ordinary calls, after its operands (an order Scheme leaves open), else
+first. The loop is taken only while each ``cons`` is still the built-in and the
 operator is a closure with this very body (so a redefined or ``set!`` name is honoured);
 otherwise the arm makes the ordinary calls and puts the result in the hole. Pairs are
 unreachable until the body returns, and continuations are escape-only, so nobody sees a
@@ -88,27 +90,32 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         return False
     conses, call = chain
     parent = em.current_site
-    heads: list[tuple[int, str, str]] = []  # each cons: its site, operator and first operand
+    # each cons: its site, operator local, first operand and intact flag's test; a cons
+    # with a flag has its operator read only on the ordinary path (after its operands)
+    heads: list[tuple[int, str, str, str | None]] = []
     for pair in conses:
         site = em.open_site(pair)
-        operator = em.operator_local(site)
-        em.operator_into(pair.operator, operator)
+        flag = em.intact_flag(pair.operator)
+        operator = em.sites[site][2]
+        if flag is None:
+            operator = em.operator_local(site)
+            em.operator_into(pair.operator, operator)
         value = em.value(pair.operands[0])
         if not value.isidentifier():  # later statements must not evaluate it again
             temp = em.fresh("t")
             em.line(f"{temp} = {value}")
             value = temp
-        heads.append((site, operator, value))
+        heads.append((site, operator, value, flag))
     itself = em.calls_itself(call)  # then the operator is read only when that loop is not taken
     f, args = em.call_parts(call, read_operator=not itself)
     builtin = em.constant(em.builtins["cons"], "b")
-    intact = " and ".join(f"{operator} is {builtin}" for _site, operator, _value in heads)
+    intact = " and ".join(flag or f"{operator} is {builtin}" for _site, operator, _value, flag in heads)
     pairs = [em.fresh("p") for _ in heads]
 
     def round_of_loop(test: str, closure: str | None) -> None:
         em.line(f"if {test}:")
         em.indent += 1
-        for pair, (_site, _operator, value) in zip(pairs, heads):
+        for pair, (_site, _operator, value, _flag) in zip(pairs, heads):
             em.line(f"{pair} = Pair()")
             em.line(f"{pair}.car = {value}")
             em.line(f"{pair}.span = None")
@@ -123,15 +130,17 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         em.indent -= 1
 
     if itself:
-        round_of_loop(f"{intact} and {em.self_flag()}[0]", None)
+        round_of_loop(f"{intact} and {em.self_flag()}", None)
         em.operator_into(call.operator, f)
     round_of_loop(f"{intact} and type({f}) is Closure and {f}.run is run", f)
     # the ordinary calls: the procedure, then each cons from the innermost out
     result = em.fresh("t")
     em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
     em.reload_after_call()
-    for site, operator, value in reversed(heads):
+    for (site, operator, value, flag), pair in zip(reversed(heads), reversed(conses)):
         em.line(f"site = {site}")
+        if flag is not None:
+            em.operator_into(pair.operator, operator)
         outermost = site == heads[0][0]
         ordinary = f"apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost})"
         given = f"cons({value}, {result}) if {operator} is {builtin} else {ordinary}"
