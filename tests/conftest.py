@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import builtins
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import interpreter
 from interpreter import Interpreter, SchemeError
+from interpreter.nodes import codegen
 from interpreter.printer import write_string
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -84,3 +87,21 @@ def llm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("LLM_USER_PATH", str(home))
     return home
+
+
+@pytest.fixture
+def sources() -> Iterator[list[str]]:
+    """The Python source of every procedure body compiled while the test runs."""
+    seen: list[str] = []
+    real = builtins.compile
+
+    def spy(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
+        if filename == "<taskscheme body>":
+            seen.append(source)
+        return real(source, filename, mode, *args, **kwargs)
+
+    codegen.compile = spy  # type: ignore[attr-defined]
+    try:
+        yield seen
+    finally:
+        del codegen.compile  # type: ignore[attr-defined]

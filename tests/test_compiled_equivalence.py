@@ -37,6 +37,8 @@ REBIND = (
     " (define memv (let ((m memv)) (lambda (x l) (m x l))))"
     " (define assoc (let ((a assoc)) (lambda (x l) (a x l))))"
     " (define values (let ((v values)) (lambda xs (apply v xs))))"
+    " (define modulo (let ((m modulo)) (lambda (a b) (m a b)))) (define null? (let ((n null?)) (lambda (x) (n x))))"
+    " (define vector-ref (let ((r vector-ref)) (lambda (v i) (r v i))))"
 )
 
 atoms = st.one_of(
@@ -63,6 +65,8 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
             "eqv?",
             "/",
             ">=",
+            ">",
+            "<=",
             "modulo",
             "vector-ref",
             "string-ref",
@@ -82,6 +86,7 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
             "string-length",
             "even?",
             "odd?",
+            "zero?",
             "cadr",
             "cddr",
             "caddr",

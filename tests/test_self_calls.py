@@ -9,9 +9,7 @@ meaning.
 
 from __future__ import annotations
 
-import builtins
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -50,24 +48,6 @@ SHAPES = {
         1 + sum(range(40)),
     ),
 }
-
-
-@pytest.fixture
-def sources() -> Iterator[list[str]]:
-    """The Python source of every procedure body compiled while the test runs."""
-    seen: list[str] = []
-    real = builtins.compile
-
-    def spy(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
-        if filename == "<taskscheme body>":
-            seen.append(source)
-        return real(source, filename, mode, *args, **kwargs)
-
-    codegen.compile = spy  # type: ignore[attr-defined]
-    try:
-        yield seen
-    finally:
-        del codegen.compile  # type: ignore[attr-defined]
 
 
 def steps_of(definitions: str, call: str) -> tuple[Any, int]:

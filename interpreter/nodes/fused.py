@@ -1,0 +1,208 @@
+"""Fused inline expressions: a nest of built-ins computed behind one type guard.
+
+An inline expression (``Emitter.pure``) computes each built-in of a nest on its own: each
+tests its operands' types and falls back to the ordinary call when they are not the ones
+it computes, so the result of an inner operation is tested again by the one above it.
+``(= (modulo (car l) n) 0)`` tests that ``l`` is a pair, that its car and ``n`` are exact
+integers and ``n`` not zero, then that the remainder is an exact integer, then compares.
+Yet the remainder of two exact integers is one. :func:`fuse` types the nest once: it picks
+one typed form for each built-in (exact integers, or floats where an operand is or looks
+like one: ``Emitter.likely_float``), tests each variable's type once, in evaluation order,
+and computes the whole nest as one Python expression::
+
+    (t2 % n == 0 if type(l) is Pair and type(t2 := l.car) is int and type(n) is int
+                  and n != 0 and «ok…» else <the inline expression as before>)
+
+Anything else (another type, a zero divisor, an index out of range, a rebound name) runs
+the expression as before, which computes the same value or reports the error. Sound
+because the guard can neither fail nor have an effect: it tests types, reads attributes
+of values it has found to be pairs and compares numbers it has found to be numbers. The
+fused arm and the expression agree: each form is the inline arm that the expression
+itself would take for operands of those types (``fastpath``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..equality import EQV_BY_VALUE
+from .core import Call, Const, GlobalRef, LocalRef, Node
+
+if TYPE_CHECKING:
+    from .codegen import Emitter
+
+INT, FLOAT, PAIR, VECTOR, CHAR, BOOL, ANY = "int", "float", "Pair", "list", "Char", "bool", "any"
+
+#: Exact integers whose product stays within the ``*`` primitive's size limit.
+BELOW_LIMIT = "-0xFFFFFFFFFFFFFFFF < {x} < 0xFFFFFFFFFFFFFFFF"
+
+
+class Form(NamedTuple):
+    """A built-in computed on operands of given types: the Python code over ``{a}``
+    ``{b}``, the type it gives, and a further test of the operands (or None)."""
+
+    operands: tuple[str, ...]
+    result: str
+    code: str
+    check: str | None = None
+
+
+def _numeric(op: str, result: str | None = None, int_check: str | None = None) -> dict[str, Form]:
+    """The exact-integer and float forms of a binary operator (``result``: BOOL for comparisons)."""
+    return {
+        INT: Form((INT, INT), result or INT, f"{{a}} {op} {{b}}", int_check),
+        FLOAT: Form((FLOAT, FLOAT), result or FLOAT, f"{{a}} {op} {{b}}"),
+    }
+
+
+#: (name, operand count): the forms of a built-in, by the numeric type chosen (INT or
+#: FLOAT), or under ANY when it has one form whatever the operands are.
+FORMS: dict[tuple[str, int], dict[str, Form]] = {
+    ("+", 2): _numeric("+"),
+    ("-", 2): _numeric("-"),
+    ("*", 2): _numeric("*", int_check=f"{BELOW_LIMIT.format(x='{a}')} and {BELOW_LIMIT.format(x='{b}')}"),
+    ("/", 2): {FLOAT: Form((FLOAT, FLOAT), FLOAT, "{a} / {b}", "{b} != 0")},
+    **{(name, 2): _numeric(op, BOOL) for name, op in {"<": "<", ">": ">", "=": "==", "<=": "<=", ">=": ">="}.items()},
+    ("modulo", 2): {INT: Form((INT, INT), INT, "{a} % {b}", "{b} != 0")},
+    ("zero?", 1): {INT: Form((INT,), BOOL, "{a} == 0"), FLOAT: Form((FLOAT,), BOOL, "{a} == 0")},
+    ("even?", 1): {INT: Form((INT,), BOOL, "{a} % 2 == 0")},
+    ("odd?", 1): {INT: Form((INT,), BOOL, "{a} % 2 == 1")},
+    ("car", 1): {ANY: Form((PAIR,), ANY, "{a}.car")},
+    ("cdr", 1): {ANY: Form((PAIR,), ANY, "{a}.cdr")},
+    ("null?", 1): {ANY: Form((ANY,), BOOL, "{a} is NIL")},
+    ("pair?", 1): {ANY: Form((ANY,), BOOL, "type({a}) is Pair")},
+    ("not", 1): {ANY: Form((ANY,), BOOL, "{a} is False")},
+    ("vector-ref", 2): {ANY: Form((VECTOR, INT), ANY, "{a}[{b}]", "0 <= {b} < len({a})")},
+    ("vector-length", 1): {ANY: Form((VECTOR,), INT, "len({a})")},
+    **{
+        (name, 2): {ANY: Form((CHAR, CHAR), BOOL, f"{{a}}.ch {op} {{b}}.ch")}
+        for name, op in {"char=?": "==", "char<?": "<", "char>?": ">", "char<=?": "<=", "char>=?": ">="}.items()
+    },
+    **{
+        (name, 2): {
+            ANY: Form(
+                (ANY, ANY),
+                BOOL,
+                "({a} is {b} or type({a}) is type({b}) and type({a}) in EQV_BY_VALUE and is_eqv({a}, {b}))",
+            )
+        }
+        for name in ("eq?", "eqv?")
+    },
+}
+
+#: Exact integer literals that convert to a float exactly (an operand of a float form).
+EXACT_IN_FLOAT = 2**53
+
+
+class Fuser:
+    """Builds one fused expression: its guard's parts in order, and the flags it needs."""
+
+    def __init__(self, em: Emitter) -> None:
+        self.em = em
+        self.guards: list[str] = []
+        self.flags: list[str] = []
+        self.known: dict[str, str] = {}  # a variable's Python name: the type the guard found
+        self.operations = 0
+
+    def typed(self, node: Node, want: str) -> tuple[str, str] | None:
+        """(expression, type) for ``node`` as a value of type ``want`` (ANY: whatever it
+        is), adding the tests that make it so to the guard; None if it cannot be fused."""
+        if type(node) is Call:
+            return self.operation(node, want)
+        if type(node) is GlobalRef or (type(node) is LocalRef and node.checked):
+            return None  # a read that may fail: only the expression as before reads it
+        source = self.em.simple(node)
+        if source is None:
+            return None
+        if type(node) is Const:
+            value = node.value
+            kind = {int: INT, float: FLOAT, bool: BOOL}.get(type(value), ANY)
+            if want == FLOAT and kind == INT and abs(value) < EXACT_IN_FLOAT:
+                return source, FLOAT  # Python mixes it with a float as Scheme does
+            return (source, kind) if want in (ANY, kind) else None
+        if want == ANY:
+            return source, ANY
+        if not source.isidentifier():  # a frame's variable: read once, into a name
+            source = self.bind(source, want)
+            return source, want
+        known = self.known.get(source)
+        if known is None:
+            self.guards.append(f"type({source}) is {want}")
+            self.known[source] = want
+        elif known != want:
+            return None
+        return source, want
+
+    def bind(self, expr: str, want: str) -> str:
+        """A fresh name for ``expr``'s value, tested to be of type ``want`` (if not ANY)."""
+        temp = self.em.fresh("t")
+        self.guards.append(f"type({temp} := {expr}) is {want}" if want != ANY else f"({temp} := {expr}) is {temp}")
+        return temp
+
+    def operation(self, node: Call, want: str) -> tuple[str, str] | None:
+        operator = node.operator
+        if type(operator) is not GlobalRef:
+            return None
+        name = operator.name.name
+        forms = FORMS.get((name, len(node.operands)))
+        builtin = self.em.builtins.get(name)
+        if forms is None or builtin is None:
+            return None
+        form = forms.get(ANY) or forms.get(self.numeric_type(node, forms, want))
+        if form is None:
+            return None
+        args: list[str] = []
+        for operand, kind in zip(node.operands, form.operands):
+            typed = self.typed(operand, kind)
+            if typed is None:
+                return None
+            args.append(typed[0])
+        code, check = form.code, form.check
+        if name in ("eq?", "eqv?") and any(self.by_identity(o) for o in node.operands):
+            code = "{a} is {b}"
+        for i, field in enumerate("ab"[: len(args)]):
+            uses = f"{code} {check or ''}".count("{" + field + "}")
+            named = args[i].isidentifier()
+            literal = not named and not args[i].startswith("(")
+            # an expression used twice is computed once; a literal beside `is` would be a SyntaxWarning
+            if (uses > 1 and not named and not literal) or (literal and " is " in code):
+                args[i] = self.bind(args[i], ANY)
+        fields = dict(zip("ab", args))
+        if check is not None:
+            self.guards.append(check.format(**fields))
+        self.flags.append(self.em.flag_test(operator, builtin))
+        self.operations += 1
+        expr = f"({code.format(**fields)})"
+        if want in (ANY, form.result):
+            return expr, form.result
+        if form.result != ANY:
+            return None
+        return self.bind(expr, want), want
+
+    def numeric_type(self, node: Call, forms: dict[str, Form], want: str) -> str:
+        """The type of a numeric form: the one wanted of the result if it has that form
+        (``(+ (* x x) 1.5)`` multiplies floats), else FLOAT when an operand is or looks
+        like a float (``likely_float``) and the built-in has a float form, else INT."""
+        if want in forms:
+            return want
+        if FLOAT in forms and any(self.em.likely_float(o) for o in node.operands):
+            return FLOAT
+        return INT
+
+    @staticmethod
+    def by_identity(node: Node) -> bool:
+        """Whether ``node`` is a constant that ``eqv?`` compares by identity alone."""
+        return type(node) is Const and type(node.value) not in EQV_BY_VALUE
+
+
+def fuse(em: Emitter, node: Node) -> tuple[str, str] | None:
+    """(value, guard) computing the nest of built-ins ``node`` in one expression behind
+    one guard (see the module docstring), or None when it is not a nest of at least two
+    built-ins that all have typed forms."""
+    if type(node) is not Call:
+        return None
+    fuser = Fuser(em)
+    typed = fuser.typed(node, ANY)
+    if typed is None or fuser.operations < 2:
+        return None
+    return typed[0], " and ".join([*fuser.guards, *fuser.flags])
