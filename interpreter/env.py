@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .datatypes import Symbol
-from .flags import Flag
+from .mirrors import LOCK, Flag, Mirrored
 
 
 class Env:
@@ -77,33 +77,53 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
     """The global frame's bindings: a dict that notices when a watched name is rebound.
 
     Compiled code computes a built-in (``+``, ``<``, ``memv`` …) inline while
-    ``intact[name]`` is up (a :class:`~.flags.Flag`), that is, while that watched name
+    ``intact[name]`` is up (a :class:`~.mirrors.Flag`), that is, while that watched name
     still holds its built-in: a program that defines its own ``assoc`` keeps inline
     arithmetic. An inline expression of several built-ins tests one flag for all of them
-    (:meth:`combined`).
+    (:meth:`combined`). Compiled code reads a global it calls from a mirror of the
+    binding (:meth:`cell`).
     """
 
-    __slots__ = ("watched", "intact", "combos")
+    __slots__ = ("watched", "intact", "combos", "cells")
 
     def __init__(self) -> None:
         super().__init__()
         self.watched: dict[Symbol, Any] = {}
         self.intact: dict[Symbol, Flag] = {}
         self.combos: dict[frozenset[Symbol], Flag] = {}
+        self.cells: dict[Symbol, Mirrored] = {}
+
+    def cell(self, key: Symbol) -> Mirrored:
+        """The binding of ``key`` as a mirrored value (None while unbound), kept current by
+        every write: compiled code reads it as a global of its namespace."""
+        with LOCK:
+            cell = self.cells.get(key)
+            if cell is None:  # listed first, then read: a write from now on updates it
+                cell = self.cells[key] = Mirrored(None)
+                cell.assign(self.get(key))
+        return cell
+
+    def _follow(self, key: Symbol) -> None:
+        """Bring ``key``'s cell, if it has one, to the binding now in the dict (read under
+        the lock, so that of two racing writes the last assignment is the last write)."""
+        cell = self.cells.get(key)
+        if cell is not None:
+            with LOCK:
+                cell.assign(self.get(key))
 
     def watch(self, builtins: dict[Symbol, Any]) -> None:
         self.watched = dict(builtins)
         for key, value in builtins.items():
             self.intact.setdefault(key, Flag()).set(self.get(key) is value)
         for keys, flag in list(self.combos.items()):
-            flag.set(all(self.intact[key].up for key in keys))
+            flag.set(all(self.intact[key].value for key in keys))
 
     def combined(self, keys: frozenset[Symbol]) -> Flag:
         """A flag up while every one of the watched ``keys`` holds its built-in."""
         flag = self.combos.get(keys)
         if flag is None:
             flag = self.combos.setdefault(keys, Flag())
-            if not all(self.intact[key].up for key in keys):  # after it is listed: _note sees it from now on
+            if not all(self.intact[key].value for key in keys):  # after it is listed: _note sees it from now on
                 flag.set(False)
         return flag
 
@@ -117,14 +137,26 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
     def __setitem__(self, key: Symbol, value: Any) -> None:
         self._note(key, value)
         super().__setitem__(key, value)
+        self._follow(key)
 
     def __delitem__(self, key: Symbol) -> None:
         self._note(key, None)
         super().__delitem__(key)
+        self._follow(key)
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
+
+    def __ior__(self, other: Any) -> GlobalBindings:
+        self.update(other)
+        return self
+
+    def popitem(self) -> tuple[Symbol, Any]:
+        key, value = super().popitem()
+        self._note(key, None)
+        self._follow(key)
+        return key, value
 
     def setdefault(self, key: Symbol, default: Any = None) -> Any:
         if key not in self:
@@ -133,9 +165,13 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
 
     def pop(self, key: Symbol, *default: Any) -> Any:
         self._note(key, None)
-        return super().pop(key, *default)
+        value = super().pop(key, *default)
+        self._follow(key)
+        return value
 
     def clear(self) -> None:
         for flag in [*self.intact.values(), *self.combos.values()]:
             flag.set(False)
         super().clear()
+        for cell in list(self.cells.values()):
+            cell.set(None)

@@ -32,7 +32,7 @@ from .datatypes import (
 )
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
-from .flags import Flag
+from .mirrors import Flag
 from .stack import run_on_fresh_stack, stack_height
 
 if TYPE_CHECKING:

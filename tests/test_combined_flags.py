@@ -17,7 +17,7 @@ COUNT_MULTIPLES = """
 
 def combos(interp: Interpreter) -> dict[frozenset[str], bool]:
     gvars = interp.global_env.vars
-    return {frozenset(key.name for key in keys): flag.up for keys, flag in gvars.combos.items()}
+    return {frozenset(key.name for key in keys): flag.value for keys, flag in gvars.combos.items()}
 
 
 def test_the_expression_tests_one_flag_for_its_built_ins() -> None:
@@ -51,9 +51,9 @@ def test_a_combined_flag_follows_every_name_it_covers() -> None:
     interp = Interpreter()
     gvars = interp.global_env.vars
     flag = gvars.combined(frozenset({Symbol.intern("car"), Symbol.intern("cdr")}))
-    assert flag.up is True
+    assert flag.value is True
     interp.eval("(define cdr car)")
-    assert flag.up is False
+    assert flag.value is False
     assert gvars.combined(frozenset({Symbol.intern("car"), Symbol.intern("cdr")})) is flag
-    assert gvars.combined(frozenset({Symbol.intern("cdr"), Symbol.intern("+")})).up is False
-    assert gvars.combined(frozenset({Symbol.intern("car"), Symbol.intern("+")})).up is True
+    assert gvars.combined(frozenset({Symbol.intern("cdr"), Symbol.intern("+")})).value is False
+    assert gvars.combined(frozenset({Symbol.intern("car"), Symbol.intern("+")})).value is True

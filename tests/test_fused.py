@@ -45,6 +45,10 @@ NESTS = [
     "(+ (vector-length (vector a b)) (* a 2))",
     "(/ (+ a 1.5) (- b 2.0))",
     "(if (pair? (cdr a)) (car (cdr a)) (- b 1))",
+    # globals: a vector and a string (HELPERS), and one never bound
+    "(= 1 (vector-ref v (vector-ref (vector 0 1 2) a)))",
+    "(+ (vector-ref s 0) b)",
+    "(< (vector-ref nowhere 0) b)",
 ]
 
 ARGUMENTS = [

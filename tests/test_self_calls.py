@@ -122,8 +122,8 @@ def test_a_task_that_sets_the_callers_binding_is_honoured() -> None:
     )
     assert write_string(interp.eval_scheme("(run 6)")) == "(swapped 2)"
     # the interpreter no longer trusts such names; another interpreter still does
-    assert interp.runtime.lexical_self.up is False
-    assert Interpreter().runtime.lexical_self.up is True
+    assert interp.runtime.lexical_self.value is False
+    assert Interpreter().runtime.lexical_self.value is True
 
 
 def test_the_loop_runs_in_constant_depth() -> None:

@@ -36,7 +36,7 @@ from ..env import Env, GlobalBindings
 from ..equality import EQV_BY_VALUE, is_eqv
 from ..errors import SchemeError
 from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
-from ..flags import Flag
+from ..mirrors import Flag
 from ..ports import StringOutputPort
 from .binding import Do, Let, LetValues, NamedLet, consumer_values, unpacked_values
 from .control import And, Case, Cond, Or
@@ -66,9 +66,11 @@ from .fastpath import (
     GUARDED_BY_ARITY,
     GUARDED_OPS,
     GUARDED_STATEMENTS,
+    IDENTITY,
     PORT_STATEMENTS,
     UNARY_OPS,
     builtins_intact,
+    compared_by_identity,
     generic_application,
 )
 from .fused import fuse
@@ -159,7 +161,7 @@ class Emitter:
         self.current_site = -1
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
-        self.global_refs: dict[int, tuple[str, str, str]] = {}  # id of a GlobalRef: its key, globals, reader
+        self.global_refs: dict[int, tuple[str, str]] = {}  # id of a GlobalRef: global_reader's answer
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
         self.floats: set[str] = set()  # register locals bound to a likely float (see likely_float)
         self.float_hints: dict[int, bool] = {}  # id of a node: likely_float's answer
@@ -168,6 +170,7 @@ class Emitter:
         self.flag_owner: GlobalBindings | None = None  # the global frame whose flags are combined
         self.flag_keys: dict[str, Symbol] = {}  # a flag's generated name: the name it watches
         self.flag_names: dict[Flag, str] = {}  # a flag: the global of this namespace mirroring it
+        self.global_names: dict[Symbol, str] = {}  # a global variable: the global mirroring its cell
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -186,7 +189,7 @@ class Emitter:
         return name
 
     def flag(self, flag: Any, prefix: str = "ok") -> str:
-        """An expression true while ``flag`` is up: for a :class:`~..flags.Flag` one global of
+        """An expression true while ``flag`` is up: for a :class:`~..mirrors.Flag` one global of
         this namespace that mirrors it (a single read per test), else ``okN[0]``."""
         if type(flag) is not Flag:
             return f"{self.constant(flag, prefix)}[0]"
@@ -194,6 +197,17 @@ class Emitter:
         if name is None:
             name = self.flag_names[flag] = self.fresh(prefix)
             flag.mirror(self.namespace, name)
+        return name
+
+    def global_mirror(self, node: GlobalRef) -> str | None:
+        """The global of this namespace that mirrors ``node``'s binding (None while unbound:
+        ``GlobalBindings.cell``), or None when its frame keeps no cells."""
+        if not isinstance(node.gvars, GlobalBindings):
+            return None
+        name = self.global_names.get(node.name)
+        if name is None:
+            name = self.global_names[node.name] = self.fresh("G")
+            node.gvars.cell(node.name).mirror(self.namespace, name)
         return name
 
     def line(self, text: str) -> None:
@@ -780,11 +794,9 @@ class Emitter:
             self.line(expr)
 
     def global_value(self, node: GlobalRef) -> str:
-        key = self.constant(node.name, "k")
-        get = self.constant(node.gvars.get, "g")  # a bound method: no attribute lookup per read
-        ref = self.constant(node.compile(False), "n")
+        read, ref = self.global_reader(node)
         temp = self.fresh("t")
-        self.line(f"{temp} = {get}({key})")
+        self.line(f"{temp} = {read}")
         self.line(f"if {temp} is None:")
         self.line(f"    {temp} = {ref}({self.frame})")
         return temp
@@ -961,17 +973,24 @@ class Emitter:
         if type(node) is LocalRef and not node.checked:
             return self.value(node)
         if type(node) is GlobalRef:  # read inline; a miss (unbound, a task's name) asks the node
-            refs = self.global_refs.get(id(node))
-            if refs is None:
-                refs = self.global_refs[id(node)] = (
-                    self.constant(node.name, "k"),
-                    self.constant(node.gvars.get, "g"),  # bound: no attribute lookup per read
-                    self.constant(node.compile(False), "n"),
-                )
-            key, get, ref = refs
+            read, ref = self.global_reader(node)
+            if read.isidentifier():  # a mirror: reading it twice costs less than a name
+                return f"({read} if {read} is not None else {ref}({self.frame}))"
             temp = self.fresh("t")
-            return f"({temp} if ({temp} := {get}({key})) is not None else {ref}({self.frame}))"
+            return f"({temp} if ({temp} := {read}) is not None else {ref}({self.frame}))"
         return None
+
+    def global_reader(self, node: GlobalRef) -> tuple[str, str]:
+        """(read, ref) of a global variable: an expression for its binding, None while
+        unbound (its mirror, else a bound ``get``: no attribute lookup per read), and the
+        name of the node's compiled reader, which raises or finds a task's name."""
+        found = self.global_refs.get(id(node))
+        if found is None:
+            read = self.global_mirror(node)
+            if read is None:
+                read = f"{self.constant(node.gvars.get, 'g')}({self.constant(node.name, 'k')})"
+            found = self.global_refs[id(node)] = (read, self.constant(node.compile(False), "n"))
+        return found
 
     def guarded(self, node: Call) -> tuple[int, str, str, bool] | None:
         """``(count, guard, code, statement)`` when ``node`` calls a built-in of
@@ -1157,6 +1176,8 @@ class Emitter:
             else:
                 assert guarded is not None
                 _count, guard_template, code, _statement = guarded
+                if name in ("eq?", "eqv?") and compared_by_identity(node.operands):
+                    code = IDENTITY
                 fields = {**dict(zip("abcd", values)), "t": self.fresh("t")}
                 fast = code.format(**fields)
                 test = f"{guard_template.format(**fields)} and {ok}"
@@ -1533,13 +1554,10 @@ class Emitter:
     def operator_into(self, node: Node, target: str) -> None:
         """Emit the operator's value into ``target`` (a global: fetched inline)."""
         if type(node) is GlobalRef:
-            key = self.constant(node.name, "k")
-            # a bound ``get`` (12 ns) beats a subscript of the global frame (22 ns: a dict
-            # subclass, which CPython does not specialize); a miss (unbound, a task's name)
-            # asks the node, which raises or finds the task
-            get = self.constant(node.gvars.get, "g")
-            ref = self.constant(node.compile(False), "n")
-            self.line(f"{target} = {get}({key})")
+            # the binding's mirror (one global load), else a bound ``get`` (12 ns: beats a
+            # subscript, 22 ns, of a dict subclass); a miss asks the node
+            read, ref = self.global_reader(node)
+            self.line(f"{target} = {read}")
             self.line(f"if {target} is None:")
             self.indent += 1
             self.line(f"{target} = {ref}({self.made_frame()})")

@@ -20,7 +20,7 @@ from ..evaluator import (
     Runtime,
     python_exception,
 )
-from ..flags import Flag
+from ..mirrors import Flag
 
 Run = Callable[[Env], Any]
 VOID = Void()

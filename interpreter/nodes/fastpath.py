@@ -19,9 +19,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Primitive, TailCall
+from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller
 from ..limits import SMALL_STRING
-from .core import GlobalRef, Node, Run
+from .core import Const, GlobalRef, Node, Run
 from .literal_search import SEARCHES
 
 if TYPE_CHECKING:
@@ -128,6 +129,17 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
         for name in ("exact->inexact", "inexact")
     },
 }
+
+#: ``eq?``/``eqv?`` beside a constant of a type compared by identity alone (a symbol, '(),
+#: a boolean, a quoted pair): one ``is`` (see :func:`compared_by_identity`).
+IDENTITY = "{a} is {b}"
+
+
+def compared_by_identity(operands: list[Node]) -> bool:
+    """Whether ``eq?``/``eqv?`` of ``operands`` is identity: one is a constant whose type
+    ``eqv?`` does not compare by value."""
+    return any(type(o) is Const and type(o.value) not in EQV_BY_VALUE for o in operands)
+
 
 #: Exact integers whose decimal text ``str`` gives at once (far from Python's 4,300-digit limit).
 SMALL_INT = FLOATABLE_INT.format(x="{a}")

@@ -13,7 +13,9 @@ and computes the whole nest as one Python expression::
     (t2 % n == 0 if type(l) is Pair and type(t2 := l.car) is int and type(n) is int
                   and n != 0 and «ok…» else <the inline expression as before>)
 
-Anything else (another type, a zero divisor, an index out of range, a rebound name) runs
+A global variable is read once from its mirror (``GlobalBindings.cell``) into a name; an
+unbound one (None) fails its test. Anything else (another type, a zero divisor, an index
+out of range, a rebound name) runs
 the expression as before, which computes the same value or reports the error. Sound
 because the guard can neither fail nor have an effect: it tests types, reads attributes
 of values it has found to be pairs and compares numbers it has found to be numbers. The
@@ -25,8 +27,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..equality import EQV_BY_VALUE
 from .core import Call, Const, GlobalRef, LocalRef, Node
+from .fastpath import IDENTITY, compared_by_identity
 
 if TYPE_CHECKING:
     from .codegen import Emitter
@@ -109,7 +111,15 @@ class Fuser:
         is), adding the tests that make it so to the guard; None if it cannot be fused."""
         if type(node) is Call:
             return self.operation(node, want)
-        if type(node) is GlobalRef or (type(node) is LocalRef and node.checked):
+        if type(node) is GlobalRef:  # its mirror, once, into a name: None (unbound) fails any test
+            mirror = self.em.global_mirror(node)
+            if mirror is None:
+                return None
+            temp = self.em.fresh("t")
+            test = f"type({temp} := {mirror}) is {want}" if want != ANY else f"({temp} := {mirror}) is not None"
+            self.guards.append(test)
+            return temp, want
+        if type(node) is LocalRef and node.checked:
             return None  # a read that may fail: only the expression as before reads it
         source = self.em.simple(node)
         if source is None:
@@ -158,8 +168,8 @@ class Fuser:
                 return None
             args.append(typed[0])
         code, check = form.code, form.check
-        if name in ("eq?", "eqv?") and any(self.by_identity(o) for o in node.operands):
-            code = "{a} is {b}"
+        if name in ("eq?", "eqv?") and compared_by_identity(node.operands):
+            code = IDENTITY
         for i, field in enumerate("ab"[: len(args)]):
             uses = f"{code} {check or ''}".count("{" + field + "}")
             named = args[i].isidentifier()
@@ -188,11 +198,6 @@ class Fuser:
         if FLOAT in forms and any(self.em.likely_float(o) for o in node.operands):
             return FLOAT
         return INT
-
-    @staticmethod
-    def by_identity(node: Node) -> bool:
-        """Whether ``node`` is a constant that ``eqv?`` compares by identity alone."""
-        return type(node) is Const and type(node.value) not in EQV_BY_VALUE
 
 
 def fuse(em: Emitter, node: Node) -> tuple[str, str] | None:

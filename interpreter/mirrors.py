@@ -1,0 +1,80 @@
+"""Values that generated code reads as plain globals of its own namespace.
+
+Compiled code reads some values on every operation: the flags that say a name still
+holds its built-in (``GlobalBindings.intact``), the interpreter's ``lexical_self`` flag
+(``nodes.core.SelfBinding``), and the global procedures it calls (``GlobalBindings.cell``).
+Read through an object, such a value costs as much as the operation it serves:
+``flag[0]`` ~7 ns, ``gvars.get(name)`` ~12 ns. A :class:`Mirrored` value is instead copied
+into every namespace that reads it (:meth:`Mirrored.mirror`), where a read is one global
+load (~2 ns). Changing it (:meth:`Mirrored.set`, rare beside the reads: a program rebinding
+``car`` or redefining a procedure) writes every copy.
+
+A namespace holds its mirrors strongly and the value only weakly, so compiled code that
+is dropped takes its mirrors with it. One lock orders changes and new mirrors: a copy
+made while the value changes ends with the new value.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+#: Orders every change of a mirrored value against new mirrors (and, for the global
+#: frame, a binding's write against its cell: ``GlobalBindings``).
+LOCK = threading.Lock()
+
+#: The key under which a namespace keeps its mirrors alive.
+MIRRORS_KEY = "__mirrors__"
+
+
+class Mirror:
+    """One namespace's copy of a value under one name."""
+
+    __slots__ = ("namespace", "name", "__weakref__")
+
+    def __init__(self, namespace: dict[str, Any], name: str) -> None:
+        self.namespace, self.name = namespace, name
+
+
+class Mirrored:
+    """A value kept current in every namespace that mirrors it."""
+
+    __slots__ = ("value", "mirrors")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.mirrors: weakref.WeakSet[Mirror] = weakref.WeakSet()
+
+    def set(self, value: Any) -> None:
+        """Change the value, in every namespace that mirrors it."""
+        if value is self.value:  # the common case (a set! that finds a flag down already): no lock
+            return
+        with LOCK:
+            self.assign(value)
+
+    def assign(self, value: Any) -> None:
+        """:meth:`set`, for a caller that holds :data:`LOCK`."""
+        self.value = value
+        for mirror in list(self.mirrors):
+            mirror.namespace[mirror.name] = value
+
+    def mirror(self, namespace: dict[str, Any], name: str) -> None:
+        """Keep ``namespace[name]`` equal to the value from now on."""
+        with LOCK:
+            mirror = Mirror(namespace, name)
+            namespace.setdefault(MIRRORS_KEY, []).append(mirror)
+            self.mirrors.add(mirror)
+            namespace[name] = self.value
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.value!r})"
+
+
+class Flag(Mirrored):
+    """A mirrored boolean: compiled code takes a fast path while it is up (True)."""
+
+    __slots__ = ()
+
+    def __init__(self, value: bool = True) -> None:
+        super().__init__(value)
