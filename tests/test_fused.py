@@ -45,6 +45,11 @@ NESTS = [
     "(+ (vector-length (vector a b)) (* a 2))",
     "(/ (+ a 1.5) (- b 2.0))",
     "(if (pair? (cdr a)) (car (cdr a)) (- b 1))",
+    # one guarded built-in with a literal operand: the literal is not tested at run time
+    "(* a 3)",
+    "(* a 18446744073709551616)",  # a literal past the inline product's limit: not fused
+    "(modulo a 4)",
+    "(vector-ref v 1)",
     # globals: a vector and a string (HELPERS), and one never bound
     "(= 1 (vector-ref v (vector-ref (vector 0 1 2) a)))",
     "(+ (vector-ref s 0) b)",

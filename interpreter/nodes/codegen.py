@@ -1409,7 +1409,10 @@ class Emitter:
                 self.line("    if rt.steps >= rt.check_at:")
                 self.line("        rt.check()")
             self.line("    rt.depth = depth + 1")
-            self.line(f"    {result} = {f}.run({f}.env{''.join(', ' + a for a in args)})")
+            # the body into a local first: ``f.run(…)`` would be an unspecialized method
+            # load of a slot (~7.5 ns more per call)
+            self.line(f"    code = {f}.run")
+            self.line(f"    {result} = code({f}.env{''.join(', ' + a for a in args)})")
             self.line("    rt.depth = depth")
             self.line(f"    if type({result}) is TailCall:")
             self.line(f"        {result} = apply_procedure({result}.proc, {result}.args)")

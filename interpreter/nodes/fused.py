@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from .core import Call, Const, GlobalRef, LocalRef, Node
-from .fastpath import IDENTITY, compared_by_identity
+from .fastpath import BINARY_OPS, IDENTITY, compared_by_identity
 
 if TYPE_CHECKING:
     from .codegen import Emitter
@@ -41,18 +41,20 @@ BELOW_LIMIT = "-0xFFFFFFFFFFFFFFFF < {x} < 0xFFFFFFFFFFFFFFFF"
 
 class Form(NamedTuple):
     """A built-in computed on operands of given types: the Python code over ``{a}``
-    ``{b}``, the type it gives, and a further test of the operands (or None)."""
+    ``{b}``, the type it gives, a further test of the operands (or None), and a test
+    over ``{x}`` that each operand must pass (or None: a literal passes it or not now)."""
 
     operands: tuple[str, ...]
     result: str
     code: str
     check: str | None = None
+    each: str | None = None
 
 
-def _numeric(op: str, result: str | None = None, int_check: str | None = None) -> dict[str, Form]:
+def _numeric(op: str, result: str | None = None, int_each: str | None = None) -> dict[str, Form]:
     """The exact-integer and float forms of a binary operator (``result``: BOOL for comparisons)."""
     return {
-        INT: Form((INT, INT), result or INT, f"{{a}} {op} {{b}}", int_check),
+        INT: Form((INT, INT), result or INT, f"{{a}} {op} {{b}}", None, int_each),
         FLOAT: Form((FLOAT, FLOAT), result or FLOAT, f"{{a}} {op} {{b}}"),
     }
 
@@ -62,7 +64,7 @@ def _numeric(op: str, result: str | None = None, int_check: str | None = None) -
 FORMS: dict[tuple[str, int], dict[str, Form]] = {
     ("+", 2): _numeric("+"),
     ("-", 2): _numeric("-"),
-    ("*", 2): _numeric("*", int_check=f"{BELOW_LIMIT.format(x='{a}')} and {BELOW_LIMIT.format(x='{b}')}"),
+    ("*", 2): _numeric("*", int_each=BELOW_LIMIT),
     ("/", 2): {FLOAT: Form((FLOAT, FLOAT), FLOAT, "{a} / {b}", "{b} != 0")},
     **{(name, 2): _numeric(op, BOOL) for name, op in {"<": "<", ">": ">", "=": "==", "<=": "<=", ">=": ">="}.items()},
     ("modulo", 2): {INT: Form((INT, INT), INT, "{a} % {b}", "{b} != 0")},
@@ -171,12 +173,17 @@ class Fuser:
         if name in ("eq?", "eqv?") and compared_by_identity(node.operands):
             code = IDENTITY
         for i, field in enumerate("ab"[: len(args)]):
-            uses = f"{code} {check or ''}".count("{" + field + "}")
+            uses = f"{code} {check or ''}".count("{" + field + "}") + (form.each is not None)
             named = args[i].isidentifier()
             literal = not named and not args[i].startswith("(")
             # an expression used twice is computed once; a literal beside `is` would be a SyntaxWarning
             if (uses > 1 and not named and not literal) or (literal and " is " in code):
                 args[i] = self.bind(args[i], ANY)
+            elif literal and form.each is not None:  # tested now: a literal past it is not fused
+                if not eval(form.each.format(x=args[i])):  # our template, a number's repr
+                    return None
+            elif form.each is not None:
+                self.guards.append(form.each.format(x=args[i]))
         fields = dict(zip("ab", args))
         if check is not None:
             self.guards.append(check.format(**fields))
@@ -200,6 +207,15 @@ class Fuser:
         return INT
 
 
+def gains_alone(node: Call) -> bool:
+    """Whether one built-in alone gains from its typed form: a guarded one (not a plain
+    comparison or ``+``/``-``, whose inline arms are as good) with a numeric literal
+    operand, which its inline expression would put in a name and test at run time."""
+    name = node.operator.name.name  # type: ignore[attr-defined]
+    literal = any(type(o) is Const and type(o.value) in (int, float) for o in node.operands)
+    return literal and name not in BINARY_OPS
+
+
 def fuse(em: Emitter, node: Node) -> tuple[str, str] | None:
     """(value, guard) computing the nest of built-ins ``node`` in one expression behind
     one guard (see the module docstring), or None when it is not a nest of at least two
@@ -208,6 +224,6 @@ def fuse(em: Emitter, node: Node) -> tuple[str, str] | None:
         return None
     fuser = Fuser(em)
     typed = fuser.typed(node, ANY)
-    if typed is None or fuser.operations < 2:
+    if typed is None or (fuser.operations < 2 and not gains_alone(node)):
         return None
     return typed[0], " and ".join([*fuser.guards, *fuser.flags])
