@@ -73,7 +73,7 @@ from .fastpath import (
     compared_by_identity,
     generic_application,
 )
-from .fused import fuse
+from .fused import BOOL, fuse
 from .literal_search import SEARCHES, LiteralTable
 from .trmc import HOLE, emit_cons_loop, filled, has_cons_calls_of_itself, returning
 
@@ -94,6 +94,7 @@ FLAG_TEST = re.compile(r" and «ok\d+»")
 MAX_INDENT = 60  # statement nesting of if/and/or/cond arms
 MAX_INLINE_HEIGHT = 12  # inline operators nested in one expression
 MAX_REGISTER_SCOPES = 8  # frames in Python locals (every frame expression names them all)
+SPECIALIZE_BUDGET = 200  # nodes of a body that Emitter.specialize emits twice, at most
 
 
 class Emitter:
@@ -171,6 +172,13 @@ class Emitter:
         self.flag_keys: dict[str, Symbol] = {}  # a flag's generated name: the name it watches
         self.flag_names: dict[Flag, str] = {}  # a flag: the global of this namespace mirroring it
         self.global_names: dict[Symbol, str] = {}  # a global variable: the global mirroring its cell
+        # What the code being emitted may take as known (see specialize): the types of
+        # register variables, and flags that are up. Both hold from the test that taught
+        # them until the next call out.
+        self.facts: dict[str, str] = {}
+        self.known_flags: set[Any] = set()
+        self.plain = False  # inline expressions without fused forms (specialize's ordinary arm)
+        self.specialize_budget = SPECIALIZE_BUDGET  # nodes that specialize may still emit twice
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -191,6 +199,8 @@ class Emitter:
     def flag(self, flag: Any, prefix: str = "ok") -> str:
         """An expression true while ``flag`` is up: for a :class:`~..mirrors.Flag` one global of
         this namespace that mirrors it (a single read per test), else ``okN[0]``."""
+        if flag in self.known_flags:
+            return "True"
         if type(flag) is not Flag:
             return f"{self.constant(flag, prefix)}[0]"
         name = self.flag_names.get(flag)
@@ -353,7 +363,17 @@ class Emitter:
 
     def slow(self, node: Node, tail: bool = False) -> str:
         """A call of ``node``'s ordinary compiled code on the frame."""
-        return self.reloading(f"{self.constant(node.compile(tail), 'n')}({self.frame})", tail)
+        call = self.reloading(f"{self.constant(node.compile(tail), 'n')}({self.frame})", tail)
+        self.forget()
+        return call
+
+    def forget(self) -> None:
+        """Drop the facts and known flags (see :meth:`specialize`): code emitted from here
+        runs after a call out, which may have rebound a built-in or, through a task run in
+        this frame, assigned a variable."""
+        if self.facts or self.known_flags:
+            self.facts = {}
+            self.known_flags = set()
 
     def reloading(self, call: str, tail: bool = False) -> str:
         """``call`` (which may have made every frame and, through a task run in this
@@ -600,6 +620,7 @@ class Emitter:
         self.note_floats(names.values(), node.inits)
         scope = Registers(names, self.fresh("e"))
         self.scopes.append(scope)
+        self.forget()  # a later round runs after this round's calls
         try:
             self.line("while True:")
             self.indent += 1
@@ -660,8 +681,9 @@ class Emitter:
         self.count_step()
         scope = Registers(params, self.fresh("e"))
         self.scopes += [holder, scope]
-        loop = Loop(node.name, list(params.values()), len(self.scopes), [0])
+        loop = Loop(node.name, list(params.values()), len(self.scopes), set())
         self.loops.append(loop)
+        self.forget()  # a later round runs after this round's calls
         try:
             self.line("while True:")
             self.indent += 1
@@ -671,7 +693,7 @@ class Emitter:
         finally:
             self.loops.pop()
             del self.scopes[-2:]
-        if loop.continues[0] == uses:
+        if len(loop.continues) == uses:
             return True
         del self.lines[undo[0] :], self.sites[undo[1] :]
         self.current_site, self.indent = undo[2], undo[3]
@@ -695,7 +717,7 @@ class Emitter:
             self.line(f"{', '.join(loop.params)}, = {', '.join(args)},")
         self.count_step()
         self.line("continue")
-        loop.continues[0] += 1
+        loop.continues.add(id(node))
         return True
 
     def count_step(self) -> None:
@@ -894,6 +916,11 @@ class Emitter:
         if clause.test is None:  # else
             arm(clause.body)
             return
+        parts = [clause.body, *(part for c in rest for part in (c.test, c.body) if part is not None)]
+        if clause.body is not None and self.specialize(
+            clause.test, parts, lambda: arm(clause.body), lambda: self.cond_clauses(rest, arm, give)
+        ):
+            return
         if clause.body is None:  # (cond (test) …): the test's value is the clause's
             value = self.fresh("t")
             self.line(f"{value} = {self.test(clause.test)}")
@@ -916,6 +943,9 @@ class Emitter:
             taken = node.then if node.test.value is not False else node.otherwise
             arm(taken if taken is not None else Const(_void()))
             return
+        otherwise = node.otherwise if node.otherwise is not None else Const(_void())
+        if self.specialize(node.test, [node.then, otherwise], lambda: arm(node.then), lambda: arm(otherwise)):
+            return
         self.line(f"if {self.truth(node.test)}:")
         self.indent += 1
         arm(node.then)
@@ -927,6 +957,74 @@ class Emitter:
         else:
             arm(node.otherwise)
         self.indent -= 1
+
+    def specialize(
+        self, test: Node, parts: list[Node], then_arm: Callable[[], None], else_arm: Callable[[], None]
+    ) -> bool:
+        """Emit a test whose success teaches something as two branches: while one flag
+        covering every built-in named in the test and ``parts`` (the code the arms run) is
+        up and the test's fused guard (:func:`~.fused.fuse`) holds, the test's fused value
+        chooses between the arms emitted knowing the types the guard found
+        (:attr:`facts`, and what the value tells: ``(pair? x)``) and those flags
+        (:attr:`known_flags`); otherwise the usual test chooses between the usual arms.
+        So ``(if (pair? l) (f (car l) (cdr l)) …)`` tests ``l`` once, not three times.
+
+        What is known holds until the next call out (:meth:`forget`): inline code only
+        runs built-ins, whose names the flag says still hold them. A built-in rebound by
+        another thread meanwhile is seen at the next such test, as a rebinding inside one
+        inline expression is. Not inside another such branch, and within a body's
+        :data:`SPECIALIZE_BUDGET`. False, emitting nothing, when there is nothing to learn."""
+        if self.facts or self.known_flags or self.plain or not self.in_body or self.indent + 3 > MAX_INDENT:
+            return False
+        if type(test) is not Call or type(test.operator) is not GlobalRef:
+            return False
+        size = sum(1 for part in parts for _ in subtree(part))
+        if size > self.specialize_budget:
+            return False
+        gvars = test.operator.gvars
+        names: set[Symbol] = set()
+        for part in [test, *parts]:
+            for sub in subtree(part):
+                if type(sub) is Call and type(sub.operator) is GlobalRef and sub.operator.name.name in self.builtins:
+                    if sub.operator.gvars is not gvars:
+                        return False
+                    names.add(sub.operator.name)
+        if not isinstance(gvars, GlobalBindings) or any(name not in gvars.intact for name in names):
+            return False
+        fused = fuse(self, test, alone=True)
+        if fused is None or not (fused.known or fused.when_true or fused.when_false):
+            return False
+        self.specialize_budget -= size
+        flags = {gvars.intact[name] for name in names}
+        cover = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
+        self.line(f"if {' and '.join([self.flag(cover), *fused.guards])}:")
+        saved = self.facts, self.known_flags
+        self.indent += 1
+        for facts, arm, keyword in ((fused.when_true, then_arm, "if"), (fused.when_false, else_arm, "else")):
+            self.facts, self.known_flags = {**saved[0], **fused.known, **facts}, saved[1] | flags | {cover}
+            value = fused.value if fused.result == BOOL else f"{fused.value} is not False"
+            self.line(f"if {value}:" if keyword == "if" else "else:")
+            self.indent += 1
+            arm()
+            self.indent -= 1
+        self.indent -= 1
+        self.facts, self.known_flags = saved
+        self.line("else:")
+        self.indent += 1
+        self.plain = True
+        try:
+            truth = self.truth(test)
+        finally:
+            self.plain = False
+        self.line(f"if {truth}:")
+        self.indent += 1
+        then_arm()
+        self.indent -= 1
+        self.line("else:")
+        self.indent += 1
+        else_arm()
+        self.indent -= 2
+        return True
 
     def truth(self, node: Node) -> str:
         """An expression whose Python truth is the Scheme truth of ``node``'s value. A
@@ -1079,9 +1177,9 @@ class Emitter:
         if inline is None:
             self.impure.add(id(node))
         elif self.pure_depth == 0:
-            fused = fuse(self, node)
-            if fused is not None:
-                inline = f"({fused[0]} if {fused[1]} else {inline})"
+            fused = None if self.plain else fuse(self, node, alone=bool(self.facts or self.known_flags))
+            if fused is not None:  # a guard that facts made empty needs no other arm
+                inline = f"({fused.value} if {fused.guard} else {inline})" if fused.guard else fused.value
             if "«" in inline:
                 inline = self.settle_flags(inline)
         return inline
@@ -1113,7 +1211,7 @@ class Emitter:
         flag = builtins_intact(operator, builtin)
         name = self.flag(flag)
         gvars = operator.gvars
-        if type(flag) is not Flag or not isinstance(gvars, GlobalBindings):
+        if name == "True" or type(flag) is not Flag or not isinstance(gvars, GlobalBindings):
             return name
         if self.flag_owner is None:
             self.flag_owner = gvars
@@ -1333,11 +1431,13 @@ class Emitter:
         found = self.builtin_op(node)
         guarded = self.guarded(node)
         # a built-in with an intact flag: the operator is read only if the inline arms fail
-        flag = None
+        watched = None
         if (found is not None or guarded is not None) and node.operator.name.name not in PORT_STATEMENTS:  # type: ignore[attr-defined]
-            flag = self.intact_flag(node.operator)
-        itself = tail and flag is None and self.calls_itself(node)
-        f, args = self.call_parts(node, read_operator=flag is None and not itself)
+            watched = self.flag_of(node.operator)
+        itself = tail and watched is None and self.calls_itself(node)
+        f, args = self.call_parts(node, read_operator=watched is None and not itself)
+        # its test is made after the operands' code, which may have made calls (forget)
+        flag = None if watched is None else self.flag(watched)
         result = self.fresh("t")
         if guarded is not None:
             self.name_operands(args, guarded)
@@ -1432,6 +1532,7 @@ class Emitter:
             self.indent -= 1
         self.current_site = parent
         self.line(f"site = {parent}")
+        self.forget()
         return result
 
     def hoist_operands(self, args: list[str], spare: str | None) -> None:
@@ -1522,6 +1623,8 @@ class Emitter:
             self.line(f"    {result} = {code.format(**fields)}")
         self.line("else:")
         self.line(f"    {result} = {self.fallback(node, args)}")
+        if ok != "True":  # the fallback may call what the name holds now
+            self.forget()
         return result
 
     def call_parts(self, node: Call, read_operator: bool = True) -> tuple[str, list[str]]:
@@ -1586,13 +1689,13 @@ class Emitter:
 
 class Loop(NamedTuple):
     """A named let emitted as a Python loop: its name, its parameters' locals, the
-    number of scopes inside it (its parameters' included), and how many calls of it
-    became ``continue`` (a one-item list, counted as they are emitted)."""
+    number of scopes inside it (its parameters' included), and the calls of it that
+    became ``continue`` (ids of their nodes: a call emitted in two arms counts once)."""
 
     name: Symbol
     params: list[str]
     base: int
-    continues: list[int]
+    continues: set[int]
 
 
 class Registers(NamedTuple):

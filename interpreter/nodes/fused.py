@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..datatypes import Symbol
 from .core import Call, Const, GlobalRef, LocalRef, Node
 from .fastpath import BINARY_OPS, IDENTITY, compared_by_identity
 
@@ -98,14 +99,38 @@ FORMS: dict[tuple[str, int], dict[str, Form]] = {
 EXACT_IN_FLOAT = 2**53
 
 
+class Fused(NamedTuple):
+    """A fused nest: its value and type, its guard's tests in order, the tests of the
+    flags it needs (``Emitter.flag_test``: markers or tests) with the flags themselves
+    and the names they watch, the variables the guard tests with their types, and what
+    the value tells when it is true and when it is false (``(pair? x)``: x is a pair)."""
+
+    value: str
+    result: str
+    guards: list[str]
+    flags: list[str]
+    watched: list[Symbol]
+    known: dict[str, str]
+    when_true: dict[str, str]
+    when_false: dict[str, str]
+
+    @property
+    def guard(self) -> str:
+        return " and ".join([*self.guards, *self.flags])
+
+
 class Fuser:
-    """Builds one fused expression: its guard's parts in order, and the flags it needs."""
+    """Builds one fused expression: its guard's parts in order, and the flags it needs.
+    Variables of known type (``Emitter.facts``) and flags known to be up
+    (``Emitter.known_flags``) need no test."""
 
     def __init__(self, em: Emitter) -> None:
         self.em = em
         self.guards: list[str] = []
         self.flags: list[str] = []
+        self.watched: list[Symbol] = []  # the names whose flags the nest needs
         self.known: dict[str, str] = {}  # a variable's Python name: the type the guard found
+        self.implied: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # id of a node: facts when true, false
         self.operations = 0
 
     def typed(self, node: Node, want: str) -> tuple[str, str] | None:
@@ -137,7 +162,7 @@ class Fuser:
         if not source.isidentifier():  # a frame's variable: read once, into a name
             source = self.bind(source, want)
             return source, want
-        known = self.known.get(source)
+        known = self.known.get(source) or self.em.facts.get(source)
         if known is None:
             self.guards.append(f"type({source}) is {want}")
             self.known[source] = want
@@ -187,8 +212,16 @@ class Fuser:
         fields = dict(zip("ab", args))
         if check is not None:
             self.guards.append(check.format(**fields))
-        self.flags.append(self.em.flag_test(operator, builtin))
+        test = self.em.flag_test(operator, builtin)
+        if test != "True":  # not known to be up already
+            self.flags.append(test)
+        self.watched.append(operator.name)
         self.operations += 1
+        if name == "pair?" and args[0].isidentifier() and type(node.operands[0]) is LocalRef:
+            self.implied[id(node)] = ({args[0]: PAIR}, {})
+        elif name == "not" and id(node.operands[0]) in self.implied:
+            when_true, when_false = self.implied[id(node.operands[0])]
+            self.implied[id(node)] = (when_false, when_true)
         expr = f"({code.format(**fields)})"
         if want in (ANY, form.result):
             return expr, form.result
@@ -216,14 +249,15 @@ def gains_alone(node: Call) -> bool:
     return literal and name not in BINARY_OPS
 
 
-def fuse(em: Emitter, node: Node) -> tuple[str, str] | None:
-    """(value, guard) computing the nest of built-ins ``node`` in one expression behind
-    one guard (see the module docstring), or None when it is not a nest of at least two
-    built-ins that all have typed forms."""
+def fuse(em: Emitter, node: Node, alone: bool = False) -> Fused | None:
+    """The nest of built-ins ``node`` computed in one expression behind one guard (see
+    the module docstring), or None when it is not a nest of built-ins that all have typed
+    forms, or one built-in alone that gains nothing (``alone``: take it anyway)."""
     if type(node) is not Call:
         return None
     fuser = Fuser(em)
     typed = fuser.typed(node, ANY)
-    if typed is None or (fuser.operations < 2 and not gains_alone(node)):
+    if typed is None or (fuser.operations < 2 and not (alone or gains_alone(node))):
         return None
-    return typed[0], " and ".join([*fuser.guards, *fuser.flags])
+    when_true, when_false = fuser.implied.get(id(node), ({}, {}))
+    return Fused(typed[0], typed[1], fuser.guards, fuser.flags, fuser.watched, fuser.known, when_true, when_false)

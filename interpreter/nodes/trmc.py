@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import TailCall
 from ..evaluator import apply_procedure
+from ..mirrors import Flag
 from .core import Call, GlobalRef, Lambda, LocalRef, Node, subtree
 
 if TYPE_CHECKING:
@@ -90,12 +91,12 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         return False
     conses, call = chain
     parent = em.current_site
-    # each cons: its site, operator local, first operand and intact flag's test; a cons
-    # with a flag has its operator read only on the ordinary path (after its operands)
-    heads: list[tuple[int, str, str, str | None]] = []
+    # each cons: its site, operator local, first operand and intact flag; a cons with a
+    # flag has its operator read only on the ordinary path (after its operands)
+    heads: list[tuple[int, str, str, Flag | None]] = []
     for pair in conses:
         site = em.open_site(pair)
-        flag = em.intact_flag(pair.operator)
+        flag = em.flag_of(pair.operator)
         operator = em.sites[site][2]
         if flag is None:
             operator = em.operator_local(site)
@@ -109,7 +110,10 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
     itself = em.calls_itself(call)  # then the operator is read only when that loop is not taken
     f, args = em.call_parts(call, read_operator=not itself)
     builtin = em.constant(em.builtins["cons"], "b")
-    intact = " and ".join(flag or f"{operator} is {builtin}" for _site, operator, _value, flag in heads)
+    # the flags' tests are made here, after the operands' code (which may have made calls)
+    intact = " and ".join(
+        em.flag(flag) if flag is not None else f"{operator} is {builtin}" for _site, operator, _value, flag in heads
+    )
     pairs = [em.fresh("p") for _ in heads]
 
     def round_of_loop(test: str, closure: str | None) -> None:
@@ -137,6 +141,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
     result = em.fresh("t")
     em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
     em.reload_after_call()
+    em.forget()
     for (site, operator, value, flag), pair in zip(reversed(heads), reversed(conses)):
         em.line(f"site = {site}")
         if flag is not None:

@@ -1,0 +1,84 @@
+"""A test whose fused guard teaches types (``(pair? l)``, ``(< n 2)``) emits its arms
+twice (``Emitter.specialize``): under one flag for every built-in they name, knowing
+those types, and as usual. What is known ends at the next call out, which may rebind a
+built-in or assign a variable through a task."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_compiled_equivalence import run_five_ways
+from test_fused import reference, unnamed
+
+from interpreter import Interpreter
+from interpreter.nodes import codegen
+from interpreter.printer import write_string
+
+SHAPES = [
+    "(if (pair? a) (+ (car a) (if (pair? (cdr a)) (car (cdr a)) 0)) a)",
+    "(cond ((not (pair? a)) (if (eq? a 'x) 1 0)) ((eq? (car a) '+) (cons '+ (cdr a))) (else (list (car a) b)))",
+    "(if (< a 2) a (+ (- a 1) (- a 2)))",
+    "(if (pair? a) (begin (h b) (car a)) (cdr b))",  # a call out between the test and the use
+    "(let loop ((l a) (n 0)) (if (pair? l) (loop (cdr l) (+ n (car l))) n))",
+    "(if (pair? a) (vector-ref (vector (car a) b) (if (pair? b) 0 1)) (modulo b 3))",
+]
+
+ARGUMENTS = [("'(1 2)", "'(3)"), ("'(1 . 2)", "5"), ("'x", "'y"), ("'(+ 4)", "#f"), ("1.5", "'(2.5)"), ("3", "'()")]
+
+
+@pytest.mark.parametrize("expr", SHAPES)
+def test_a_specialized_branch_agrees_with_every_other_way(expr: str) -> None:
+    for a, b in ARGUMENTS:
+        results = {unnamed(result) for result in run_five_ways(expr, a, b)}
+        assert results == {unnamed(reference(expr, a, b))}, (expr, a, b, results)
+
+
+def test_the_arms_use_what_the_test_found(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (sum l acc) (if (pair? l) (sum (cdr l) (+ acc (car l))) acc))")
+    assert interp.eval("(sum '(1 2 3) 0)") == 6
+    source = "\n".join(sources)
+    # one flag for pair?, cdr, + and car, one test of the list; then l is used untested
+    assert re.search(r"if ok\d+:\n +if \(type\(arg0\) is Pair\):", source), source
+    assert re.search(r"t\d+ = \(arg0\.cdr\)\n", source), source
+
+
+def test_a_builtin_rebound_by_a_call_in_the_arm_is_called_after_it() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define (rebind!) (set! car (lambda (p) 'mine)))
+           (define (f l) (if (pair? l) (begin (rebind!) (car l)) 'none))"""
+    )
+    assert write_string(interp.eval_scheme("(f '(1 2))")) == "mine"
+
+
+def test_a_variable_set_by_a_task_in_the_arm_is_read_again() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define-task (replace!) (context (inherit full)) (set! l 42))
+           (define (f l) (if (pair? l) (begin (replace!) (if (pair? l) 'still-a-pair l)) 'none))"""
+    )
+    assert interp.eval("(f '(1 2))") == 42
+
+
+def test_the_arms_are_emitted_twice_only_within_a_budget(sources: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deep nest of such tests grows the code by at most the budget, not by its depth."""
+    nest = "x"
+    for _ in range(40):
+        nest = f"(if (pair? l) (cons (car l) {nest}) (cdr l))"
+    program = f"(define (f l x) {nest})"
+    Interpreter().eval(f"{program} (f '(1) 0)")
+    specialized = sum(len(source) for source in sources)
+    sources.clear()
+    monkeypatch.setattr(codegen, "SPECIALIZE_BUDGET", 0)
+    Interpreter().eval(f"{program} (f '(1) 0)")
+    plain = sum(len(source) for source in sources)
+    assert plain < specialized < 2 * plain
+
+
+def test_under_parallel_map() -> None:
+    interp = Interpreter()
+    interp.eval("(define (depth t) (if (pair? t) (+ 1 (max (depth (car t)) (depth (cdr t)))) 0))")
+    trees = "(map (lambda (i) (iota i)) (iota 40))"
+    assert interp.eval(f"(parallel-map depth {trees})") == interp.eval(f"(map depth {trees})")
