@@ -982,15 +982,15 @@ class Emitter:
         if size > self.specialize_budget:
             return False
         gvars = test.operator.gvars
-        names: set[Symbol] = set()
+        if not isinstance(gvars, GlobalBindings):
+            return False
+        names: set[Symbol] = set()  # the built-ins code may compute inline (others are calls out)
         for part in [test, *parts]:
             for sub in subtree(part):
-                if type(sub) is Call and type(sub.operator) is GlobalRef and sub.operator.name.name in self.builtins:
+                if type(sub) is Call and type(sub.operator) is GlobalRef and sub.operator.name in gvars.intact:
                     if sub.operator.gvars is not gvars:
                         return False
                     names.add(sub.operator.name)
-        if not isinstance(gvars, GlobalBindings) or any(name not in gvars.intact for name in names):
-            return False
         fused = fuse(self, test, alone=True)
         if fused is None or not (fused.known or fused.when_true or fused.when_false):
             return False

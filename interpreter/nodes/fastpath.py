@@ -91,7 +91,9 @@ SMALL_INTS = (
 CHARACTERS = "({a} if type({a}) is str else {a}.text if {a}.text is not None else {a}.chars)"
 
 #: The same for any value ``{a}``: empty when it is not a string.
-STRING_CHARACTERS = f"({{a}} if type({{a}}) is str else {CHARACTERS} if type({{a}}) is MString else '')"
+STRING_CHARACTERS = (
+    "({a} if type({a}) is str else ({a}.text if {a}.text is not None else {a}.chars) if type({a}) is MString else '')"
+)
 
 #: Built-ins computed inline when their operands pass a guard: name to (operand count,
 #: guard over ``{a}`` ``{b}`` ``{c}``, value). Anything else (a wrong type, an index out of
