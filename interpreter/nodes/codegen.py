@@ -156,10 +156,12 @@ class Emitter:
             "rt": rt,
         }
         self.builtins = builtins
-        self.counter = 0
+        self.counter = 0  # of locals
+        self.global_counter = 0  # of namespace names
         # (call node, enclosing site or -1, the local its operator is read into)
         self.sites: list[tuple[Call, int, str]] = []
         self.current_site = -1
+        self.site_locals: dict[int, str] = {}  # id of a call node: its operator's local (open_site)
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
         self.global_refs: dict[int, tuple[str, str]] = {}  # id of a GlobalRef: global_reader's answer
@@ -182,8 +184,14 @@ class Emitter:
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
+        """A new local name (``specialize`` numbers its ordinary arm's locals again)."""
         self.counter += 1
         return f"{prefix}{self.counter}"
+
+    def fresh_global(self, prefix: str) -> str:
+        """A new name in the namespace (numbered on its own: never given twice)."""
+        self.global_counter += 1
+        return f"{prefix}{self.global_counter}"
 
     def key(self, name: Symbol) -> str:
         """The namespace name holding the symbol ``name`` (one per symbol)."""
@@ -192,7 +200,7 @@ class Emitter:
         return self.keys[name]
 
     def constant(self, value: Any, prefix: str = "c") -> str:
-        name = self.fresh(prefix)
+        name = self.fresh_global(prefix)
         self.namespace[name] = value
         return name
 
@@ -205,7 +213,7 @@ class Emitter:
             return f"{self.constant(flag, prefix)}[0]"
         name = self.flag_names.get(flag)
         if name is None:
-            name = self.flag_names[flag] = self.fresh(prefix)
+            name = self.flag_names[flag] = self.fresh_global(prefix)
             flag.mirror(self.namespace, name)
         return name
 
@@ -216,7 +224,7 @@ class Emitter:
             return None
         name = self.global_names.get(node.name)
         if name is None:
-            name = self.global_names[node.name] = self.fresh("G")
+            name = self.global_names[node.name] = self.fresh_global("G")
             node.gvars.cell(node.name).mirror(self.namespace, name)
         return name
 
@@ -228,9 +236,12 @@ class Emitter:
         self.lines.append("    " * self.indent + text)
 
     def open_site(self, node: Call) -> int:
-        """Number the call site ``node`` (nested in the current one) and make it current."""
+        """Number the call site ``node`` (nested in the current one) and make it current.
+        Its operator's local (``f<n>``) is the node's: a node emitted twice (``specialize``,
+        whose copies never both run) has one."""
         site = len(self.sites)
-        self.sites.append((node, self.current_site, f"f{site}"))
+        local = self.site_locals.setdefault(id(node), f"f{site}")
+        self.sites.append((node, self.current_site, local))
         self.current_site = site
         self.line(f"site = {site}")
         return site
@@ -998,7 +1009,7 @@ class Emitter:
         flags = {gvars.intact[name] for name in names}
         cover = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
         self.line(f"if {' and '.join([self.flag(cover), *fused.guards])}:")
-        saved = self.facts, self.known_flags
+        saved, first_local = (self.facts, self.known_flags), self.counter
         self.indent += 1
         for facts, arm, keyword in ((fused.when_true, then_arm, "if"), (fused.when_false, else_arm, "else")):
             self.facts, self.known_flags = {**saved[0], **fused.known, **facts}, saved[1] | flags | {cover}
@@ -1009,6 +1020,9 @@ class Emitter:
             self.indent -= 1
         self.indent -= 1
         self.facts, self.known_flags = saved
+        # the ordinary arms run instead: their locals take the same names again, so that a
+        # frame of a deep recursion holds no more locals than one copy needs
+        self.counter, used = first_local, self.counter
         self.line("else:")
         self.indent += 1
         self.plain = True
@@ -1024,6 +1038,7 @@ class Emitter:
         self.indent += 1
         else_arm()
         self.indent -= 2
+        self.counter = max(self.counter, used)
         return True
 
     def truth(self, node: Node) -> str:
