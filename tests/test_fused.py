@@ -50,6 +50,10 @@ NESTS = [
     "(* a 18446744073709551616)",  # a literal past the inline product's limit: not fused
     "(modulo a 4)",
     "(vector-ref v 1)",
+    # strings: their text inside the nest, a mutable string only for a result that leaves it
+    '(string-length (string-append "k-" (number->string a) s))',
+    '(string-append (number->string a) "-" b)',
+    "(string-length (string-append a b))",
     # globals: a vector and a string (HELPERS), and one never bound
     "(= 1 (vector-ref v (vector-ref (vector 0 1 2) a)))",
     "(+ (vector-ref s 0) b)",
@@ -70,6 +74,9 @@ ARGUMENTS = [
     ("2", "2.0"),  # a division by zero in floats; mixed exact and inexact
     ("#f", "'()"),
     ("'(5)", "1"),  # a list of one: its cdr is '()
+    ('"ab"', '(string-copy "cd")'),
+    ("(make-string 70000 #\\a)", '"x"'),  # an append past the inline length: the primitive's
+    ('(let ((m (string-copy "xy"))) (string-set! m 0 #\\z) m)', '"!"'),  # a string being edited
 ]
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..datatypes import Symbol
+from ..limits import SMALL_STRING
 from .core import Call, Const, GlobalRef, LocalRef, Node
 from .fastpath import BINARY_OPS, IDENTITY, compared_by_identity
 
@@ -35,6 +36,13 @@ if TYPE_CHECKING:
     from .codegen import Emitter
 
 INT, FLOAT, PAIR, VECTOR, CHAR, BOOL, ANY = "int", "float", "Pair", "list", "Char", "bool", "any"
+#: A string's characters as a Python ``str``: inside a nest only. A string operand (a
+#: literal, or a mutable string whose text is at hand) is read as one, and a result of
+#: this type that leaves the nest is made a mutable string (``MString``) again, so
+#: ``(string-length (string-append "key-" (number->string i)))`` makes no string object.
+TEXT = "text"
+#: The text of ``{x}`` when it is a string whose text is at hand, else None.
+TEXT_OF = "({x} if type({x}) is str else {x}.text if type({x}) is MString else None)"
 
 #: Exact integers whose product stays within the ``*`` primitive's size limit.
 BELOW_LIMIT = "-0xFFFFFFFFFFFFFFFF < {x} < 0xFFFFFFFFFFFFFFFF"
@@ -79,6 +87,19 @@ FORMS: dict[tuple[str, int], dict[str, Form]] = {
     ("not", 1): {ANY: Form((ANY,), BOOL, "{a} is False")},
     ("vector-ref", 2): {ANY: Form((VECTOR, INT), ANY, "{a}[{b}]", "0 <= {b} < len({a})")},
     ("vector-length", 1): {ANY: Form((VECTOR,), INT, "len({a})")},
+    ("number->string", 1): {ANY: Form((INT,), TEXT, "str({a})", None, BELOW_LIMIT)},
+    ("string-length", 1): {ANY: Form((TEXT,), INT, "len({a})")},
+    **{
+        ("string-append", n): {
+            ANY: Form(
+                (TEXT,) * n,
+                TEXT,
+                " + ".join(f"{{{x}}}" for x in "abcd"[:n]),
+                " + ".join(f"len({{{x}}})" for x in "abcd"[:n]) + f" < {SMALL_STRING}",
+            )
+        }
+        for n in (2, 3, 4)
+    },
     **{
         (name, 2): {ANY: Form((CHAR, CHAR), BOOL, f"{{a}}.ch {op} {{b}}.ch")}
         for name, op in {"char=?": "==", "char<?": "<", "char>?": ">", "char<=?": "<=", "char>=?": ">="}.items()
@@ -142,6 +163,8 @@ class Fuser:
             mirror = self.em.global_mirror(node)
             if mirror is None:
                 return None
+            if want == TEXT:
+                return self.text(mirror), TEXT
             temp = self.em.fresh("t")
             test = f"type({temp} := {mirror}) is {want}" if want != ANY else f"({temp} := {mirror}) is not None"
             self.guards.append(test)
@@ -153,12 +176,14 @@ class Fuser:
             return None
         if type(node) is Const:
             value = node.value
-            kind = {int: INT, float: FLOAT, bool: BOOL}.get(type(value), ANY)
+            kind = {int: INT, float: FLOAT, bool: BOOL, str: TEXT}.get(type(value), ANY)
             if want == FLOAT and kind == INT and abs(value) < EXACT_IN_FLOAT:
                 return source, FLOAT  # Python mixes it with a float as Scheme does
             return (source, kind) if want in (ANY, kind) else None
         if want == ANY:
             return source, ANY
+        if want == TEXT:
+            return self.text(source), TEXT
         if not source.isidentifier():  # a frame's variable: read once, into a name
             source = self.bind(source, want)
             return source, want
@@ -169,6 +194,12 @@ class Fuser:
         elif known != want:
             return None
         return source, want
+
+    def text(self, source: str) -> str:
+        """A fresh name for the text of the string ``source``, tested to be at hand."""
+        temp = self.em.fresh("t")
+        self.guards.append(f"type({temp} := {TEXT_OF.format(x=source)}) is str")
+        return temp
 
     def bind(self, expr: str, want: str) -> str:
         """A fresh name for ``expr``'s value, tested to be of type ``want`` (if not ANY)."""
@@ -197,7 +228,7 @@ class Fuser:
         code, check = form.code, form.check
         if name in ("eq?", "eqv?") and compared_by_identity(node.operands):
             code = IDENTITY
-        for i, field in enumerate("ab"[: len(args)]):
+        for i, field in enumerate("abcd"[: len(args)]):
             uses = f"{code} {check or ''}".count("{" + field + "}") + (form.each is not None)
             named = args[i].isidentifier()
             literal = not named and not args[i].startswith("(")
@@ -209,7 +240,7 @@ class Fuser:
                     return None
             elif form.each is not None:
                 self.guards.append(form.each.format(x=args[i]))
-        fields = dict(zip("ab", args))
+        fields = dict(zip("abcd", args))
         if check is not None:
             self.guards.append(check.format(**fields))
         test = self.em.flag_test(operator, builtin)
@@ -222,10 +253,12 @@ class Fuser:
         elif name == "not" and id(node.operands[0]) in self.implied:
             when_true, when_false = self.implied[id(node.operands[0])]
             self.implied[id(node)] = (when_false, when_true)
-        expr = f"({code.format(**fields)})"
-        if want in (ANY, form.result):
-            return expr, form.result
-        if form.result != ANY:
+        expr, result = f"({code.format(**fields)})", form.result
+        if result == TEXT and want != TEXT:  # a string leaving the nest
+            expr, result = f"MString{expr}", ANY
+        if want in (ANY, result):
+            return expr, result
+        if result != ANY:
             return None
         return self.bind(expr, want), want
 
