@@ -11,9 +11,12 @@ from test_compiled_equivalence import HELPERS, outcome, run_five_ways
 
 from interpreter import Interpreter
 from interpreter.nodes.fused import FORMS
+from interpreter.nodes.literal_search import SEARCHES
 
 #: Every built-in a nest may fuse, rebound to a procedure that calls it: nothing inline.
-WRAPPED = " ".join(f"(define {name} (let ((p {name})) (lambda xs (apply p xs))))" for name, _count in FORMS)
+WRAPPED = " ".join(
+    f"(define {name} (let ((p {name})) (lambda xs (apply p xs))))" for name in {*(n for n, _ in FORMS), *SEARCHES}
+)
 
 
 def unnamed(outcome: str) -> str:
@@ -54,6 +57,12 @@ NESTS = [
     '(string-length (string-append "k-" (number->string a) s))',
     '(string-append (number->string a) "-" b)',
     "(string-length (string-append a b))",
+    "(+ (string-length a) (string-length b))",  # a string being edited has its characters
+    # a character of a string searched in a quoted list of characters
+    "(memv (string-ref a 1) '(#\\a #\\b 7))",
+    "(if (memv (string-ref s b) '(#\\b)) 'yes 'no)",
+    "(memv (car a) '(#\\a 1))",
+    "(string-ref a (- b 1))",
     # globals: a vector and a string (HELPERS), and one never bound
     "(= 1 (vector-ref v (vector-ref (vector 0 1 2) a)))",
     "(+ (vector-ref s 0) b)",

@@ -169,6 +169,7 @@ class Emitter:
         self.floats: set[str] = set()  # register locals bound to a likely float (see likely_float)
         self.float_hints: dict[int, bool] = {}  # id of a node: likely_float's answer
         self.searches: dict[int, tuple[str, str] | None] = {}  # id of a Call: its literal search, if any
+        self.search_tables: dict[int, tuple[LiteralTable, str, str]] = {}  # id of a Call: its table, name, guard
         self.pure_depth = 0  # pure expressions being built, the outermost first (see settle_flags)
         self.flag_owner: GlobalBindings | None = None  # the global frame whose flags are combined
         self.flag_keys: dict[str, Symbol] = {}  # a flag's generated name: the name it watches
@@ -1146,7 +1147,9 @@ class Emitter:
                     me = self.constant(table, "s")
                     writes = self.constant(PAIR_WRITES, "w")
                     guard = f"({me}.epoch is {writes}[0] or {me}.current())"
-                    search = (guard, table.lookup_source("{a}", self.fresh("t"), me, self.constant))
+                    # its temporary is the template's {t}: a fresh local at each use
+                    search = (guard, table.lookup_source("{a}", "{t}", me, self.constant))
+                    self.search_tables[id(node)] = (table, me, guard)
             self.searches[id(node)] = search
         return self.searches[id(node)]
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..datatypes import Symbol
+from ..datatypes import Char, Symbol
 from ..limits import SMALL_STRING
 from .core import Call, Const, GlobalRef, LocalRef, Node
 from .fastpath import BINARY_OPS, IDENTITY, compared_by_identity
+from .literal_search import SEARCHES
 
 if TYPE_CHECKING:
     from .codegen import Emitter
@@ -43,6 +44,18 @@ INT, FLOAT, PAIR, VECTOR, CHAR, BOOL, ANY = "int", "float", "Pair", "list", "Cha
 TEXT = "text"
 #: The text of ``{x}`` when it is a string whose text is at hand, else None.
 TEXT_OF = "({x} if type({x}) is str else {x}.text if type({x}) is MString else None)"
+#: A string's characters as a sequence of one-character ``str``: its text, or the list of
+#: characters of a mutable string being edited (what ``string-ref`` and ``string-length`` need).
+SEQUENCE = "sequence"
+SEQUENCE_OF = (
+    "({x} if type({x}) is str else ({x}.text if {x}.text is not None else {x}.chars) if type({x}) is MString else None)"
+)
+#: A character as a one-character ``str`` (``string-ref`` of a text), inside a nest only:
+#: a search of a quoted list looks it up as it is, and one that leaves the nest is made a
+#: character (``Char``) again.
+LETTER = "letter"
+#: The types a value of the program is converted to (``Fuser.converted``), not just tested.
+CONVERTED = frozenset({TEXT, SEQUENCE, LETTER})
 
 #: Exact integers whose product stays within the ``*`` primitive's size limit.
 BELOW_LIMIT = "-0xFFFFFFFFFFFFFFFF < {x} < 0xFFFFFFFFFFFFFFFF"
@@ -88,7 +101,8 @@ FORMS: dict[tuple[str, int], dict[str, Form]] = {
     ("vector-ref", 2): {ANY: Form((VECTOR, INT), ANY, "{a}[{b}]", "0 <= {b} < len({a})")},
     ("vector-length", 1): {ANY: Form((VECTOR,), INT, "len({a})")},
     ("number->string", 1): {ANY: Form((INT,), TEXT, "str({a})", None, BELOW_LIMIT)},
-    ("string-length", 1): {ANY: Form((TEXT,), INT, "len({a})")},
+    ("string-length", 1): {ANY: Form((SEQUENCE,), INT, "len({a})")},
+    ("string-ref", 2): {ANY: Form((SEQUENCE, INT), LETTER, "{a}[{b}]", "0 <= {b} < len({a})")},
     **{
         ("string-append", n): {
             ANY: Form(
@@ -163,8 +177,8 @@ class Fuser:
             mirror = self.em.global_mirror(node)
             if mirror is None:
                 return None
-            if want == TEXT:
-                return self.text(mirror), TEXT
+            if want in CONVERTED:
+                return self.converted(mirror, want), want
             temp = self.em.fresh("t")
             test = f"type({temp} := {mirror}) is {want}" if want != ANY else f"({temp} := {mirror}) is not None"
             self.guards.append(test)
@@ -182,8 +196,8 @@ class Fuser:
             return (source, kind) if want in (ANY, kind) else None
         if want == ANY:
             return source, ANY
-        if want == TEXT:
-            return self.text(source), TEXT
+        if want in CONVERTED:
+            return self.converted(source, want), want
         if not source.isidentifier():  # a frame's variable: read once, into a name
             source = self.bind(source, want)
             return source, want
@@ -195,10 +209,19 @@ class Fuser:
             return None
         return source, want
 
-    def text(self, source: str) -> str:
-        """A fresh name for the text of the string ``source``, tested to be at hand."""
+    def converted(self, source: str, want: str) -> str:
+        """``source`` (a value of the program) as a value of an inner type (CONVERTED), in a
+        fresh name, tested to be one: a string's text or characters, a character's letter."""
         temp = self.em.fresh("t")
-        self.guards.append(f"type({temp} := {TEXT_OF.format(x=source)}) is str")
+        if want == LETTER:
+            self.guards.append(f"type({temp} := {source}) is Char")
+            return f"{temp}.ch"
+        if not source.isidentifier():  # read once: the conversion names it several times
+            source = self.bind(source, ANY)
+        if want == TEXT:
+            self.guards.append(f"type({temp} := {TEXT_OF.format(x=source)}) is str")
+        else:
+            self.guards.append(f"({temp} := {SEQUENCE_OF.format(x=source)}) is not None")
         return temp
 
     def bind(self, expr: str, want: str) -> str:
@@ -212,7 +235,7 @@ class Fuser:
         if type(operator) is not GlobalRef:
             return None
         name = operator.name.name
-        forms = FORMS.get((name, len(node.operands)))
+        forms = FORMS.get((name, len(node.operands))) or self.search_forms(node)
         builtin = self.em.builtins.get(name)
         if forms is None or builtin is None:
             return None
@@ -254,13 +277,35 @@ class Fuser:
             when_true, when_false = self.implied[id(node.operands[0])]
             self.implied[id(node)] = (when_false, when_true)
         expr, result = f"({code.format(**fields)})", form.result
-        if result == TEXT and want != TEXT:  # a string leaving the nest
+        if result == TEXT and want == SEQUENCE:  # a text is a sequence of its characters
+            result = SEQUENCE
+        elif result == TEXT and want != TEXT:  # a string leaving the nest
             expr, result = f"MString{expr}", ANY
+        elif result == LETTER and want != LETTER:  # a character leaving the nest
+            letter = self.bind(expr, ANY)
+            expr, result = f"(CHARS.get({letter}) or Char({letter}))", ANY
         if want in (ANY, result):
             return expr, result
         if result != ANY:
             return None
+        if want in CONVERTED:
+            return self.converted(expr, want), want
         return self.bind(expr, want), want
+
+    def search_forms(self, node: Call) -> dict[str, Form] | None:
+        """The form of a search of a quoted list (``(memv c '(#\\a #\\e))``) whose tables
+        (``Emitter.literal_search``) hold characters: a letter looked up in the table of
+        characters, as it is, while the tables are current."""
+        if node.operator.name.name not in SEARCHES or len(node.operands) != 2:  # type: ignore[attr-defined]
+            return None
+        if self.em.literal_search(node) is None:
+            return None
+        table, _me, current = self.em.search_tables[id(node)]
+        letters = table.tables.get(Char)
+        if letters is None:
+            return None
+        found = self.em.constant(letters, "d")
+        return {ANY: Form((LETTER, ANY), ANY, f"{found}.get({{a}}, False)", current)}
 
     def numeric_type(self, node: Call, forms: dict[str, Form], want: str) -> str:
         """The type of a numeric form: the one wanted of the result if it has that form
