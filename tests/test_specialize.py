@@ -22,9 +22,20 @@ SHAPES = [
     "(if (pair? a) (begin (h b) (car a)) (cdr b))",  # a call out between the test and the use
     "(let loop ((l a) (n 0)) (if (pair? l) (loop (cdr l) (+ n (car l))) n))",
     "(if (pair? a) (vector-ref (vector (car a) b) (if (pair? b) 0 1)) (modulo b 3))",
+    # a do loop's test teaches its round: the steps and a vector-set! guard use what it found
+    "(do ((i 0 (+ i 1)) (v (vector 1 2 3))) ((>= i a) (vector->list v)) (vector-set! v (modulo i 3) (list i b)))",
 ]
 
-ARGUMENTS = [("'(1 2)", "'(3)"), ("'(1 . 2)", "5"), ("'x", "'y"), ("'(+ 4)", "#f"), ("1.5", "'(2.5)"), ("3", "'()")]
+ARGUMENTS = [
+    ("'(1 2)", "'(3)"),
+    ("'(1 . 2)", "5"),
+    ("'x", "'y"),
+    ("'(+ 4)", "#f"),
+    ("1.5", "'(2.5)"),
+    ("3", "'()"),
+    ("5", "2"),
+    ("2.5", "1"),
+]
 
 
 @pytest.mark.parametrize("expr", SHAPES)
@@ -82,3 +93,13 @@ def test_under_parallel_map() -> None:
     interp.eval("(define (depth t) (if (pair? t) (+ 1 (max (depth (car t)) (depth (cdr t)))) 0))")
     trees = "(map (lambda (i) (iota i)) (iota 40))"
     assert interp.eval(f"(parallel-map depth {trees})") == interp.eval(f"(map depth {trees})")
+
+
+def test_a_do_loop_round_uses_what_its_test_found(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (fill n) (let ((v (make-vector n 0))) (do ((i 0 (+ i 1))) ((>= i n) v) (vector-set! v i i))))")
+    assert interp.eval("(vector->list (fill 4))") == [0, 1, 2, 3]
+    source = "\n".join(sources)
+    # the index is known to be an exact integer: neither the step nor vector-set! tests it
+    assert re.search(r"\[(l\d+)\] = \1\n", source), source
+    assert re.search(r"t\d+ = \(l\d+ \+ 1\)\n", source), source

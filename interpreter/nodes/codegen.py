@@ -86,6 +86,7 @@ LITERAL_LIMIT = 10**LITERAL_DIGITS
 #: An intact flag inside a pure expression being built (``Emitter.flag_test``), and the
 #: test of one beside a guard, which the copy that tests none leaves out.
 FLAG_MARK = re.compile(r"«(ok\d+)»")
+TYPE_TEST = re.compile(r"type\((\w+)\) is (\w+)")  # a test that Emitter.facts may answer
 FLAG_TEST = re.compile(r" and «ok\d+»")
 
 #: Limits that keep generated code inside what Python's compiler accepts ("too many
@@ -637,19 +638,25 @@ class Emitter:
             self.line("while True:")
             self.indent += 1
             self.line(f"{scope.env} = None")
-            self.line(f"if {self.truth(node.test)}:")
-            self.line("    break")
-            if node.commands is not None:
-                self.effect(node.commands)
             stepped = [(names[name], step) for name, step in zip(node.names, node.steps) if step is not None]
-            new_values = []
-            for value in self.operand_values([step for _, step in stepped]):
-                temp = self.fresh("t")
-                self.line(f"{temp} = {value}")
-                new_values.append(temp)
-            for (local, _), value in zip(stepped, new_values):
-                self.line(f"{local} = {value}")
-            self.count_step()
+
+            def rest_of_round() -> None:
+                if node.commands is not None:
+                    self.effect(node.commands)
+                new_values = []
+                for value in self.operand_values([step for _, step in stepped]):
+                    temp = self.fresh("t")
+                    self.line(f"{temp} = {value}")
+                    new_values.append(temp)
+                for (local, _), value in zip(stepped, new_values):
+                    self.line(f"{local} = {value}")
+                self.count_step()
+
+            parts = [part for part in [node.commands, *(step for _, step in stepped)] if part is not None]
+            if not self.specialize(node.test, parts, lambda: self.line("break"), rest_of_round):
+                self.line(f"if {self.truth(node.test)}:")
+                self.line("    break")
+                rest_of_round()
             self.indent -= 1
             result = node.result
             return finish(Const(_void()) if type(result) is Seq and not result.body else result)
@@ -1041,6 +1048,17 @@ class Emitter:
         self.indent -= 2
         self.counter = max(self.counter, used)
         return True
+
+    def without_known(self, guard: str) -> str:
+        """``guard`` without its ``type(x) is T`` tests that :attr:`facts` answer."""
+        if not self.facts:
+            return guard
+        parts = [part for part in guard.split(" and ") if not self.known_test(part)]
+        return " and ".join(parts) or "True"
+
+    def known_test(self, part: str) -> bool:
+        match = TYPE_TEST.fullmatch(part)
+        return match is not None and self.facts.get(match[1]) == match[2]
 
     def truth(self, node: Node) -> str:
         """An expression whose Python truth is the Scheme truth of ``node``'s value. A
@@ -1628,7 +1646,7 @@ class Emitter:
         fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
         ok = self.intact_flag(node.operator)
         result = self.fresh("t")
-        self.line(f"if {ok} and {guard.format(**fields)}:")
+        self.line(f"if {ok} and {self.without_known(guard.format(**fields))}:")
         built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)
         if built is not None and len(args) == 2:
             for template in built:
