@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .datatypes import Symbol
-from .mirrors import LOCK, Flag, Mirrored
+from .mirrors import Cell, Flag
 
 
 class Env:
@@ -80,8 +80,7 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
     ``intact[name]`` is up (a :class:`~.mirrors.Flag`), that is, while that watched name
     still holds its built-in: a program that defines its own ``assoc`` keeps inline
     arithmetic. An inline expression of several built-ins tests one flag for all of them
-    (:meth:`combined`). Compiled code reads a global it calls from a mirror of the
-    binding (:meth:`cell`).
+    (:meth:`combined`). Compiled code reads a global variable from its :meth:`cell`.
     """
 
     __slots__ = ("watched", "intact", "combos", "cells")
@@ -91,25 +90,21 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
         self.watched: dict[Symbol, Any] = {}
         self.intact: dict[Symbol, Flag] = {}
         self.combos: dict[frozenset[Symbol], Flag] = {}
-        self.cells: dict[Symbol, Mirrored] = {}
+        self.cells: dict[Symbol, Cell] = {}
 
-    def cell(self, key: Symbol) -> Mirrored:
-        """The binding of ``key`` as a mirrored value (None while unbound), kept current by
-        every write: compiled code reads it as a global of its namespace."""
-        with LOCK:
-            cell = self.cells.get(key)
-            if cell is None:  # listed first, then read: a write from now on updates it
-                cell = self.cells[key] = Mirrored(None)
-                cell.assign(self.get(key))
+    def cell(self, key: Symbol) -> Cell:
+        """The binding of ``key`` (None while unbound) in a cell that every write keeps
+        current: what compiled code reads."""
+        cell = self.cells.get(key)
+        if cell is None:  # listed first, then filled: a write from now on updates it too
+            cell = self.cells.setdefault(key, Cell())
+            cell.follow(self, key)
         return cell
 
     def _follow(self, key: Symbol) -> None:
-        """Bring ``key``'s cell, if it has one, to the binding now in the dict (read under
-        the lock, so that of two racing writes the last assignment is the last write)."""
         cell = self.cells.get(key)
         if cell is not None:
-            with LOCK:
-                cell.assign(self.get(key))
+            cell.follow(self, key)
 
     def watch(self, builtins: dict[Symbol, Any]) -> None:
         self.watched = dict(builtins)
@@ -135,9 +130,14 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
                     flag.set(False)
 
     def __setitem__(self, key: Symbol, value: Any) -> None:
-        self._note(key, value)
+        if key in self.watched:
+            self._note(key, value)
         super().__setitem__(key, value)
-        self._follow(key)
+        cell = self.cells.get(key)
+        if cell is not None:  # as Cell.follow does, with one read in the common case
+            cell.value = value
+            if self.get(key) is not value:  # another write ran meanwhile
+                cell.follow(self, key)
 
     def __delitem__(self, key: Symbol) -> None:
         self._note(key, None)
@@ -173,5 +173,5 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
         for flag in [*self.intact.values(), *self.combos.values()]:
             flag.set(False)
         super().clear()
-        for cell in list(self.cells.values()):
-            cell.set(None)
+        for key, cell in list(self.cells.items()):
+            cell.follow(self, key)

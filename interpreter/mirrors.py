@@ -1,13 +1,17 @@
-"""Values that generated code reads as plain globals of its own namespace.
+"""Values that generated code reads cheaply: flags copied into its namespace, and cells.
 
 Compiled code reads some values on every operation: the flags that say a name still
 holds its built-in (``GlobalBindings.intact``), the interpreter's ``lexical_self`` flag
-(``nodes.core.SelfBinding``), and the global procedures it calls (``GlobalBindings.cell``).
-Read through an object, such a value costs as much as the operation it serves:
-``flag[0]`` ~7 ns, ``gvars.get(name)`` ~12 ns. A :class:`Mirrored` value is instead copied
-into every namespace that reads it (:meth:`Mirrored.mirror`), where a read is one global
-load (~2 ns). Changing it (:meth:`Mirrored.set`, rare beside the reads: a program rebinding
-``car`` or redefining a procedure) writes every copy.
+(``nodes.core.SelfBinding``), and the global variables it calls or uses. Read through a
+container, such a value costs as much as the operation it serves: ``flag[0]`` ~7 ns,
+``gvars.get(name)`` ~12 ns.
+
+* A :class:`Mirrored` value (a :class:`Flag`) is copied into every namespace that reads it
+  (:meth:`Mirrored.mirror`), where a read is one global load (~2 ns). Changing it
+  (:meth:`Mirrored.set`: a program rebinding ``car``, rare) writes every copy.
+* A :class:`Cell` holds a global variable's binding (``GlobalBindings.cell``): a read is a
+  global load and a slot (~4 ns), and a write of the variable is one more store, so a
+  program that assigns a global in a loop pays next to nothing for it.
 
 A namespace holds its mirrors strongly and the value only weakly, so compiled code that
 is dropped takes its mirrors with it. One lock orders changes and new mirrors: a copy
@@ -20,8 +24,7 @@ import threading
 import weakref
 from typing import Any
 
-#: Orders every change of a mirrored value against new mirrors (and, for the global
-#: frame, a binding's write against its cell: ``GlobalBindings``).
+#: Orders every change of a mirrored value against new mirrors.
 LOCK = threading.Lock()
 
 #: The key under which a namespace keeps its mirrors alive.
@@ -78,3 +81,25 @@ class Flag(Mirrored):
 
     def __init__(self, value: bool = True) -> None:
         super().__init__(value)
+
+
+class Cell:
+    """The current value of one global variable (None while unbound), for compiled code."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: Any = None
+
+    def follow(self, bindings: dict[Any, Any], key: Any) -> None:
+        """Take ``bindings[key]`` (None if unbound), as it is after the write just made.
+
+        Lock-free and safe against racing writes: the value is stored, then the binding read
+        again; if it changed meanwhile, another write ran, and the loop takes its value. A
+        store that lands after a later write's is caught by that re-read, so the cell ends
+        holding the last binding written."""
+        while True:
+            value = bindings.get(key)
+            self.value = value
+            if bindings.get(key) is value:
+                return

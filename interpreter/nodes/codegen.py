@@ -175,7 +175,7 @@ class Emitter:
         self.flag_owner: GlobalBindings | None = None  # the global frame whose flags are combined
         self.flag_keys: dict[str, Symbol] = {}  # a flag's generated name: the name it watches
         self.flag_names: dict[Flag, str] = {}  # a flag: the global of this namespace mirroring it
-        self.global_names: dict[Symbol, str] = {}  # a global variable: the global mirroring its cell
+        self.global_names: dict[Symbol, str] = {}  # a global variable: the name of its cell
         # What the code being emitted may take as known (see specialize): the types of
         # register variables, and flags that are up. Both hold from the test that taught
         # them until the next call out.
@@ -219,16 +219,15 @@ class Emitter:
             flag.mirror(self.namespace, name)
         return name
 
-    def global_mirror(self, node: GlobalRef) -> str | None:
-        """The global of this namespace that mirrors ``node``'s binding (None while unbound:
+    def global_cell(self, node: GlobalRef) -> str | None:
+        """An expression reading ``node``'s binding from its cell (None while unbound:
         ``GlobalBindings.cell``), or None when its frame keeps no cells."""
         if not isinstance(node.gvars, GlobalBindings):
             return None
         name = self.global_names.get(node.name)
         if name is None:
-            name = self.global_names[node.name] = self.fresh_global("G")
-            node.gvars.cell(node.name).mirror(self.namespace, name)
-        return name
+            name = self.global_names[node.name] = self.constant(node.gvars.cell(node.name), "G")
+        return f"{name}.value"
 
     def line(self, text: str) -> None:
         if self.holes and text.lstrip().startswith("return "):
@@ -1106,19 +1105,17 @@ class Emitter:
             return self.value(node)
         if type(node) is GlobalRef:  # read inline; a miss (unbound, a task's name) asks the node
             read, ref = self.global_reader(node)
-            if read.isidentifier():  # a mirror: reading it twice costs less than a name
-                return f"({read} if {read} is not None else {ref}({self.frame}))"
             temp = self.fresh("t")
             return f"({temp} if ({temp} := {read}) is not None else {ref}({self.frame}))"
         return None
 
     def global_reader(self, node: GlobalRef) -> tuple[str, str]:
         """(read, ref) of a global variable: an expression for its binding, None while
-        unbound (its mirror, else a bound ``get``: no attribute lookup per read), and the
+        unbound (its cell, else a bound ``get``: no attribute lookup per read), and the
         name of the node's compiled reader, which raises or finds a task's name."""
         found = self.global_refs.get(id(node))
         if found is None:
-            read = self.global_mirror(node)
+            read = self.global_cell(node)
             if read is None:
                 read = f"{self.constant(node.gvars.get, 'g')}({self.constant(node.name, 'k')})"
             found = self.global_refs[id(node)] = (read, self.constant(node.compile(False), "n"))
@@ -1696,8 +1693,8 @@ class Emitter:
     def operator_into(self, node: Node, target: str) -> None:
         """Emit the operator's value into ``target`` (a global: fetched inline)."""
         if type(node) is GlobalRef:
-            # the binding's mirror (one global load), else a bound ``get`` (12 ns: beats a
-            # subscript, 22 ns, of a dict subclass); a miss asks the node
+            # the binding's cell (~4 ns), else a bound ``get`` (12 ns: beats a subscript,
+            # 22 ns, of a dict subclass); a miss asks the node
             read, ref = self.global_reader(node)
             self.line(f"{target} = {read}")
             self.line(f"if {target} is None:")

@@ -13,7 +13,7 @@ and computes the whole nest as one Python expression::
     (t2 % n == 0 if type(l) is Pair and type(t2 := l.car) is int and type(n) is int
                   and n != 0 and «ok…» else <the inline expression as before>)
 
-A global variable is read once from its mirror (``GlobalBindings.cell``) into a name; an
+A global variable is read once from its cell (``GlobalBindings.cell``) into a name; an
 unbound one (None) fails its test. Anything else (another type, a zero divisor, an index
 out of range, a rebound name) runs
 the expression as before, which computes the same value or reports the error. Sound
@@ -173,14 +173,14 @@ class Fuser:
         is), adding the tests that make it so to the guard; None if it cannot be fused."""
         if type(node) is Call:
             return self.operation(node, want)
-        if type(node) is GlobalRef:  # its mirror, once, into a name: None (unbound) fails any test
-            mirror = self.em.global_mirror(node)
-            if mirror is None:
+        if type(node) is GlobalRef:  # its cell's value, once, into a name: None (unbound) fails any test
+            cell = self.em.global_cell(node)
+            if cell is None:
                 return None
             if want in CONVERTED:
-                return self.converted(mirror, want), want
+                return self.converted(cell, want), want
             temp = self.em.fresh("t")
-            test = f"type({temp} := {mirror}) is {want}" if want != ANY else f"({temp} := {mirror}) is not None"
+            test = f"type({temp} := {cell}) is {want}" if want != ANY else f"({temp} := {cell}) is not None"
             self.guards.append(test)
             return temp, want
         if type(node) is LocalRef and node.checked:
