@@ -46,28 +46,9 @@ T = TypeVar("T")
 #: What an ``isolate=True`` interpreter hands its child process (everything but its streams).
 ISOLATED_SETTINGS = frozenset(
     [
-        "max_steps",
-        "timeout",
-        "max_depth",
-        "stdlib",
-        "allow_files",
-        "model",
-        "record",
-        "replay",
-        "allow_scripts",
-        "task_limits",
-        "allow_python",
-        "allow_models",
-        "max_output",
-        "max_memory",
-        "max_digits",
-        "retries",
-        "cache",
-        "otel",
-        "log",
-        "memory",
-        "memory_ranking",
-        "max_concurrency",
+        "max_steps", "timeout", "max_depth", "stdlib", "allow_files", "model", "record", "replay",
+        "allow_scripts", "task_limits", "allow_python", "allow_models", "max_output", "max_memory", "max_digits",
+        "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency",
     ]
 )
 

@@ -153,3 +153,5 @@ def complex_text(z: complex) -> str:
     if z.real == 0.0 and math.copysign(1.0, z.real) > 0:
         return imag + "i"
     return float_text(z.real) + imag + "i"
+
+

@@ -291,7 +291,9 @@ def _unfolds_past(root: Any, cycles: set[int], limit: int) -> bool:
             stack.append((x, True))
             stack.extend((c, False) for c in _children(x) if _is_compound(c) and id(c) not in size)
             continue
-        total = 1 + sum(1 if id(c) in cycles else size[id(c)] for c in _children(x) if _is_compound(c))
+        total = 1 + sum(
+            1 if id(c) in cycles else size[id(c)] for c in _children(x) if _is_compound(c)
+        )
         if total > limit:
             return True
         size[id(x)] = total

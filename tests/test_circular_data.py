@@ -56,9 +56,7 @@ def test_list_primitives_refuse_a_circular_list(call: str, who: str) -> None:
 def test_association_lookups_refuse_a_circular_alist() -> None:
     setup = "(define l (list (cons 'a 1) (cons 'b 2))) (set-cdr! (cdr l) l) "
     for who in ["assq", "assv", "assoc"]:
-        assert (
-            outcome(setup + f"({who} 'z l)") == f"error type-error: {who}: expected a proper list, got a circular list"
-        )
+        assert outcome(setup + f"({who} 'z l)") == f"error type-error: {who}: expected a proper list, got a circular list"
     assert outcome(setup + "(assq 'b l)") == "value (b . 2)"
 
 

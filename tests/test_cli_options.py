@@ -58,9 +58,9 @@ def test_the_default_script_timeout_is_the_seeds_300_seconds() -> None:
 @pytest.mark.parametrize(
     "program",
     [
-        "(define-task (slow) (script \"sleep 30\")) (get (slow) 'notes 'error 'message)",
+        '(define-task (slow) (script "sleep 30")) (get (slow) \'notes \'error \'message)',
         '(get (run-script (list "sleep" "30")) \'timed-out)',
-        '(get (director-evaluator-loop (max-iterations 1) (director "draft")'
+        "(get (director-evaluator-loop (max-iterations 1) (director \"draft\")"
         ' (script-execution (list "sleep" "30")) (evaluator #t)) \'error \'message)',
     ],
     ids=["script task", "run-script", "loop script"],
@@ -108,7 +108,9 @@ def test_an_unwritable_record_path_is_an_error_at_start(tmp_path: Path, capsys: 
     assert cli.run(["--record", str(target), "-e", '(display "ran")']) == 1
     captured = capsys.readouterr()
     assert captured.out == ""  # nothing ran
-    assert captured.err.splitlines() == [f"error: cannot write the recording {target}: No such file or directory"]
+    assert captured.err.splitlines() == [
+        f"error: cannot write the recording {target}: No such file or directory"
+    ]
 
 
 def test_a_folder_is_not_a_record_file(tmp_path: Path) -> None:

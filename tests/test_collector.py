@@ -41,9 +41,7 @@ def full_passes() -> Iterator[list[tuple[int, bool]]]:
         gc.callbacks.remove(record)
 
 
-def test_garbage_earlier_runs_left_is_freed_before_the_next_deadline_starts(
-    full_passes: list[tuple[int, bool]],
-) -> None:
+def test_garbage_earlier_runs_left_is_freed_before_the_next_deadline_starts(full_passes: list[tuple[int, bool]]) -> None:
     interp = Interpreter(stdout=io.StringIO(), timeout=5)
     gc.callbacks[-1].watched.append(interp)  # type: ignore[attr-defined]
     size = max(DUE_FROM, int(sys.getallocatedblocks() * DUE_SHARE)) + 10_000

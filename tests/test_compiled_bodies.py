@@ -69,10 +69,7 @@ def run(source: str) -> str:
             " (set! fs (cons (lambda () i) fs)))) (f 3)",
             "(2 1 0)",
         ),
-        (
-            "(define (f n) (define m 2) (let ((k (* n m))) (let-values (((a b) (values k m))) (list a b)))) (f 3)",
-            "(6 2)",
-        ),
+        ("(define (f n) (define m 2) (let ((k (* n m))) (let-values (((a b) (values k m))) (list a b)))) (f 3)", "(6 2)"),
         (
             "(define (f n acc) (define m 1) (if (= n 0) acc (do ((i 0 (+ i 1))) ((= i m) (f (- n 1) (cons n acc))))))"
             " (f 3 '())",
@@ -89,7 +86,7 @@ def run(source: str) -> str:
         (
             "(define (f s) (let ((m (string-copy s))) (string-set! m 0 #\\z)"
             ' (list (string-append s "-" (string-copy s)) (string-append m s) (string-length (string-append'
-            ' (make-string 40000 #\\a) (make-string 40000 #\\b)))))) (f "ab")',
+            " (make-string 40000 #\\a) (make-string 40000 #\\b)))))) (f \"ab\")",
             '("ab-ab" "zbab" 80000)',
         ),
         # named lets in tail position run as Python loops: closures keep each iteration's
@@ -107,16 +104,10 @@ def run(source: str) -> str:
             " (f 2)",
             "((1 1) (1 0) (0 1) (0 0))",
         ),
-        (
-            '(define (f s) (let loop ((i 0) (n 0)) (if (= i (string-length s)) n (loop (+ i 1) (+ n i))))) (f "abcd")',
-            "6",
-        ),
+        ("(define (f s) (let loop ((i 0) (n 0)) (if (= i (string-length s)) n (loop (+ i 1) (+ n i))))) (f \"abcd\")", "6"),
         # global variables read inline in expressions: defined after the body, rebound, false
         ("(define (f i) (+ (vector-ref tbl i) g)) (define tbl (vector 1 2)) (define g 40) (f 1)", "42"),
-        (
-            "(define (f) (if flag (* k 2) 'no)) (define flag #f) (define k 1) (list (f) (begin (set! flag 0) (f)))",
-            "(no 2)",
-        ),
+        ("(define (f) (if flag (* k 2) 'no)) (define flag #f) (define k 1) (list (f) (begin (set! flag 0) (f)))", "(no 2)"),
         # rest parameters, and a wrong count at a self tail call
         ("(define (f . xs) (if (null? xs) 'done (apply f (cdr xs)))) (f 1 2 3)", "done"),
         ("(define (f a . xs) (if (null? xs) a (f (+ a (car xs))))) (f 1 2)", "3"),
@@ -155,7 +146,7 @@ def test_a_named_let_loop_keeps_its_limits_and_backtrace() -> None:
 
 def test_a_port_procedure_rebound_after_compiling_is_called() -> None:
     interp = Interpreter()
-    interp.eval_scheme('(define (put p) (write-char #\\a p) (write-string "b" p) p)')
+    interp.eval_scheme("(define (put p) (write-char #\\a p) (write-string \"b\" p) p)")
     port = interp.eval_scheme("(put (open-output-string))")
     interp.eval_scheme("(define seen '()) (define (write-char c p) (set! seen (cons c seen)))")
     interp.eval_scheme("(define (write-string s p) (set! seen (cons s seen)))")
@@ -248,23 +239,12 @@ def test_a_recursive_body_keeps_no_copies_in_its_frame() -> None:
         ("(vector-set! v 5 0) 'done", ["(vector-set! v 5 0)", "(f (vector 1))"]),
         ("(list (vector-set! v 5 0))", ["(vector-set! v 5 0)", "(list (vector-set! v 5 0))", "(f (vector 1))"]),
         # (frames show an expression's first 37 characters)
-        (
-            "(vector-set! (vector-copy v) (car (list 5)) 0) 'done",
-            ["(vector-set! (vector-copy v) (car (li...", "(f (vector 1))"],
-        ),
-        (
-            "(list (vector-ref v (length (list 1 2))))",
-            ["(vector-ref v (length (list 1 2)))", "(list (vector-ref v (length (list 1 2...", "(f (vector 1))"],
-        ),
-        (
-            "(cons (car (cdr (vector->list v))) 1)",
-            ["(car (cdr (vector->list v)))", "(cons (car (cdr (vector->list v))) 1)", "(f (vector 1))"],
-        ),
+        ("(vector-set! (vector-copy v) (car (list 5)) 0) 'done", ["(vector-set! (vector-copy v) (car (li...", "(f (vector 1))"]),
+        ("(list (vector-ref v (length (list 1 2))))", ["(vector-ref v (length (list 1 2)))", "(list (vector-ref v (length (list 1 2...", "(f (vector 1))"]),
+        ("(cons (car (cdr (vector->list v))) 1)", ["(car (cdr (vector->list v)))", "(cons (car (cdr (vector->list v))) 1)", "(f (vector 1))"]),
     ],
 )
-def test_an_inline_call_that_fails_has_each_call_in_progress_once_in_its_backtrace(
-    body: str, frames: list[str]
-) -> None:
+def test_an_inline_call_that_fails_has_each_call_in_progress_once_in_its_backtrace(body: str, frames: list[str]) -> None:
     """A built-in computed inline falls back to the ordinary call when its guard fails:
     the backtrace names that call and each call around it once, operands' calls or not."""
     interp = Interpreter()

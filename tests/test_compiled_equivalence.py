@@ -53,44 +53,10 @@ atoms = st.one_of(
 
 def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     binary = st.sampled_from(
-        [
-            "+",
-            "-",
-            "*",
-            "<",
-            "=",
-            "quotient",
-            "cons",
-            "eq?",
-            "eqv?",
-            "/",
-            ">=",
-            ">",
-            "<=",
-            "modulo",
-            "vector-ref",
-            "string-ref",
-            "char<?",
-            "char=?",
-        ]
+        ["+", "-", "*", "<", "=", "quotient", "cons", "eq?", "eqv?", "/", ">=", ">", "<=", "modulo", "vector-ref", "string-ref", "char<?", "char=?"]
     )
     unary = st.sampled_from(
-        [
-            "car",
-            "cdr",
-            "null?",
-            "pair?",
-            "not",
-            "h",
-            "vector-length",
-            "string-length",
-            "even?",
-            "odd?",
-            "zero?",
-            "cadr",
-            "cddr",
-            "caddr",
-        ]
+        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?", "zero?", "cadr", "cddr", "caddr"]
     )
     return st.one_of(
         st.builds(lambda op, x, y: f"({op} {x} {y})", binary, inner, inner),
@@ -107,10 +73,8 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(let loop ((i 2) (c {x})) (if (= i 0) c (loop (- i 1) {y})))", inner, inner),
         # named lets in tail position become Python loops, unless the name is used otherwise
         st.builds(
-            lambda x, y: (
-                f"(let loop ((i 0) (fs '())) (if (= i 2) (map (lambda (g) (g)) fs)"
-                f" (let ((c {x})) (loop (+ i 1) (cons (lambda () (list i c {y})) fs)))))"
-            ),
+            lambda x, y: f"(let loop ((i 0) (fs '())) (if (= i 2) (map (lambda (g) (g)) fs)"
+            f" (let ((c {x})) (loop (+ i 1) (cons (lambda () (list i c {y})) fs)))))",
             inner,
             inner,
         ),
@@ -118,29 +82,21 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"(let loop ((i 1)) (if (= i 0) {x} (apply loop (list (- i 1)))))", inner),
         # tail recursion modulo cons (nodes/trmc.py): one or two conses, beside a tail call of
         # itself, in case/let arms, a base arm that is a tail call
+        st.builds(lambda x, y: f"(letrec ((r (lambda (i) (if (= i 0) {x} (cons {y} (r (- i 1))))))) (r 2))", inner, inner),
         st.builds(
-            lambda x, y: f"(letrec ((r (lambda (i) (if (= i 0) {x} (cons {y} (r (- i 1))))))) (r 2))", inner, inner
-        ),
-        st.builds(
-            lambda x, y: (
-                f"(let loop ((i 3)) (cond ((= i 0) {x}) ((= i 1) (cons {y} (cons i (loop (- i 1)))))"
-                f" ((= i 2) (loop (- i 1))) (else (cons {y} (loop (- i 1))))))"
-            ),
+            lambda x, y: f"(let loop ((i 3)) (cond ((= i 0) {x}) ((= i 1) (cons {y} (cons i (loop (- i 1)))))"
+            f" ((= i 2) (loop (- i 1))) (else (cons {y} (loop (- i 1))))))",
             inner,
             inner,
         ),
         st.builds(
-            lambda x, y: (
-                f"(letrec ((r (lambda (i) (case i ((0) (h {x})) (else (let ((c {y})) (cons c (r (- i 1))))))))) (r 2))"
-            ),
+            lambda x, y: f"(letrec ((r (lambda (i) (case i ((0) (h {x})) (else (let ((c {y})) (cons c (r (- i 1))))))))) (r 2))",
             inner,
             inner,
         ),
         st.builds(
-            lambda x, y: (
-                f"(let outer ((i 2)) (let inner ((j 0)) (cond ((= i 0) {x}) ((= j 1) (outer (- i 1)))"
-                f" (else (begin {y} (inner (+ j 1)))))))"
-            ),
+            lambda x, y: f"(let outer ((i 2)) (let inner ((j 0)) (cond ((= i 0) {x}) ((= j 1) (outer (- i 1)))"
+            f" (else (begin {y} (inner (+ j 1)))))))",
             inner,
             inner,
         ),
@@ -160,44 +116,21 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y, z: f"(let ((w (vector {x} 0))) (vector-set! w {y} {z}) w)", inner, inner, inner),
         st.builds(lambda x, y: f"(do ((i 0 (+ i 1)) (c {x})) ((>= i 2) c) (set! c {y}))", inner, inner),
         st.builds(lambda x, y: f"(do ((i {x} (+ i 1))) ((not (< i 2)) (list i {y})))", inner, inner),
-        st.builds(
-            lambda x: f"(do ((i 0 (+ i 1)) (fs '() (cons (lambda () i) fs))) ((= i 2) (map (lambda (f) (f)) fs)) {x})",
-            inner,
-        ),
+        st.builds(lambda x: f"(do ((i 0 (+ i 1)) (fs '() (cons (lambda () i) fs))) ((= i 2) (map (lambda (f) (f)) fs)) {x})", inner),
         st.builds(lambda x, y: f"(let-values (((c d) (values {x} {y})) ((e) {y})) (list d c e))", inner, inner),
-        st.builds(
-            lambda x, y: f"(let-values (((c d) (if {x} (values 1 2) {y}))) (lambda () (cons c d)))", inner, inner
-        ),
+        st.builds(lambda x, y: f"(let-values (((c d) (if {x} (values 1 2) {y}))) (lambda () (cons c d)))", inner, inner),
         st.builds(lambda x, y: f"(let*-values (((c d) (values {x} {y})) ((e) (cons c {y}))) (list e d))", inner, inner),
-        st.builds(
-            lambda x, y: f"(let*-values (((c) {x}) ((d e) (if c (values c 1) {y}))) (lambda () (list c d e)))",
-            inner,
-            inner,
-        ),
+        st.builds(lambda x, y: f"(let*-values (((c) {x}) ((d e) (if c (values c 1) {y}))) (lambda () (list c d e)))", inner, inner),
         # rest formals: (c . d) and a lone symbol, with too few values for (c d . e) sometimes
-        st.builds(
-            lambda x, y: f"(let-values (((c . d) (values {x} {y} 1)) (e (values {y}))) (list e d c))", inner, inner
-        ),
-        st.builds(
-            lambda x, y: f"(let*-values (((c d . e) (if {x} (values 1 2) {y})) (f (values c e))) (lambda () f))",
-            inner,
-            inner,
-        ),
-        st.builds(
-            lambda x, y: f"(call-with-values (lambda () (values {x} {y})) (lambda (c d) (list d c)))", inner, inner
-        ),
-        st.builds(
-            lambda x, y: f"(call-with-values (lambda () (if {x} (values 1 2) {y})) (lambda (c d) (cons c d)))",
-            inner,
-            inner,
-        ),
+        st.builds(lambda x, y: f"(let-values (((c . d) (values {x} {y} 1)) (e (values {y}))) (list e d c))", inner, inner),
+        st.builds(lambda x, y: f"(let*-values (((c d . e) (if {x} (values 1 2) {y})) (f (values c e))) (lambda () f))", inner, inner),
+        st.builds(lambda x, y: f"(call-with-values (lambda () (values {x} {y})) (lambda (c d) (list d c)))", inner, inner),
+        st.builds(lambda x, y: f"(call-with-values (lambda () (if {x} (values 1 2) {y})) (lambda (c d) (cons c d)))", inner, inner),
         st.builds(lambda x, y: f"(call-with-values (lambda () {x} {y}) (lambda (c) (lambda () c)))", inner, inner),
         # values of 0, 2 and 3 inline (fastpath.GUARDED_BY_ARITY), one value the primitive's
         st.builds(lambda x: f"(call-with-values (lambda () (values)) (lambda () {x}))", inner),
         st.builds(lambda x, y: f"(let-values (((c d e) (values {x} (h {y}) {x}))) (list e d c))", inner, inner),
-        st.builds(
-            lambda x, y: f"(let-values (((c) (values {x})) ((d . e) (values {y} {x}))) (list c d e))", inner, inner
-        ),
+        st.builds(lambda x, y: f"(let-values (((c) (values {x})) ((d . e) (values {y} {x}))) (list c d e))", inner, inner),
         # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
         st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
         st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),
@@ -208,25 +141,21 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         # searches of a quoted list: a table lookup (literal_search.py) when its atoms allow
         st.builds(lambda x: f"(memv {x} '(#\\a 1 a #t () #\\b 1 -2))", inner),
         st.builds(lambda x: f"(memq {x} '(a b #\\b 0))", inner),
-        st.builds(lambda x: f'(member {x} \'("ab" 1 #\\a a "" #f))', inner),
+        st.builds(lambda x: f"(member {x} '(\"ab\" 1 #\\a a \"\" #f))", inner),
         st.builds(lambda x: f"(assv {x} '((1 . one) (#\\a . ch) (a . sym) (#f . no) (1 . again)))", inner),
         st.builds(lambda x: f"(assq {x} '((a . 1) (b . 2) (() . 3)))", inner),
-        st.builds(lambda x: f'(assoc {x} \'(("ab" . 1) (2 . two) (#\\b . 3)))', inner),
+        st.builds(lambda x: f"(assoc {x} '((\"ab\" . 1) (2 . two) (#\\b . 3)))", inner),
         st.builds(lambda x: f"(assv {x} '((1 . one) 2))", inner),  # malformed: the primitive's error
         # the second search runs after the first's answer (a tail of the quoted list) was changed
         st.builds(
-            lambda x, y: (
-                f"(do ((i 0 (+ i 1)) (r #f (memv (if (= i 0) 1 {x}) '(1 #\\a b)))) ((= i 2) r)"
-                f" (if (pair? r) (set-car! r {y})))"
-            ),
+            lambda x, y: f"(do ((i 0 (+ i 1)) (r #f (memv (if (= i 0) 1 {x}) '(1 #\\a b)))) ((= i 2) r)"
+            f" (if (pair? r) (set-car! r {y})))",
             inner,
             inner,
         ),
         st.builds(
-            lambda x, y: (
-                f"(let ((p (open-output-string))) (write-char {x} p) (write-string {y} p)"
-                f" (display {y} p) (newline p) (get-output-string p))"
-            ),
+            lambda x, y: f"(let ((p (open-output-string))) (write-char {x} p) (write-string {y} p)"
+            f" (display {y} p) (newline p) (get-output-string p))",
             inner,
             inner,
         ),
@@ -278,9 +207,7 @@ def test_every_way_of_running_an_expression_agrees(expr: str, a: str, b: str) ->
 def test_the_rebound_operator_does_take_the_slow_path() -> None:
     """The rebinding really reaches the slow path: a counting + sees the calls."""
     interp = Interpreter()
-    interp.eval_scheme(
-        "(define calls 0) (define + (let ((plus +)) (lambda xs (set! calls (plus calls 1)) (apply plus xs))))"
-    )
+    interp.eval_scheme("(define calls 0) (define + (let ((plus +)) (lambda xs (set! calls (plus calls 1)) (apply plus xs))))")
     interp.eval_scheme("(define (f a b) (+ a b))")
     assert interp.eval("(f 1 2)") == 3
     assert interp.eval("calls") == 1
@@ -403,9 +330,7 @@ def test_a_self_tail_call_starts_its_defines_afresh() -> None:
         " (if (= n 0) (map (lambda (g) (g)) acc) (f (- n 1) (cons get acc))))"
     )
     assert interp.eval("(f 3 '())") == interp.eval("'(10 20 30)")
-    interp.eval_scheme(
-        "(define (g n) (define early (if (= n 2) late 0)) (define late n) (if (= n 0) early (g (- n 1))))"
-    )
+    interp.eval_scheme("(define (g n) (define early (if (= n 2) late 0)) (define late n) (if (= n 0) early (g (- n 1))))")
     with pytest.raises(SchemeError, match="variable used before its definition: late"):
         interp.eval("(g 2)")
     assert interp.eval("(g 1)") == 0

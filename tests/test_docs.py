@@ -181,3 +181,4 @@ def test_fence_parser_on_a_sample(tmp_path: Path) -> None:
     assert (program.stdout, program.stderr, program.exit_code, program.problems) == ("1\n", "boom\n", 1, [])
     lonely = expected_output(blocks[3], [])
     assert "needs an ```output block" in lonely.problems[0]
+

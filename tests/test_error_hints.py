@@ -20,8 +20,8 @@ ECHO_TASK = """
         ("(car 'done)", "car: expected a pair, got 'done"),
         ("(vector-ref '(1 2) 0)", "vector-ref: expected a vector, got '(1 2)"),
         ("(string-length '())", "string-length: expected a string, got '()"),
-        ('(+ 1 "2")', '+: expected a number, got "2"'),
-        ('(error "bad state" \'done \'(1 2) "s" 3)', "bad state 'done '(1 2) \"s\" 3"),
+        ("(+ 1 \"2\")", '+: expected a number, got "2"'),
+        ("(error \"bad state\" 'done '(1 2) \"s\" 3)", "bad state 'done '(1 2) \"s\" 3"),
     ],
 )
 def test_symbols_and_lists_are_quoted_in_messages(interp: Interpreter, src: str, message: str) -> None:
@@ -33,14 +33,14 @@ def test_symbols_and_lists_are_quoted_in_messages(interp: Interpreter, src: str,
 def test_a_task_result_given_to_a_string_procedure_gets_the_hint(interp: Interpreter) -> None:
     interp.eval(ECHO_TASK)
     assert_error(interp, '(string-append "Q: " (ask "hi"))', "use its text with (get result 'content)", "type-error")
-    assert_error(interp, '(string-length (ask "hi"))', "a TaskResult is not a string", "type-error")
-    assert interp.eval('(string-append "Q: " (get (ask "hi") \'content))') == "Q: hi"
+    assert_error(interp, "(string-length (ask \"hi\"))", "a TaskResult is not a string", "type-error")
+    assert interp.eval("(string-append \"Q: \" (get (ask \"hi\") 'content))") == "Q: hi"
 
 
 def test_a_prompt_template_can_hold_a_literal_double_brace(interp: Interpreter) -> None:
     interp.eval(ECHO_TASK)
     interp.eval('(define-task (json q) (model echo-model) (prompt "Answer {{q}} as \\\\{{\\"answer\\": …}}"))')
-    assert interp.eval('(get (json "why") \'content)') == 'Answer why as {{"answer": …}}'
+    assert interp.eval("(get (json \"why\") 'content)") == 'Answer why as {{"answer": …}}'
 
 
 def test_an_escaped_placeholder_is_not_a_parameter(interp: Interpreter) -> None:

@@ -48,9 +48,9 @@ def test_error_record_is_serialisable(error) -> None:
         ("(car 1 2)", "arity-error", "car: expected 1 argument, given 2"),
         ("(+ 1 #t)", "type-error", "+: expected a number, got #t"),
         ("(5 3)", "type-error", "not a procedure: 5"),
-        ('("str")', "type-error", 'not a procedure: "str"'),
+        ("(\"str\")", "type-error", 'not a procedure: "str"'),
         ("(/ 5 0)", "division-by-zero", "/: division by zero"),
-        ('(error "Something bad:" 42 \'foo)', "error", "Something bad:"),
+        ("(error \"Something bad:\" 42 'foo)", "error", "Something bad:"),
         ("(raise 'my-condition)", "raise", "uncaught raise: my-condition"),
         ("(set! nope 1)", "unbound-variable", "set!: unbound variable: nope"),
         ("(vector-ref (vector 1 2 3) 10)", "index-error", "vector-ref"),
@@ -65,7 +65,7 @@ def test_runtime_error_kinds_and_messages(error, source: str, kind: str, message
 
 def test_error_irritants_are_written(error) -> None:
     err = error('(error "Something bad:" 42 "text" (list 1 2))')
-    assert err.full_message() == 'Something bad: 42 "text" \'(1 2)'
+    assert err.full_message() == "Something bad: 42 \"text\" '(1 2)"
 
 
 @pytest.mark.parametrize(

@@ -45,8 +45,8 @@ def host_rss() -> int:
 # -- values, errors, definitions --------------------------------------------------------
 def test_values_come_back_as_the_embedding_api_converts_them(shared: tuple[Interpreter, io.StringIO]) -> None:
     interp, _ = shared
-    value = interp.eval('(list 1 "a" \'b 2/3 1.5 (vector 1 2) #t (make-bytevector 2 7) (cons 1 2))')
-    reference = Interpreter().eval('(list 1 "a" \'b 2/3 1.5 (vector 1 2) #t (make-bytevector 2 7) (cons 1 2))')
+    value = interp.eval("(list 1 \"a\" 'b 2/3 1.5 (vector 1 2) #t (make-bytevector 2 7) (cons 1 2))")
+    reference = Interpreter().eval("(list 1 \"a\" 'b 2/3 1.5 (vector 1 2) #t (make-bytevector 2 7) (cons 1 2))")
     assert value[:8] == reference[:8]
     assert (value[8].car, value[8].cdr) == (1, 2)
     assert interp.eval("(define-record-type point (make-point x y) point? (x px) (y py)) (make-point 1 2)").x == 1
@@ -103,7 +103,7 @@ def test_host_functions_tasks_and_models_run_in_the_host(shared: tuple[Interpret
     with pytest.raises(SchemeError, match="a"):
         interp.eval('(add "x" 3)')
     interp.eval('(define-task (ask q) (model "shout") (prompt "{{q}}"))')
-    assert interp.eval('(parallel-map (lambda (w) (get (ask w) \'content)) \'("a" "b" "c"))') == ["A", "B", "C"]
+    assert interp.eval("(parallel-map (lambda (w) (get (ask w) 'content)) '(\"a\" \"b\" \"c\"))") == ["A", "B", "C"]
     assert interp.eval("(twice (lambda (n) (* n 10)) 3)") == 300
 
 
@@ -125,7 +125,7 @@ def test_host_python_errors_become_taskscheme_errors(shared: tuple[Interpreter, 
         raise ValueError("no good")
 
     interp.define("broken", broken)
-    assert interp.eval("(guard (e (#t (error-object-message e))) (broken))") == "broken: no good"
+    assert interp.eval('(guard (e (#t (error-object-message e))) (broken))') == "broken: no good"
 
 
 def test_capabilities_hold_in_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,19 +206,14 @@ def test_interrupt_and_cancel_reach_the_child(shared: tuple[Interpreter, io.Stri
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "TASKSCHEME_HISTORY": ""}
     return subprocess.run(
-        [sys.executable, "-m", "interpreter", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        env=env,
+        [sys.executable, "-m", "interpreter", *args], input=stdin, capture_output=True, text=True, timeout=60,
+        cwd=ROOT, env=env,
     )
 
 
 def test_cli_isolate_runs_files_expressions_and_stdin(tmp_path: Path) -> None:
     program = tmp_path / "prog.scm"
-    program.write_text("(display (command-line)) (newline) (display (read-line)) (newline)\n(car 5)\n")
+    program.write_text('(display (command-line)) (newline) (display (read-line)) (newline)\n(car 5)\n')
     done = run_cli("--isolate", "--timeout", "10", "--max-memory", "200M", str(program), "a", stdin="typed\n")
     assert done.returncode == 1
     assert done.stdout == f"({program} a)\ntyped\n"
@@ -270,10 +265,7 @@ def test_the_host_unpickles_nothing_but_values(hostile: object) -> None:
     with pytest.raises(BadMessage, match="may not cross"):
         Channel(io.BytesIO(HEADER.pack(len(data)) + data), io.BytesIO(), Codec()).recv()
     records = Channel(io.BytesIO(), io.BytesIO(), Codec())
-    assert records.codec.loads(records.codec.dumps([Fraction(1, 3), Symbol.intern("s")])) == [
-        Fraction(1, 3),
-        Symbol.intern("s"),
-    ]
+    assert records.codec.loads(records.codec.dumps([Fraction(1, 3), Symbol.intern("s")])) == [Fraction(1, 3), Symbol.intern("s")]
 
 
 def test_eval_datum_and_eval_scheme_run_in_the_child(shared: tuple[Interpreter, io.StringIO]) -> None:

@@ -55,15 +55,7 @@ def test_bad_lists_are_refused_before_any_call(call: str, bad: str) -> None:
 
 #: Walks whose procedure cuts the list being walked after the first element (``cut``
 #: returns #f, ``keep`` #t, ``cut2`` takes two arguments).
-CUTS = [
-    "(map cut l)",
-    "(for-each cut l)",
-    "(filter cut l)",
-    "(remove keep l)",
-    "(any cut l)",
-    "(every keep l)",
-    "(map cut2 l l)",
-]
+CUTS = ["(map cut l)", "(for-each cut l)", "(filter cut l)", "(remove keep l)", "(any cut l)", "(every keep l)", "(map cut2 l l)"]
 
 
 @pytest.mark.parametrize("call", CUTS)
@@ -83,10 +75,7 @@ def test_a_list_cut_while_walked_is_a_type_error(call: str) -> None:
         ("(map (lambda (x) (* x x)) '(1 2 3))", "(1 4 9)"),
         ("(map (lambda xs xs) '(1 2) '(a b c))", "((1 a) (2 b))"),
         ("(map + '(1 2 3) '(10 20) '(100 200 300))", "(111 222)"),
-        (
-            "(let ((seen '())) (for-each (lambda (x y) (set! seen (cons (list x y) seen))) '(1 2) '(a b)) seen)",
-            "((2 b) (1 a))",
-        ),
+        ("(let ((seen '())) (for-each (lambda (x y) (set! seen (cons (list x y) seen))) '(1 2) '(a b)) seen)", "((2 b) (1 a))"),
         ("(filter (lambda (x) (> x 1)) '(1 2 3 0 5))", "(2 3 5)"),
         ("(remove (lambda (x) (> x 1)) '(1 2 3 0 5))", "(1 0)"),
         ("(remove odd? '(1 2 3 4))", "(2 4)"),
@@ -107,10 +96,7 @@ def test_a_list_cut_while_walked_is_a_type_error(call: str) -> None:
         # built in place as the elements come: append-map copies every result (the last too)
         ("(append-map (lambda (x) (list x (* x x))) '(1 2 3))", "(1 1 2 4 3 9)"),
         ("(append-map (lambda (x y) (if (odd? x) '() (list x y))) '(1 2 3 4) '(a b c d))", "(2 b 4 d)"),
-        (
-            "(let* ((last (list 'z)) (r (append-map (lambda (x) (if (= x 2) last (list x))) '(1 2)))) (set-car! last 'y) r)",
-            "(1 z)",
-        ),
+        ("(let* ((last (list 'z)) (r (append-map (lambda (x) (if (= x 2) last (list x))) '(1 2)))) (set-car! last 'y) r)", "(1 z)"),
         ("(call-with-values (lambda () (partition even? '(1 2 3 4 6 7))) list)", "((2 4 6) (1 3 7))"),
         ("(call-with-values (lambda () (partition even? '())) list)", "(() ())"),
         # a closure whose body ends in a call of another closure: a pending tail call
@@ -150,16 +136,12 @@ def test_inline_closure_calls_count_steps(call: str) -> None:
 def test_inline_closure_calls_go_deep_and_keep_the_depth_limit() -> None:
     src = "(define (down n) (if (= n 0) 0 (+ 1 (down (- n 1))))) (map (lambda (n) (down n)) '(1 30000))"
     assert same(Interpreter().eval_scheme(src), "(1 30000)")
-    src2 = (
-        "(define (down n) (if (= n 0) 0 (+ 1 (down (- n 1))))) (fold-left (lambda (a n) (+ a (down n))) 0 '(1 30000))"
-    )
+    src2 = "(define (down n) (if (= n 0) 0 (+ 1 (down (- n 1))))) (fold-left (lambda (a n) (+ a (down n))) 0 '(1 30000))"
     assert Interpreter().eval(src2) == 30001
     assert_error(Interpreter(max_depth=500), src, "recursion depth limit exceeded", "resource-exhaustion")
     # the depth is back where it was after the walk: a recursion right after it still fits
     interp = Interpreter(max_depth=500)
-    assert (
-        interp.eval("(define (d n) (if (= n 0) 0 (+ 1 (d (- n 1))))) (map (lambda (x) (d 400)) '(1 2)) (d 480)") == 480
-    )
+    assert interp.eval("(define (d n) (if (= n 0) 0 (+ 1 (d (- n 1))))) (map (lambda (x) (d 400)) '(1 2)) (d 480)") == 480
 
 
 def test_walks_under_parallel_map() -> None:

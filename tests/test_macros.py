@@ -229,15 +229,7 @@ def test_dynamic_wind_on_escape_and_error(interp: Interpreter) -> None:
 # -- error objects and files --------------------------------------------------------------
 @pytest.mark.parametrize(
     "expr",
-    [
-        "(car 1)",
-        "(vector-ref (vector) 1)",
-        "(/ 1 0)",
-        "(eval (quote nope))",
-        '(error "x")',
-        '(string-ref "" 0)',
-        "((lambda (x) x))",
-    ],
+    ["(car 1)", "(vector-ref (vector) 1)", "(/ 1 0)", "(eval (quote nope))", '(error "x")', '(string-ref "" 0)', "((lambda (x) x))"],
 )
 def test_builtin_errors_are_error_objects(interp: Interpreter, expr: str) -> None:
     assert ev(interp, f"(guard (e (#t (error-object? e))) {expr})") == "#t"

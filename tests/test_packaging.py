@@ -119,9 +119,7 @@ def test_the_licence_is_declared_where_installers_and_indexes_look() -> None:
 
 def test_every_subpackage_is_listed_for_the_wheel() -> None:
     """pyproject lists the packages by hand (the stdlib mapping needs it): a new sub-package must be added."""
-    listed = set(
-        tomllib.loads((CHECKOUT_STDLIB.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
-    )
+    listed = set(tomllib.loads((CHECKOUT_STDLIB.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     package_root = CHECKOUT_STDLIB.parent / "interpreter"
     found = {
         ".".join(("interpreter", *module.parent.relative_to(package_root).parts))

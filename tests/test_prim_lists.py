@@ -327,17 +327,14 @@ SEARCHES = [
     ("(assv 1/2 '((0.5 . inexact) (1/2 . exact)))", "(1/2 . exact)"),
     ("(assv 100000000000000000000 '((100000000000000000000 . big)))", "(100000000000000000000 . big)"),
     ("(assv #\\b '((#\\a . 1) (#\\b . 2)))", "(#\\b . 2)"),
-    ('(assv "" \'(("" . empty)))', '("" . empty)'),
+    ('(assv "" \'(("" . empty)))', "(\"\" . empty)"),
     ("(assq 'b '((a . 1) (b . 2)))", "(b . 2)"),
     ("(assq 'z '((a . 1)))", "#f"),
     ('(assoc "b" \'(("a" . 1) ("b" . 2)))', '("b" . 2)'),
     ('(assoc (string-copy "b") \'(("a" . 1) ("b" . 2)))', '("b" . 2)'),
     ('(assoc "b" (list (cons (string-copy "b") 2)))', '("b" . 2)'),
     # a mutated string compares by its characters (its text is rebuilt on demand)
-    (
-        '(let ((k (string-copy "ab"))) (string-set! k 0 #\\x) (assoc "xb" (list (cons "ab" 0) (cons k 1))))',
-        '("xb" . 1)',
-    ),
+    ('(let ((k (string-copy "ab"))) (string-set! k 0 #\\x) (assoc "xb" (list (cons "ab" 0) (cons k 1))))', '("xb" . 1)'),
     ('(let ((k (string-copy "ab"))) (string-set! k 0 #\\x) (member k (list "ab" "xb")))', '("xb")'),
     ("(assoc '(1 2) '(((1 2) . pair) (x . y)))", "((1 2) . pair)"),
     ("(assoc #(1) '((#(1) . vec)))", "(#(1) . vec)"),
@@ -391,25 +388,25 @@ SEARCH_LISTS = [
     "'(1.0 2 #t 1 3)",
     "(list 1.0 2.0 (expt 10 30) 2 #t 1)",
     "'(a b c d)",
-    '(list "a" (string-append "b") \'b "b")',
-    '(let ((s (string-copy "b"))) (string-set! s 0 #\\b) (list "a" 1 s "b"))',
+    "(list \"a\" (string-append \"b\") 'b \"b\")",
+    "(let ((s (string-copy \"b\"))) (string-set! s 0 #\\b) (list \"a\" 1 s \"b\"))",
     "'(x 1 . 2)",
     "(let ((l (list 1 2 3))) (set-cdr! (cddr l) l) l)",
-    '(append (iota 20000) \'(b 20000 "b" #t))',
+    "(append (iota 20000) '(b 20000 \"b\" #t))",
     "(let ((l (iota 20000))) (set-cdr! (last-pair l) (cdr l)) (cons 'a l))",
 ]
 SEARCH_ALISTS = [
     "'((1 . one) (2 . two))",
     "(list (cons 1.0 'f) (cons #t 't) (cons 1 'one) (cons 2 'two))",
-    '(list (cons "a" 1) (cons (string-append "b") 2) (cons \'b 3))',
-    '(let ((s (string-copy "b"))) (string-set! s 0 #\\b) (list (cons \'b 0) (cons s 1)))',
+    "(list (cons \"a\" 1) (cons (string-append \"b\") 2) (cons 'b 3))",
+    "(let ((s (string-copy \"b\"))) (string-set! s 0 #\\b) (list (cons 'b 0) (cons s 1)))",
     "'((a . 1) b (c . 2))",
     "'((a . 1) . 5)",
     "(let ((l (list (cons 1 1) (cons 'a 2)))) (set-cdr! (cdr l) l) l)",
-    '(append (map (lambda (i) (cons i i)) (iota 20000)) (list (cons \'b 0) (cons "b" 1) (cons 20000 2)))',
+    "(append (map (lambda (i) (cons i i)) (iota 20000)) (list (cons 'b 0) (cons \"b\" 1) (cons 20000 2)))",
     "(let ((l (map (lambda (i) (cons i i)) (iota 20000)))) (set-cdr! (last-pair l) (cdr l)) l)",
 ]
-SEARCH_KEYS = ["1", "2", "1.0", "#t", "'b", '"b"', '(string-append "b")', "20000", "19999", "'zz", "(expt 10 30)"]
+SEARCH_KEYS = ["1", "2", "1.0", "#t", "'b", "\"b\"", "(string-append \"b\")", "20000", "19999", "'zz", "(expt 10 30)"]
 
 
 @pytest.mark.parametrize("lst", SEARCH_LISTS)

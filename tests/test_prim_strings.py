@@ -215,7 +215,7 @@ def test_mutable_strings(interp: Interpreter) -> None:
 
 #: Every string a procedure returns is newly allocated and mutable (R7RS 6.7).
 FRESH_STRINGS = [
-    "(string #\\a #\\b)",
+    '(string #\\a #\\b)',
     '(string-append "ab")',
     '(string-append "a" "b")',
     '(substring "xaby" 1 3)',
@@ -232,7 +232,7 @@ FRESH_STRINGS = [
     '(let ((p (open-output-string))) (write-string "ab" p) (get-output-string p))',
     '(call-with-output-string (lambda (p) (display "ab" p)))',
     '(with-output-to-string (lambda () (display "ab")))',
-    "(utf8->string (bytevector 97 98))",
+    '(utf8->string (bytevector 97 98))',
     '(string-join (list "a" "b") "")',
     '(car (string-split "ab cd"))',
     '(string-trim "  ab ")',

@@ -51,9 +51,7 @@ def test_r7rs_section(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     print(f"{path.stem}: {outcome.passed} passed, {outcome.failed} failed, {len(outcome.expected_failures)} expected")
     assert outcome.failed == 0, "\n".join(outcome.failures)
     assert outcome.passed > 0
-    assert all(line.split(": ", 1)[1].strip() for line in outcome.expected_failures), (
-        "an expected failure needs a reason"
-    )
+    assert all(line.split(": ", 1)[1].strip() for line in outcome.expected_failures), "an expected failure needs a reason"
 
 
 def test_the_dynamic_wind_re_entry_example_is_an_expected_failure(tmp_path: Path) -> None:

@@ -47,14 +47,12 @@ def test_binary_io_on_a_textual_current_port_is_a_clear_error(interp: Interprete
     assert_error(interp, "(read-u8 1 2)", "read-u8: expected 0 to 1 argument", "arity-error")
 
 
-def test_include_inside_a_library_resolves_against_the_library_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_include_inside_a_library_resolves_against_the_library_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lib_dir = tmp_path / "lib"
     lib_dir.mkdir()
     (lib_dir / "body.scm").write_text("(define (twice x) (* 2 x))")
     (lib_dir / "util.scm").write_text(
-        '(define-library (util) (export twice) (import (scheme base)) (begin (include "body.scm")))'
+        "(define-library (util) (export twice) (import (scheme base)) (begin (include \"body.scm\")))"
     )
     main = tmp_path / "app" / "main.scm"
     main.parent.mkdir()

@@ -461,7 +461,7 @@ def test_spans_are_the_line_and_column_where_each_datum_starts(pieces: list[tupl
 
 @pytest.mark.parametrize("gap", ["", "\n\n", "; c\n", "#| b\n |#", "  #;x\n "])
 def test_error_after_whitespace_and_comments_points_at_the_bad_token(gap: str) -> None:
-    text = f'(a)\n  {gap} (b "open'
+    text = f"(a)\n  {gap} (b \"open"
     err = read_error(text)
     bad = text.rindex('"')
     assert err.span == Span("<string>", text.count("\n", 0, bad) + 1, bad - text.rfind("\n", 0, bad))
@@ -505,18 +505,9 @@ def test_spans_of_dotted_and_bracketed_lists() -> None:
         ("[a", 1, 1, "unclosed '[a …' (form opened here): it needs a ']'"),
         ("#(1 2", 1, 1, "unclosed '#(1 …' (vector opened here)"),
         ("#u8(1", 1, 1, "unclosed '#u8(1 …' (bytevector opened here)"),
-        (
-            "(define (f x)\n  (let ((y 1))\n    (+ x y))\n\n(define (g) 2)\n(g)",
-            1,
-            1,
-            "a ')' is probably missing before line 5, which starts at column 0",
-        ),
-        (
-            "(x\n  ; (comment at column 2)\n;; comment at column 0\n  y",
-            1,
-            1,
-            "unclosed '(x …' (form opened here): it needs a ')'",
-        ),
+        ("(define (f x)\n  (let ((y 1))\n    (+ x y))\n\n(define (g) 2)\n(g)", 1, 1,
+         "a ')' is probably missing before line 5, which starts at column 0"),
+        ("(x\n  ; (comment at column 2)\n;; comment at column 0\n  y", 1, 1, "unclosed '(x …' (form opened here): it needs a ')'"),
         (")", 1, 1, "unexpected ')'"),
         ("(a))", 1, 4, "unexpected ')'"),
         ("(a\n  b]", 2, 4, "does not match"),

@@ -98,13 +98,8 @@ def test_results_are_written_and_void_prints_nothing(repl: Repl) -> None:
 
 def test_results_are_numbered_and_reused_as_dollar_names(repl: Repl) -> None:
     """A result is kept as $N: a costly model call need not run again to use its answer."""
-    repl.submit(
-        "(define calls 0)",
-        '(begin (set! calls (+ calls 1)) "answer")',
-        '(string-append $1 "!")',
-        "(values 10 20)",
-        "(list $2 $3 calls)",
-    )
+    repl.submit('(define calls 0)', '(begin (set! calls (+ calls 1)) "answer")', "(string-append $1 \"!\")",
+                "(values 10 20)", "(list $2 $3 calls)")
     assert repl.out.getvalue() == '$1 = "answer"\n$2 = "answer!"\n$3 = 10\n$4 = 20\n$5 = ("answer!" 10 1)\n'
 
 
@@ -477,9 +472,7 @@ def test_identifiers_keep_the_terminal_colour_and_default_pygments_colours_are_o
     assert make_prompt(repl.session, None).include_default_pygments_style is False
 
 
-@pytest.mark.parametrize(
-    "form", ["define-task", "sequential", "director-evaluator-loop", "with-evaluation", "define-model", "lambda"]
-)
+@pytest.mark.parametrize("form", ["define-task", "sequential", "director-evaluator-loop", "with-evaluation", "define-model", "lambda"])
 def test_task_and_composition_forms_are_keywords(form: str) -> None:
     from pygments.token import Keyword
 

@@ -135,7 +135,4 @@ def test_the_loop_runs_in_constant_depth() -> None:
 def test_under_parallel_map() -> None:
     interp = Interpreter(max_steps=10**7)
     interp.eval(SHAPES["letrec filter with a tail cons (sieve)"][0])
-    assert (
-        write_string(interp.eval_scheme("(parallel-map (lambda (n) (length (sieve (iota n 2)))) '(30 60 100))"))
-        == "(11 18 26)"
-    )
+    assert write_string(interp.eval_scheme("(parallel-map (lambda (n) (length (sieve (iota n 2)))) '(30 60 100))")) == "(11 18 26)"

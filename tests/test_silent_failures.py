@@ -60,7 +60,7 @@ def test_a_dropped_failed_pipeline_names_its_step(tmp_path: Path, capsys: pytest
 
 
 def test_a_failed_script_task_result_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = "(define-task (check) (script \"sh -c 'echo broken >&2; exit 3'\"))\n(check)\n"
+    source = '(define-task (check) (script "sh -c \'echo broken >&2; exit 3\'"))\n(check)\n'
     status, _, err = run_cli(tmp_path, capsys, source)
     assert status == 0
     assert err.startswith("warning: prog.scm:2:1: dropped a FAILED TaskResult: ")
@@ -73,7 +73,7 @@ def test_results_the_program_keeps_or_that_succeed_are_not_reported(
     source = (
         "(define kept (sequential (step a (car '()))))\n"
         "(sequential (step fine 1))\n"
-        '(director-evaluator-loop (max-iterations 1) (director "d") (evaluator #t))\n'
+        "(director-evaluator-loop (max-iterations 1) (director \"d\") (evaluator #t))\n"
         "(display (get kept 'status))\n"
     )
     assert run_cli(tmp_path, capsys, source) == (0, "FAILED", "")
@@ -105,9 +105,7 @@ def test_the_warning_reaches_a_real_terminal_session_as_a_process(tmp_path: Path
     done = subprocess.run([*command, "prog.scm"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "before\nafter")
     assert done.stderr.startswith("warning: prog.scm:3:1: dropped a FAILED LoopResult")
-    strict = subprocess.run(
-        [*command, "--strict", "prog.scm"], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
+    strict = subprocess.run([*command, "--strict", "prog.scm"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert strict.returncode == 1
     assert strict.stderr.startswith("error: TASK_FAILURE: dropped a FAILED LoopResult")
 
@@ -168,9 +166,7 @@ def test_e_prints_a_failed_result_with_its_error_first(capsys: pytest.CaptureFix
     assert "FAILED" in captured.out
 
 
-def test_a_dropped_list_of_results_with_failures_is_reported(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_dropped_list_of_results_with_failures_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """What ``parallel-map … #:on-error 'collect`` returns: a list of results, some FAILED."""
     source = (
         "(define (check x) (sequential (step only (if (> x 1) (car '()) x))))\n"
@@ -190,7 +186,7 @@ def test_a_dropped_list_of_results_with_failures_is_reported(
 
 
 def test_parallel_map_collecting_failures_is_not_silent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = '(parallel-map (lambda (x) (if (> x 1) (error "bad" x) x)) (list 1 2 3) #:on-error \'collect)\n'
+    source = "(parallel-map (lambda (x) (if (> x 1) (error \"bad\" x) x)) (list 1 2 3) #:on-error 'collect)\n"
     status, _, err = run_cli(tmp_path, capsys, source)
     assert status == 0
     assert err.startswith("warning: prog.scm:1:1: dropped a list holding 2 FAILED results; the first is a FAILED")

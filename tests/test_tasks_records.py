@@ -233,7 +233,5 @@ def test_a_sequential_step_with_looping_data_keeps_it_in_written_form(ev, setup)
 
 def test_data_nested_too_deeply_for_a_record_is_an_error(ev):
     with pytest.raises(SchemeError) as info:
-        ev(
-            '(define (nest n acc) (if (= n 0) acc (nest (- n 1) (list acc)))) (make-task-result "x" "COMPLETE" (nest 100000 1))'
-        )
+        ev('(define (nest n acc) (if (= n 0) acc (nest (- n 1) (list acc)))) (make-task-result "x" "COMPLETE" (nest 100000 1))')
     assert "make-task-result" in info.value.message

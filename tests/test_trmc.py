@@ -214,7 +214,8 @@ def test_steps_are_counted_as_for_the_ordinary_recursion(shape: str, monkeypatch
 def test_a_timeout_ends_the_loop() -> None:
     interp = Interpreter(timeout=0.3)
     interp.eval(
-        "(define (busy k) (do ((i 0 (+ i 1))) ((= i 300) k)))(define (forever n) (cons (busy n) (forever (+ n 1))))"
+        "(define (busy k) (do ((i 0 (+ i 1))) ((= i 300) k)))"
+        "(define (forever n) (cons (busy n) (forever (+ n 1))))"
     )
     with pytest.raises(SchemeError, match="time limit"):
         interp.eval("(forever 0)")
@@ -224,7 +225,8 @@ def test_a_timeout_ends_the_loop() -> None:
 def test_an_interrupt_ends_the_loop() -> None:
     interp = Interpreter()
     interp.eval(
-        "(define (busy k) (do ((i 0 (+ i 1))) ((= i 300) k)))(define (forever n) (cons (busy n) (forever (+ n 1))))"
+        "(define (busy k) (do ((i 0 (+ i 1))) ((= i 300) k)))"
+        "(define (forever n) (cons (busy n) (forever (+ n 1))))"
     )
     timer = threading.Timer(0.3, interp.runtime.interrupt)
     timer.start()
@@ -237,9 +239,7 @@ def test_an_interrupt_ends_the_loop() -> None:
 
 def test_an_error_inside_the_element_reports_its_location() -> None:
     interp = Interpreter()
-    interp.eval(
-        "(define (firsts l)\n  (if (null? l) '()\n      (cons (car (car l)) (firsts (cdr l)))))", filename="t.scm"
-    )
+    interp.eval("(define (firsts l)\n  (if (null? l) '()\n      (cons (car (car l)) (firsts (cdr l)))))", filename="t.scm")
     with pytest.raises(SchemeError) as info:
         interp.eval("(firsts '((1) (2) 3 (4)))", filename="u.scm")
     text = info.value.format()
@@ -251,7 +251,9 @@ def test_an_error_inside_the_element_reports_its_location() -> None:
 
 def test_an_escape_from_inside_the_loop() -> None:
     interp = Interpreter()
-    interp.eval("(define (upto n k) (if (= n 0) '() (cons (if (= n 2) (k 'escaped) n) (upto (- n 1) k))))")
+    interp.eval(
+        "(define (upto n k) (if (= n 0) '() (cons (if (= n 2) (k 'escaped) n) (upto (- n 1) k))))"
+    )
     assert interp.eval("(call/cc (lambda (k) (upto 5 k)))").name == "escaped"
     assert write_string(interp.eval_scheme("(upto 3 (lambda (x) x))")) == "(3 escaped 1)"
 

@@ -50,13 +50,13 @@ def test_expressions_and_standard_input_are_whole_programs_too() -> None:
     "program",
     [
         "(define (f) (g)) (define (g) 1) (f)",  # a forward reference to a procedure
-        '(define (run) (greet "x")) (define-task (greet who) (model m) (prompt "hi {{who}}")) (procedure? run)',
-        '(define (all xs) (map greet xs)) (define-task (greet who) (prompt "hi {{who}}")) #t',  # a task as a value
+        "(define (run) (greet \"x\")) (define-task (greet who) (model m) (prompt \"hi {{who}}\")) (procedure? run)",
+        "(define (all xs) (map greet xs)) (define-task (greet who) (prompt \"hi {{who}}\")) #t",  # a task as a value
         "(let loop ((i 0)) (if (< i 3) (loop (+ i 1)) i))",
         "(define-record-type point (make-point x y) point? (x point-x) (y point-y)) (point-x (make-point 1 2))",
         "(define-values (a b) (values 1 2)) (let*-values (((c) (values a))) (+ b c))",
         "(do ((i 0 (+ i 1)) (acc '() (cons i acc))) ((= i 2) acc))",
-        '(guard (e ((string? e) e)) (raise "x"))',
+        "(guard (e ((string? e) e)) (raise \"x\"))",
         "(case 2 ((1) 'one) (else => (lambda (x) x)))",
         "(define (f . args) (define-values (x y) (values 1 2)) (begin (define z 3)) (+ x y z)) (f)",
         "(define-syntax swap! (syntax-rules () ((_ a b) (let ((tmp a)) (set! a b) (set! b tmp))))) (define p 1) (define q 2) (swap! p q)",

@@ -192,11 +192,7 @@ def test_schema_violations_name_the_element_path() -> None:
 @pytest.mark.parametrize(
     "xml, path, message",
     [
-        (
-            '<task name="t"><model>no-such-modle</model><instructions>x</instructions></task>',
-            "task/model",
-            "unknown model",
-        ),
+        ('<task name="t"><model>no-such-modle</model><instructions>x</instructions></task>', "task/model", "unknown model"),
         ('<task name="t" type="magic"/>', "task@type", "unknown task type"),
         ('<task name="t"/>', "task/instructions", "needs a <instructions>"),
         ('<task name="t" colour="red"><instructions>x</instructions></task>', "task@colour", "no attribute colour"),

@@ -108,7 +108,9 @@ def context_frame(
     names = [n for n, _ in inputs]
     if len(set(names)) != len(names):
         raise syntax_error(f"{who}: an input is named twice", span)
-    passed = [(name, an.variable(name, scope, span)) for name in subset] if context.inherit_context == "subset" else []
+    passed = (
+        [(name, an.variable(name, scope, span)) for name in subset] if context.inherit_context == "subset" else []
+    )
     base = Scope(dict.fromkeys(names, False), scope)
     frame = ContextFrame(list(inputs), context.inherit_context, passed, an.interp.global_env)
     return frame, base

@@ -368,9 +368,8 @@ class Isolation:
             )
         if how == "start":
             return SchemeError(f"the isolated interpreter did not start within {START_TIMEOUT:g} s", "internal-error")
-        return SchemeError(
-            f"the isolated interpreter ended unexpectedly ({how}); its definitions were lost", "internal-error"
-        )
+        return SchemeError(f"the isolated interpreter ended unexpectedly ({how}); its definitions were lost",
+                           "internal-error")
 
     def _write(self, stream: str, text: str) -> None:
         port = (self.interp.output if stream == "stdout" else self.interp.error_output).value
@@ -429,15 +428,8 @@ class Isolation:
         finally:
             runtime.waiting_for_input = False
 
-    def _model_call(
-        self,
-        name: str,
-        prompt: str,
-        system: str | None,
-        options: dict[str, Any],
-        schema: Any,
-        attachments: tuple[str, ...],
-    ) -> Any:
+    def _model_call(self, name: str, prompt: str, system: str | None, options: dict[str, Any],
+                    schema: Any, attachments: tuple[str, ...]) -> Any:
         """A model call of the child, made here: the model registered or allowed in the host."""
         from ..tasks.models import TransientModelError, accepts, is_transient
 
@@ -500,3 +492,4 @@ class Isolation:
             rtype = self.record_types[key] = RecordType(type_name, list(fields))
         _, model, _ = self.interp.converter.record_model(rtype)
         return model(**values)
+

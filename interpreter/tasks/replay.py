@@ -138,3 +138,4 @@ class ReplayBook:
             "not_in_replay",
             f"model call not found in the replay file {self.path} (model {model}):\n{shown}",
         )
+
