@@ -86,8 +86,9 @@ LITERAL_LIMIT = 10**LITERAL_DIGITS
 #: An intact flag inside a pure expression being built (``Emitter.flag_test``), and the
 #: test of one beside a guard, which the copy that tests none leaves out.
 FLAG_MARK = re.compile(r"«(ok\d+)»")
-TYPE_TEST = re.compile(r"type\((\w+)\) is (\w+)")  # a test that Emitter.facts may answer
 FLAG_TEST = re.compile(r" and «ok\d+»")
+#: A type test in a guard, which ``Emitter.facts`` may answer.
+TYPE_TEST = re.compile(r"type\((\w+)\) is (\w+)")
 
 #: Limits that keep generated code inside what Python's compiler accepts ("too many
 #: levels of indentation" past 100, "too many nested parentheses" past 200) whatever
@@ -1011,6 +1012,8 @@ class Emitter:
                     names.add(sub.operator.name)
         fused = fuse(self, test, alone=True)
         if fused is None or not (fused.known or fused.when_true or fused.when_false):
+            return False
+        if not set(fused.watched) <= names:  # the cover must test every flag the value needs
             return False
         self.specialize_budget -= size
         flags = {gvars.intact[name] for name in names}
