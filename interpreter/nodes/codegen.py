@@ -54,6 +54,7 @@ from .core import (
     make_binder,
     primitive_failure,
     subtree,
+    subtree_sizes,
 )
 from .fastpath import (
     ARITHMETIC,
@@ -184,6 +185,7 @@ class Emitter:
         self.known_flags: set[Any] = set()
         self.plain = False  # inline expressions without fused forms (specialize's ordinary arm)
         self.specialize_budget = SPECIALIZE_BUDGET  # nodes that specialize may still emit twice
+        self.sizes: dict[int, int] | None = None  # id of a node of the body: its subtree's size (size_of)
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -997,7 +999,7 @@ class Emitter:
             return False
         if type(test) is not Call or type(test.operator) is not GlobalRef:
             return False
-        size = sum(1 for part in parts for _ in subtree(part))
+        size = sum(self.size_of(part) for part in parts)
         if size > self.specialize_budget:
             return False
         gvars = test.operator.gvars
@@ -1050,6 +1052,13 @@ class Emitter:
         self.indent -= 2
         self.counter = max(self.counter, used)
         return True
+
+    def size_of(self, node: Node) -> int:
+        """How many nodes ``node``'s subtree holds (sizes of the whole body found once)."""
+        if self.sizes is None:
+            self.sizes = subtree_sizes(self.procedure.body) if self.procedure is not None else {}
+        size = self.sizes.get(id(node))
+        return size if size is not None else sum(1 for _ in subtree(node))
 
     def without_known(self, guard: str) -> str:
         """``guard`` without its ``type(x) is T`` tests that :attr:`facts` answer."""

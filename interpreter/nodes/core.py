@@ -64,6 +64,38 @@ def subtree(node: Node) -> Iterator[Node]:
                 stack.append(getattr(item, slot, None))
 
 
+def subtree_sizes(node: Node) -> dict[int, int]:
+    """For ``node`` and every node inside it (by id): how many nodes are inside it, itself
+    included, each counted once, under the first node that holds it (a reference back to an
+    enclosing node, such as a lambda's binding region, is not counted again). One walk, so
+    asking for the size of every part of a nest costs linear time."""
+    order: list[tuple[Node, Node | None]] = []  # each node and the nearest node around it
+    stack: list[tuple[Any, Node | None]] = [(node, None)]
+    seen: set[int] = set()
+    while stack:
+        item, parent = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, (list, tuple)):
+            stack.extend((part, parent) for part in item)
+            continue
+        if isinstance(item, Node):
+            order.append((item, parent))
+            parent = item
+        elif not type(item).__module__.startswith("interpreter.nodes"):
+            continue
+        for cls in type(item).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                stack.append((getattr(item, slot, None), parent))
+    sizes: dict[int, int] = {}
+    for item, parent in reversed(order):  # every node after the nodes inside it
+        size = sizes[id(item)] = sizes.get(id(item), 0) + 1
+        if parent is not None:
+            sizes[id(parent)] = sizes.get(id(parent), 0) + size
+    return sizes
+
+
 def assigned_names(node: Node) -> set[Symbol]:
     """Every name assigned anywhere inside ``node`` (by any frame's ``set!`` or define)."""
     return {name for part in subtree(node) for name in part.assigned()}
