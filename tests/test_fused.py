@@ -63,6 +63,7 @@ NESTS = [
     "(if (memv (string-ref s b) '(#\\b)) 'yes 'no)",
     "(memv (car a) '(#\\a 1))",
     "(string-ref a (- b 1))",
+    '(char=? (string-ref "hello" b) #\\l)',  # a literal string's characters
     # globals: a vector and a string (HELPERS), and one never bound
     "(= 1 (vector-ref v (vector-ref (vector 0 1 2) a)))",
     "(+ (vector-ref s 0) b)",

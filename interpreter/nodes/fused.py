@@ -190,9 +190,11 @@ class Fuser:
             return None
         if type(node) is Const:
             value = node.value
-            kind = {int: INT, float: FLOAT, bool: BOOL, str: TEXT}.get(type(value), ANY)
+            kind = {int: INT, float: FLOAT, bool: BOOL, str: TEXT, Char: CHAR}.get(type(value), ANY)
             if want == FLOAT and kind == INT and abs(value) < EXACT_IN_FLOAT:
                 return source, FLOAT  # Python mixes it with a float as Scheme does
+            if want == SEQUENCE and kind == TEXT:
+                return source, SEQUENCE  # a literal's text is its characters
             return (source, kind) if want in (ANY, kind) else None
         if want == ANY:
             return source, ANY
