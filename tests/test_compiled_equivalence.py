@@ -39,6 +39,7 @@ REBIND = (
     " (define values (let ((v values)) (lambda xs (apply v xs))))"
     " (define modulo (let ((m modulo)) (lambda (a b) (m a b)))) (define null? (let ((n null?)) (lambda (x) (n x))))"
     " (define vector-ref (let ((r vector-ref)) (lambda (v i) (r v i))))"
+    " (define list (let ((l list)) (lambda xs (apply l xs))))"
 )
 
 atoms = st.one_of(

@@ -58,6 +58,9 @@ NESTS = [
     '(string-append (number->string a) "-" b)',
     "(string-length (string-append a b))",
     "(+ (string-length a) (string-length b))",  # a string being edited has its characters
+    # short lists: the built-in's own function, called directly
+    "(list a (car (list b 1)) 'x)",
+    "(list (string-append s s) (vector-ref v 0) a b)",
     # a character of a string searched in a quoted list of characters
     "(memv (string-ref a 1) '(#\\a #\\b 7))",
     "(if (memv (string-ref s b) '(#\\b)) 'yes 'no)",

@@ -159,6 +159,8 @@ class Emitter:
             "rt": rt,
         }
         self.builtins = builtins
+        if "list" in builtins:  # the inline short list (fastpath.GUARDED_BY_ARITY)
+            self.namespace["list_of"] = builtins["list"].fn
         self.counter = 0  # of locals
         self.global_counter = 0  # of namespace names
         # (call node, enclosing site or -1, the local its operator is read into)

@@ -169,6 +169,9 @@ GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
     **{("string-append", n): string_append_template(n) for n in (2, 3, 4)},
     # several values (one value is the value itself: the primitive's job)
     **{("values", n): ("True", f"Values([{', '.join('{' + x + '}' for x in 'abcd'[:n])}])") for n in (0, 2, 3, 4)},
+    # a short list: the built-in's own function (``list_of`` in the namespace), called
+    # directly, with no operator read, dispatch or tail-call test at the call site
+    **{("list", n): ("True", f"list_of({', '.join('{' + x + '}' for x in 'abcd'[:n])})") for n in (1, 2, 3, 4)},
 }
 
 #: Built-ins done inline as a statement (same guards); their value is the unspecified value.

@@ -100,6 +100,10 @@ FORMS: dict[tuple[str, int], dict[str, Form]] = {
     ("not", 1): {ANY: Form((ANY,), BOOL, "{a} is False")},
     ("vector-ref", 2): {ANY: Form((VECTOR, INT), ANY, "{a}[{b}]", "0 <= {b} < len({a})")},
     ("vector-length", 1): {ANY: Form((VECTOR,), INT, "len({a})")},
+    **{
+        ("list", n): {ANY: Form((ANY,) * n, ANY, f"list_of({', '.join(f'{{{x}}}' for x in 'abcd'[:n])})")}
+        for n in (1, 2, 3, 4)
+    },
     ("number->string", 1): {ANY: Form((INT,), TEXT, "str({a})", None, BELOW_LIMIT)},
     ("string-length", 1): {ANY: Form((SEQUENCE,), INT, "len({a})")},
     ("string-ref", 2): {ANY: Form((SEQUENCE, INT), LETTER, "{a}[{b}]", "0 <= {b} < len({a})")},
