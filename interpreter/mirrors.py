@@ -6,9 +6,9 @@ holds its built-in (``GlobalBindings.intact``), the interpreter's ``lexical_self
 container, such a value costs as much as the operation it serves: ``flag[0]`` ~7 ns,
 ``gvars.get(name)`` ~12 ns.
 
-* A :class:`Mirrored` value (a :class:`Flag`) is copied into every namespace that reads it
-  (:meth:`Mirrored.mirror`), where a read is one global load (~2 ns). Changing it
-  (:meth:`Mirrored.set`: a program rebinding ``car``, rare) writes every copy.
+* A :class:`Flag` is copied into every namespace that reads it (:meth:`Flag.mirror`),
+  where a read is one global load (~2 ns). Changing it (:meth:`Flag.set`: a program
+  rebinding ``car``, rare) writes every copy.
 * A :class:`Cell` holds a global variable's binding (``GlobalBindings.cell``): a read is a
   global load and a slot (~4 ns), and a write of the variable is one more store, so a
   program that assigns a global in a loop pays next to nothing for it.
@@ -24,7 +24,7 @@ import threading
 import weakref
 from typing import Any
 
-#: Orders every change of a mirrored value against new mirrors.
+#: Orders every change of a flag against new mirrors.
 LOCK = threading.Lock()
 
 #: The key under which a namespace keeps its mirrors alive.
@@ -40,27 +40,24 @@ class Mirror:
         self.namespace, self.name = namespace, name
 
 
-class Mirrored:
-    """A value kept current in every namespace that mirrors it."""
+class Flag:
+    """A boolean kept current in every namespace that mirrors it: compiled code takes a
+    fast path while it is up (True)."""
 
     __slots__ = ("value", "mirrors")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: bool = True) -> None:
         self.value = value
         self.mirrors: weakref.WeakSet[Mirror] = weakref.WeakSet()
 
-    def set(self, value: Any) -> None:
-        """Change the value, in every namespace that mirrors it."""
-        if value is self.value:  # the common case (a set! that finds a flag down already): no lock
+    def set(self, value: bool) -> None:
+        """Raise or lower the flag, in every namespace that mirrors it."""
+        if value is self.value:  # the common case (a set! that finds it down already): no lock
             return
         with LOCK:
-            self.assign(value)
-
-    def assign(self, value: Any) -> None:
-        """:meth:`set`, for a caller that holds :data:`LOCK`."""
-        self.value = value
-        for mirror in list(self.mirrors):
-            mirror.namespace[mirror.name] = value
+            self.value = value
+            for mirror in list(self.mirrors):
+                mirror.namespace[mirror.name] = value
 
     def mirror(self, namespace: dict[str, Any], name: str) -> None:
         """Keep ``namespace[name]`` equal to the value from now on."""
@@ -71,16 +68,7 @@ class Mirrored:
             namespace[name] = self.value
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.value!r})"
-
-
-class Flag(Mirrored):
-    """A mirrored boolean: compiled code takes a fast path while it is up (True)."""
-
-    __slots__ = ()
-
-    def __init__(self, value: bool = True) -> None:
-        super().__init__(value)
+        return f"Flag({self.value!r})"
 
 
 class Cell:

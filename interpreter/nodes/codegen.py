@@ -174,7 +174,7 @@ class Emitter:
         self.floats: set[str] = set()  # register locals bound to a likely float (see likely_float)
         self.float_hints: dict[int, bool] = {}  # id of a node: likely_float's answer
         self.searches: dict[int, tuple[str, str] | None] = {}  # id of a Call: its literal search, if any
-        self.search_tables: dict[int, tuple[LiteralTable, str, str]] = {}  # id of a Call: its table, name, guard
+        self.search_tables: dict[int, tuple[LiteralTable, str]] = {}  # id of a Call: its table and guard
         self.pure_depth = 0  # pure expressions being built, the outermost first (see settle_flags)
         self.flag_owner: GlobalBindings | None = None  # the global frame whose flags are combined
         self.flag_keys: dict[str, Symbol] = {}  # a flag's generated name: the name it watches
@@ -1178,7 +1178,7 @@ class Emitter:
                     guard = f"({me}.epoch is {writes}[0] or {me}.current())"
                     # its temporary is the template's {t}: a fresh local at each use
                     search = (guard, table.lookup_source("{a}", "{t}", me, self.constant))
-                    self.search_tables[id(node)] = (table, me, guard)
+                    self.search_tables[id(node)] = (table, guard)
             self.searches[id(node)] = search
         return self.searches[id(node)]
 

@@ -90,10 +90,16 @@ SMALL_INTS = (
 #: would be a Python-level ``__len__`` call).
 CHARACTERS = "({a} if type({a}) is str else {a}.text if {a}.text is not None else {a}.chars)"
 
+
+def characters_or(otherwise: str) -> str:
+    """:data:`CHARACTERS` of any value ``{a}``, tested to be a string once: ``otherwise``
+    (a Python expression) when it is not one."""
+    sequence = "({a}.text if {a}.text is not None else {a}.chars)"
+    return f"({{a}} if type({{a}}) is str else {sequence} if type({{a}}) is MString else {otherwise})"
+
+
 #: The same for any value ``{a}``: empty when it is not a string.
-STRING_CHARACTERS = (
-    "({a} if type({a}) is str else ({a}.text if {a}.text is not None else {a}.chars) if type({a}) is MString else '')"
-)
+STRING_CHARACTERS = characters_or("''")
 
 #: Built-ins computed inline when their operands pass a guard: name to (operand count,
 #: guard over ``{a}`` ``{b}`` ``{c}``, value). Anything else (a wrong type, an index out of

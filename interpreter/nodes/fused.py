@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..datatypes import Char, Symbol
 from ..limits import SMALL_STRING
 from .core import Call, Const, GlobalRef, LocalRef, Node
-from .fastpath import BINARY_OPS, IDENTITY, compared_by_identity
+from .fastpath import BINARY_OPS, IDENTITY, characters_or, compared_by_identity
 from .literal_search import SEARCHES
 
 if TYPE_CHECKING:
@@ -47,9 +47,7 @@ TEXT_OF = "({x} if type({x}) is str else {x}.text if type({x}) is MString else N
 #: A string's characters as a sequence of one-character ``str``: its text, or the list of
 #: characters of a mutable string being edited (what ``string-ref`` and ``string-length`` need).
 SEQUENCE = "sequence"
-SEQUENCE_OF = (
-    "({x} if type({x}) is str else ({x}.text if {x}.text is not None else {x}.chars) if type({x}) is MString else None)"
-)
+SEQUENCE_OF = characters_or("None")
 #: A character as a one-character ``str`` (``string-ref`` of a text), inside a nest only:
 #: a search of a quoted list looks it up as it is, and one that leaves the nest is made a
 #: character (``Char``) again.
@@ -227,7 +225,7 @@ class Fuser:
         if want == TEXT:
             self.guards.append(f"type({temp} := {TEXT_OF.format(x=source)}) is str")
         else:
-            self.guards.append(f"({temp} := {SEQUENCE_OF.format(x=source)}) is not None")
+            self.guards.append(f"({temp} := {SEQUENCE_OF.format(a=source)}) is not None")
         return temp
 
     def bind(self, expr: str, want: str) -> str:
@@ -306,7 +304,7 @@ class Fuser:
             return None
         if self.em.literal_search(node) is None:
             return None
-        table, _me, current = self.em.search_tables[id(node)]
+        table, current = self.em.search_tables[id(node)]
         letters = table.tables.get(Char)
         if letters is None:
             return None
