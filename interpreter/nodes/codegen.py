@@ -76,7 +76,8 @@ from .fastpath import (
 )
 from .fused import BOOL, fuse
 from .literal_search import SEARCHES, LiteralTable
-from .trmc import HOLE, emit_cons_loop, filled, has_cons_calls_of_itself, returning
+from .release import procedures_stay_inside
+from .trmc import HOLE, OUT, emit_cons_loop, filled, has_cons_calls_of_itself, returning
 
 if TYPE_CHECKING:
     from ..evaluator import Runtime
@@ -188,6 +189,9 @@ class Emitter:
         self.plain = False  # inline expressions without fused forms (specialize's ordinary arm)
         self.specialize_budget = SPECIALIZE_BUDGET  # nodes that specialize may still emit twice
         self.sizes: dict[int, int] | None = None  # id of a node of the body: its subtree's size (size_of)
+        # Frames the body empties as it leaves them (release.py): each frame's local, and the
+        # keys of its procedures (None: all its bindings are procedures).
+        self.released: dict[str, list[str] | None] = {}
 
     # -- bookkeeping ---------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -235,11 +239,39 @@ class Emitter:
         return f"{name}.value"
 
     def line(self, text: str) -> None:
-        if self.holes and text.lstrip().startswith("return "):
-            for part in returning(text):
+        if (self.holes or self.released) and text.lstrip().startswith("return "):
+            parts = returning(text) if self.holes else [text]
+            if self.released:
+                parts = self.releasing(parts[0], parts[-1])
+            for part in parts:
                 self.lines.append("    " * self.indent + part)
             return
         self.lines.append("    " * self.indent + text)
+
+    def releasing(self, first: str, last: str) -> list[str]:
+        """``return x`` (given as ``first``, or as ``out = x`` and the ``last`` line that
+        returns ``out``) with the released frames emptied in between, unless ``x`` is a
+        pending tail call (it may call a procedure they hold)."""
+        body = first.lstrip()
+        pad = first[: len(first) - len(body)]
+        if body.startswith("return "):
+            first, last = f"{pad}{OUT} = {body[len('return ') :]}", f"{pad}return {OUT}"
+        lines = [first, f"{pad}if type({OUT}) is not TailCall:"]
+        lines += [f"{pad}    {line}" for frame in self.released for line in self.release_lines(frame)]
+        return [*lines, last]
+
+    def release_lines(self, frame: str) -> list[str]:
+        """Lines that take the procedures out of released ``frame``, if it has been made."""
+        keys = self.released[frame]
+        if keys is None:
+            return [f"if {frame} is not None:", f"    {frame}.vars.clear()"]
+        return [f"if {frame} is not None:", *(f"    {frame}.vars.pop({key}, None)" for key in keys)]
+
+    def release(self, frame: str) -> None:
+        """Emit the emptying of ``frame`` here, if the body releases it."""
+        if frame in self.released:
+            for line in self.release_lines(frame):
+                self.line(line)
 
     def open_site(self, node: Call) -> int:
         """Number the call site ``node`` (nested in the current one) and make it current.
@@ -287,6 +319,7 @@ class Emitter:
                 self.line(f"{', '.join(p for p, _ in changed)} = {', '.join(a for _, a in changed)}")
             if f is not None:
                 self.line(f"outer = {env}")
+            self.release("env")
             self.line("env = None")
         self.count_step()
         self.line("continue")
@@ -437,6 +470,9 @@ class Emitter:
         frame too once something (a closure made by an init) has made it."""
         names = {name: self.fresh("l") for name in node.names}
         scope = Registers(names, self.fresh("e"))
+        if procedures_stay_inside(node.names, node.inits, [*node.inits, node.body]):
+            self.released[scope.env] = None  # made None before the loop: see compile_procedure
+            self.release(scope.env)  # the frame of the round before
         self.line(f"{scope.env} = None")
         for local in names.values():
             self.line(f"{local} = UNASSIGNED")
@@ -1855,6 +1891,8 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
             emitter.register_mode = True
             emitter.define_nodes = set(defines)
             frame = "None"
+            if procedures_stay_inside(list(locals_), [node.value for node in defines], [proc.body]):
+                emitter.released["env"] = [emitter.key(name) for name in locals_]
             for local in locals_.values():  # at the top of the loop: a self tail call starts afresh
                 emitter.line(f"{local} = UNASSIGNED")
     if not emitter.register_mode:
@@ -1864,6 +1902,7 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     emitter.namespace["on_error"] = BodyErrors(emitter.sites)
     code = "\n".join(without_dead_site_stores(emitter.lines))
     start = f"\n    {HOLE} = None" if emitter.holes else ""
+    start += "".join(f"\n    {frame} = None" for frame in emitter.released if frame != "env")
     source = TEMPLATE.format(params=params, frame=frame, start=start, code=code)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
@@ -1883,9 +1922,11 @@ def register_defines(proc: Lambda) -> list[Define] | None:
     if len(set(names)) != len(names) or set(names) != set(proc.defines) or set(names) & set(proc.params):
         return None
     watched = {*proc.params, *names}
+    own = {id(node) for node in defines}  # reached again through a defined lambda's binding region
     for part in top:
-        if assigned_names(part.value if type(part) is Define else part) & watched:
-            return None
+        for node in subtree(part.value if type(part) is Define else part):
+            if id(node) not in own and set(node.assigned()) & watched:
+                return None
     return defines
 
 
