@@ -71,6 +71,9 @@ NESTS = [
     "(= 1 (vector-ref v (vector-ref (vector 0 1 2) a)))",
     "(+ (vector-ref s 0) b)",
     "(< (vector-ref nowhere 0) b)",
+    # each part of an and/or is a nest of its own (a later part runs only if it is reached)
+    "(and (= 1 (vector-ref v (vector-ref (vector 0 1 2) a))) (= (modulo (car a) b) 0))",
+    "(or (null? a) (null? (cdr a)) (< (car a) b))",
 ]
 
 ARGUMENTS = [
@@ -109,6 +112,15 @@ def test_the_nest_is_computed_behind_one_guard(sources: list[str]) -> None:
     interp = Interpreter()
     interp.eval("(define (multiple? x n) (= (modulo (car x) n) 0))")
     assert interp.eval("(multiple? '(9) 3)") is True
+    fused = re.compile(r"\(\(\((\w+) % arg1\) == 0\) if type\(arg0\) is Pair and type\(\1 := \(arg0\.car\)\) is int")
+    assert any(fused.search(source) for source in sources), sources
+
+
+def test_each_part_of_an_and_is_fused(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (both? x n) (and (pair? x) (= (modulo (car x) n) 0) (> (car x) n)))")
+    assert interp.eval("(both? '(9) 3)") is True
+    assert interp.eval("(both? '(9) 2)") is False
     fused = re.compile(r"\(\(\((\w+) % arg1\) == 0\) if type\(arg0\) is Pair and type\(\1 := \(arg0\.car\)\) is int")
     assert any(fused.search(source) for source in sources), sources
 

@@ -1484,8 +1484,14 @@ class Emitter:
         return f"({call} is not False)" if node is self.truth_of else call
 
     def pure_logic(self, node: And | Or) -> str | None:
-        """``and``/``or`` of pure parts as one short-circuiting expression."""
-        parts = [self.pure(p) for p in node.parts]
+        """``and``/``or`` of pure parts as one short-circuiting expression. Each part is
+        built as an outermost expression (fused on its own: :func:`~.fused.fuse`), since
+        a later part runs only when the earlier ones let it."""
+        saved, self.pure_depth = self.pure_depth, 0
+        try:
+            parts = [self.pure(p) for p in node.parts]
+        finally:
+            self.pure_depth = saved
         if any(p is None for p in parts) or not self.within_height(node, node.parts, len(parts)):
             return None
         if not parts:
