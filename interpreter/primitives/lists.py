@@ -30,7 +30,7 @@ from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import check_elements
 from ..polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled, ticks
-from .loops import changed_error, walk
+from .loops import WALK, changed_error
 from .numbers import check_number, check_size
 from .registry import primitive
 
@@ -759,7 +759,7 @@ def elements(who: str, lst: Any) -> Iterator[Any]:
 def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     """The list of ``(f x ...)`` for corresponding elements (stops at the shortest list)."""
     if not more:
-        return walk("map", check_proc("map", f), "map", lst, proper_length("map", lst))
+        return WALK["map"](check_proc("map", f), "map", lst, proper_length("map", lst))
     call = caller(check_proc("map", f), 1 + len(more))
     head = last = Pair()
     for row in rows("map", (lst, *more)):
@@ -780,7 +780,7 @@ def for_each(f: Any, lst: Any, *more: Any) -> Any:
         for x in items:
             call(x)
         return VOID
-    return walk("for-each", check_proc("for-each", f), "for-each", lst, proper_length("for-each", lst))
+    return WALK["for-each"](check_proc("for-each", f), "for-each", lst, proper_length("for-each", lst))
 
 
 @primitive("append-map")
@@ -822,13 +822,13 @@ def filter_map(f: Any, lst: Any, *more: Any) -> Any:
 @primitive("filter")
 def scheme_filter(pred: Any, lst: Any) -> Any:
     """The elements satisfying ``pred``."""
-    return walk("filter", check_proc("filter", pred), "filter", lst, proper_length("filter", lst))
+    return WALK["filter"](check_proc("filter", pred), "filter", lst, proper_length("filter", lst))
 
 
 @primitive("remove")
 def remove(pred: Any, lst: Any) -> Any:
     """The elements not satisfying ``pred``."""
-    return walk("remove", check_proc("remove", pred), "remove", lst, proper_length("remove", lst))
+    return WALK["remove"](check_proc("remove", pred), "remove", lst, proper_length("remove", lst))
 
 
 @primitive("partition")
@@ -866,7 +866,7 @@ def reduce(f: Any, ridentity: Any, lst: Any) -> Any:
     n = proper_length("reduce", lst)
     if n == 0:
         return ridentity
-    return walk("fold", f, "reduce", lst.car, lst.cdr, n - 1)
+    return WALK["fold"](f, "reduce", lst.car, lst.cdr, n - 1)
 
 
 @primitive("reduce-right")
@@ -888,7 +888,7 @@ def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     """SRFI-1 fold: ``(kons elem ... acc)`` from the left."""
     check_proc("fold", kons)
     if not more:
-        return walk("fold", kons, "fold", knil, lst, proper_length("fold", lst))
+        return WALK["fold"](kons, "fold", knil, lst, proper_length("fold", lst))
     call = caller(kons, 2 + len(more))
     acc = knil
     for row in rows("fold", (lst, *more)):
@@ -901,7 +901,7 @@ def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     """``(f acc elem ...)`` from the left."""
     check_proc("fold-left", f)
     if not more:
-        return walk("fold-left", f, "fold-left", init, lst, proper_length("fold-left", lst))
+        return WALK["fold-left"](f, "fold-left", init, lst, proper_length("fold-left", lst))
     call = caller(f, 2 + len(more))
     acc = init
     for row in rows("fold-left", (lst, *more)):
@@ -989,7 +989,7 @@ def list_index(pred: Any, lst: Any, *more: Any) -> Any:
 def scheme_any(pred: Any, lst: Any, *more: Any) -> Any:
     """The first true value of ``(pred x ...)``, or #f."""
     if not more:
-        return walk("any", check_proc("any", pred), "any", lst, proper_length("any", lst))
+        return WALK["any"](check_proc("any", pred), "any", lst, proper_length("any", lst))
     call, items = _over("any", pred, lst, more)
     for x in items:
         v = call(x)
@@ -1002,7 +1002,7 @@ def scheme_any(pred: Any, lst: Any, *more: Any) -> Any:
 def scheme_every(pred: Any, lst: Any, *more: Any) -> Any:
     """#f if some row fails ``pred``, else the last value (#t for empty lists)."""
     if not more:
-        return walk("every", check_proc("every", pred), "every", lst, proper_length("every", lst))
+        return WALK["every"](check_proc("every", pred), "every", lst, proper_length("every", lst))
     call, items = _over("every", pred, lst, more)
     v: Any = True
     for x in items:
