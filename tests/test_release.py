@@ -156,3 +156,19 @@ def test_released_frames_under_parallel_map() -> None:
         interp.eval_scheme("(map (lambda (n) (length (sieve (interval-list 2 n)))) '(100 200 300 400))")
     )
     assert write_string(value) == f"({' '.join(str(len(primes(n))) for n in (100, 200, 300, 400))})"
+
+
+def test_a_named_let_that_is_not_in_tail_position_leaves_no_cycles() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define (sum-plus-one l) (+ 1 (let loop ((l l) (acc 0)) (if (null? l) acc (loop (cdr l) (+ acc (car l)))))))
+           (define (sums ls acc) (if (null? ls) acc (sums (cdr ls) (+ acc (sum-plus-one (car ls))))))
+           (define saved #f)
+           (define (keeps-loop) (+ 1 (let loop ((n 0)) (set! saved loop) (if (< n 3) (loop (+ n 1)) n))))"""
+    )
+    value, garbage = cyclic_garbage(interp, "(sums (make-list 300 (iota 30)) 0)")
+    assert value == 300 * (435 + 1)
+    assert garbage < 100
+    # a loop stored away keeps its frame: called later, it still finds its own name
+    assert interp.eval("(keeps-loop)") == 4
+    assert interp.eval("(saved 0)") == 3

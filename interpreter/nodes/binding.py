@@ -77,8 +77,13 @@ class NamedLet(Node):
         self.name, self.proc, self.inits, self.span = name, proc, inits, span
 
     def compile(self, tail: bool) -> Run:
+        from .release import procedures_stay_inside
+
         name, make = self.name, self.proc.compile(False)
         inits = [i.compile(False) for i in self.inits]
+        # Not in tail position, the frame and the loop's closure (a cycle) are emptied once
+        # the loop is done, if the closure cannot have escaped (see nodes/release.py).
+        release = not tail and procedures_stay_inside([name], [self.proc], [self.proc])
 
         def named_let(env: Env) -> Any:
             args = [i(env) for i in inits]
@@ -87,7 +92,10 @@ class NamedLet(Node):
             frame.vars[name] = loop
             if tail:
                 return TailCall(loop, args)
-            return apply_procedure(loop, args)
+            value = apply_procedure(loop, args)
+            if release:
+                frame.vars.clear()
+            return value
 
         return named_let
 

@@ -10,7 +10,9 @@ collections that walked and freed them took 15 ms of its 50.
 When the procedures cannot outlive the frame (:func:`procedures_stay_inside`), the body
 breaks the cycle itself: it takes the procedures out of the frame when it makes the frame
 again (the next round of its loop), goes round its own loop (a self tail call), or returns
-a value. Not when it returns a pending tail call, which may be a call of one of them.
+a value. Not when it returns a pending tail call, which may be a call of one of them. A
+named let that is not in tail position does the same with its frame once the loop is done
+(``NamedLet.compile``).
 """
 
 from __future__ import annotations
