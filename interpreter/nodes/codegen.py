@@ -75,6 +75,7 @@ from .fastpath import (
     generic_application,
 )
 from .fused import BOOL, fuse
+from .inline_walks import emit_walk, inline_walk, walk_namespace
 from .literal_search import SEARCHES, LiteralTable
 from .release import procedures_stay_inside
 from .trmc import HOLE, OUT, emit_cons_loop, filled, has_cons_calls_of_itself, returning
@@ -158,6 +159,7 @@ class Emitter:
             "apply_with_caller": apply_with_caller,
             "filled": filled,
             "rt": rt,
+            **walk_namespace(),
         }
         self.builtins = builtins
         if "list" in builtins:  # the inline short list (fastpath.GUARDED_BY_ARITY)
@@ -814,6 +816,8 @@ class Emitter:
         if kind is Define and node in self.define_nodes:
             self.define_register(node)
             return "VOID"
+        if kind is Call and inline_walk(self, node):
+            return emit_walk(self, node)
         if kind is Call and self.inline_call_with_values(node):
             temp = self.fresh("t")
             self.call_with_values(
@@ -867,6 +871,9 @@ class Emitter:
         if type(node) is Define and node in self.define_nodes:
             self.define_register(node)
             return
+        if type(node) is Call and inline_walk(self, node):
+            emit_walk(self, node)
+            return
         if type(node) is Call and self.pure(node) is None and self.flagged(node):
             self.flagged_call(node, value=False)
             return
@@ -891,6 +898,8 @@ class Emitter:
             for part in node.body[:-1]:
                 self.effect(part)
             self.tail(node.body[-1])
+        elif kind is Call and inline_walk(self, node):
+            self.line(f"return {emit_walk(self, node)}")
         elif kind is Call and self.inline_call_with_values(node):
             self.call_with_values(node, self.tail, lambda: self.call(node, tail=True))
         elif kind is Call and self.indent + 2 <= MAX_INDENT and emit_cons_loop(self, node):

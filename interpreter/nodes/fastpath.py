@@ -23,6 +23,7 @@ from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller
 from ..limits import SMALL_STRING
 from .core import Const, GlobalRef, Node, Run
+from .inline_walks import WALK_FORMS
 from .literal_search import SEARCHES
 
 if TYPE_CHECKING:
@@ -198,8 +199,9 @@ PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "newline": (1, STRING_PORT.format(p="{a}"), '{a}.parts.append("\\n")'),
 }
 
-#: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``).
-INLINE_FORMS = ("call-with-values",)
+#: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``,
+#: ``inline_walks.emit_walk``).
+INLINE_FORMS = ("call-with-values", *WALK_FORMS)
 
 #: Every global name whose built-in compiled code may compute inline.
 INLINE_NAMES = (

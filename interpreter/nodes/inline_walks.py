@@ -1,0 +1,157 @@
+"""``(map (lambda (x) …) lst)`` and its kin as a loop in the body that writes them.
+
+A literal ``lambda`` handed to ``map``, ``for-each``, ``filter`` or ``fold-left`` is made into
+a closure and called once per element through the list walk's call protocol
+(``primitives/loops.py``): a Python frame, the depth and tail-call bookkeeping, per element.
+When the body compiler (:class:`~.codegen.Emitter`) meets such a call on one list, it emits
+the walk itself as a Python loop and the lambda's body inside it, its parameters Python
+locals as a ``let``'s are:
+
+* while the global still holds the built-in (its intact flag); otherwise the call is made
+  the ordinary way;
+* the list is checked first, as the primitive does (a type error naming it for an improper
+  or circular list, before any element is looked at), and each round checks that the list
+  has not been shortened meanwhile (``changed_error``);
+* each element gets a fresh frame, made only if a closure or a slow path needs it, so a
+  closure made in the body captures that element's binding, as a call would;
+* each element counts a step under ``max_steps`` (a call counts one), and the limits are
+  polled between chunks of the list, as the walks do (:func:`~..polling.ticks`).
+
+The lambda's closure is never made: nothing but the call could see it. Its body's calls are
+sites of the enclosing body, so an error inside it has the same backtrace (each call node
+keeps the name of the procedure it was written in). Under ``parallel-map`` the loop's
+locals belong to the running activation. Not for a lambda with a rest parameter, internal
+defines or a ``set!`` of a parameter, nor for several lists.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .core import Call, GlobalRef, Lambda, Node, assigned_names
+
+if TYPE_CHECKING:
+    from .codegen import Emitter
+
+
+class WalkForm(NamedTuple):
+    """A walk done inline: its lambda's parameter count, the operands after the lambda
+    (the list last), and how a round ends with the body's value ``{v}`` and element ``{x}``."""
+
+    params: int
+    operands: int
+    round_end: tuple[str, ...]
+
+
+#: A new list's last pair is ``last`` (a placeholder pair before its first element's).
+APPEND = ("{c} = Pair()", "{c}.car = {item}", "{c}.span = None", "{last}.cdr = {c}", "{last} = {c}")
+
+WALK_FORMS: dict[str, WalkForm] = {
+    "map": WalkForm(1, 1, APPEND),
+    "filter": WalkForm(1, 1, ("if {v} is not False:", *(f"    {line}" for line in APPEND))),
+    "for-each": WalkForm(1, 1, ()),
+    "fold-left": WalkForm(2, 2, ("{acc} = {v}",)),
+}
+
+
+def inline_walk(em: Emitter, node: Node) -> bool:
+    """Whether ``node`` is a walk of :data:`WALK_FORMS` over one list whose procedure is a
+    literal lambda that can run inline (fixed parameters, no internal defines, no ``set!``
+    of a parameter), in a procedure body with room for one more frame and loop."""
+    from .codegen import MAX_INDENT, MAX_REGISTER_SCOPES
+
+    if type(node) is not Call or type(node.operator) is not GlobalRef:
+        return False
+    name = node.operator.name.name
+    form = WALK_FORMS.get(name)
+    if form is None or name not in em.builtins or len(node.operands) != 1 + form.operands:
+        return False
+    proc = node.operands[0]
+    return (
+        type(proc) is Lambda
+        and len(proc.params) == form.params
+        and proc.rest is None
+        and not proc.defines
+        and em.in_body
+        and len(em.scopes) < MAX_REGISTER_SCOPES - 1
+        and em.indent + 3 <= MAX_INDENT
+        and not assigned_names(proc.body) & set(proc.params)
+    )
+
+
+def emit_walk(em: Emitter, node: Call) -> str:
+    """Emit the walk ``node`` (see :func:`inline_walk`) as a loop; the name of its value.
+
+    The operands after the lambda are computed first, then the global is tested (the
+    order every inline built-in of a body takes, which Scheme leaves open): if it was
+    rebound, the lambda's closure is made and the call applied the ordinary way to the
+    values already computed."""
+    from .codegen import Registers
+    from .fastpath import builtins_intact
+
+    operator, proc = node.operator, node.operands[0]
+    assert type(operator) is GlobalRef and type(proc) is Lambda
+    name = operator.name.name
+    form = WALK_FORMS[name]
+    parent = em.current_site
+    em.open_site(node)  # in progress while the list is checked and the body runs, as a call is
+    values = em.operand_values(node.operands[1:])  # the lambda itself has no effect
+    em.line(f"site = {em.current_site}")
+    result, lst, count, who = em.fresh("t"), em.fresh("t"), em.fresh("t"), em.constant(name, "c")
+    em.line(f"{lst} = {values[-1]}")
+    em.line(f"if {em.flag(builtins_intact(operator, em.builtins[name]))}:")
+    em.indent += 1
+    em.line(f"{count} = proper_length({who}, {lst})")
+    head = last = acc = ""
+    if name in ("map", "filter"):
+        head, last = em.fresh("t"), em.fresh("t")
+        em.line(f"{head} = {last} = Pair()")
+    if name == "fold-left":
+        acc = em.fresh("t")
+        em.line(f"{acc} = {values[0]}")
+    em.forget()  # a later round runs after this round's calls
+    em.line(f"for _ in ticks({count}):")
+    em.indent += 1
+    em.line(f"if type({lst}) is not Pair:")
+    em.line(f"    raise changed_error({who})")
+    element = em.fresh("l")
+    em.line(f"{element} = {lst}.car")
+    locals_ = [element]
+    if name == "fold-left":  # the lambda's own binding of the accumulator
+        locals_.insert(0, em.fresh("l"))
+        em.line(f"{locals_[0]} = {acc}")
+    scope = Registers(dict(zip(proc.params, locals_)), em.fresh("e"))
+    em.line(f"{scope.env} = None")
+    em.scopes.append(scope)
+    try:
+        value = em.value(proc.body)
+    finally:
+        em.scopes.pop()
+    fields = {"v": value, "c": em.fresh("t"), "last": last, "acc": acc, "item": value if name == "map" else element}
+    for template in form.round_end:
+        em.line(template.format(**fields))
+    em.line(f"{lst} = {lst}.cdr")
+    em.count_step()
+    em.indent -= 1
+    if head:
+        em.line(f"{last}.cdr = NIL")
+        em.line(f"{result} = {head}.cdr")
+    else:
+        em.line(f"{result} = {acc or 'VOID'}")
+    em.indent -= 1
+    em.line("else:")
+    closure = f"{em.constant(proc.compile(False), 'n')}({em.frame})"
+    em.line(f"    {result} = {em.fallback(node, [closure, *values[:-1], lst])}")
+    em.forget()
+    em.current_site = parent
+    em.line(f"site = {parent}")
+    return result
+
+
+def walk_namespace() -> dict[str, Any]:
+    """What the loops need in a body's namespace."""
+    from ..polling import ticks
+    from ..primitives.lists import proper_length
+    from ..primitives.loops import changed_error
+
+    return {"ticks": ticks, "proper_length": proper_length, "changed_error": changed_error}

@@ -1,0 +1,100 @@
+"""``map``, ``filter``, ``for-each`` and ``fold-left`` with a literal lambda run as a loop in
+the compiled body (``interpreter/nodes/inline_walks.py``): values, errors, the list's checks,
+limits and a rebinding of the built-in are those of the ordinary call."""
+
+from __future__ import annotations
+
+import pytest
+from test_compiled_equivalence import HELPERS, outcome, run_five_ways
+
+from interpreter import Interpreter, SchemeError
+from interpreter.nodes.inline_walks import WALK_FORMS
+from interpreter.printer import write_string
+
+#: The walks rebound to procedures that call them: no loop is inline.
+WRAPPED = " ".join(f"(define {name} (let ((p {name})) (lambda xs (apply p xs))))" for name in WALK_FORMS)
+
+WALKS = [
+    "(map (lambda (x) (* x b)) a)",
+    "(filter (lambda (x) (< x b)) a)",
+    "(fold-left (lambda (acc x) (+ acc (* x b))) 0 a)",
+    "(let ((out '())) (for-each (lambda (x) (set! out (cons (list x b) out))) a) out)",
+    # closures made in the body capture each element's own binding
+    "(map (lambda (t) (t)) (map (lambda (x) (lambda () (list x b))) a))",
+    "(map (lambda (x) (filter (lambda (y) (< y x)) a)) a)",
+    "(map (lambda (x) (h x)) a)",  # a call out in the body
+    "(map (lambda (x) (car x)) a)",  # an error in the body, at the second element
+    # the list shortened while it is walked
+    "(let ((l (list-copy a))) (map (lambda (x) (if (pair? l) (set-cdr! l '())) x) l))",
+]
+
+ARGUMENTS = [
+    ("'(1 2 3)", "2"),
+    ("'()", "0"),
+    ("'(1 . 2)", "1"),  # an improper list: refused before the first element
+    ("7", "1"),
+    ("'(1 x 3)", "2"),
+    ("'((1) (2))", "3"),
+    ("(list 1.5 2 3)", "2.5"),
+]
+
+
+def reference(expr: str, a: str, b: str) -> str:
+    interp = Interpreter()
+    interp.eval_scheme(HELPERS)
+    interp.eval_scheme(WRAPPED)
+    interp.eval_scheme(f"(define (f a b) {expr})")
+    return outcome(interp, f"(f {a} {b})")
+
+
+@pytest.mark.parametrize("expr", WALKS)
+def test_an_inline_walk_agrees_with_the_ordinary_call(expr: str) -> None:
+    for a, b in ARGUMENTS:
+        results = set(run_five_ways(expr, a, b))
+        assert results == {reference(expr, a, b)}, (expr, a, b, results)
+
+
+def test_the_walk_is_a_loop_in_the_body(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (triple-all l) (map (lambda (x) (* x 3)) l))")
+    assert write_string(interp.eval_scheme("(triple-all '(1 2))")) == "(3 6)"
+    body = next(source for source in sources if "proper_length(" in source)
+    assert "for _ in ticks(" in body and "apply_with_caller" not in body.split("else:")[0]
+
+
+def test_an_error_in_the_body_has_the_calls_backtrace() -> None:
+    interp = Interpreter()
+    interp.eval("(define (firsts l) (map (lambda (x) (car x)) l))")
+    with pytest.raises(SchemeError) as caught:
+        interp.eval("(firsts '((1) 2))")
+    text = str(caught.value)
+    assert "car: expected a pair, got 2" in text
+    assert "(car x)" in text and "in lambda" in text and "(map (lambda (x) (car x)) l)" in text
+
+
+def test_each_element_is_a_step() -> None:
+    interp = Interpreter(max_steps=5_000)
+    interp.eval("(define (copy l) (map (lambda (x) x) l))")
+    assert interp.eval("(length (copy (iota 1000)))") == 1000
+    with pytest.raises(SchemeError, match="step limit"):
+        interp.eval("(copy (iota 100000))")
+
+
+def test_a_rebinding_made_by_the_body_is_seen_by_the_next_call() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define real-map map)
+           (define (f l) (map (lambda (x) (if (= x 2) (set! map (lambda (g l) 'rebound))) x) l))"""
+    )
+    assert write_string(interp.eval_scheme("(f '(1 2 3))")) == "(1 2 3)"  # the walk goes on
+    assert write_string(interp.eval_scheme("(f '(1 2 3))")) == "rebound"
+    interp.eval("(set! map real-map)")
+    assert write_string(interp.eval_scheme("(f '(4))")) == "(4)"
+
+
+def test_inline_walks_under_parallel_map() -> None:
+    interp = Interpreter()
+    interp.eval("(define (squares n) (fold-left (lambda (s x) (+ s (* x x))) 0 (map (lambda (i) (+ i 1)) (iota n))))")
+    serial = interp.eval("(map squares (iota 40))")
+    assert interp.eval("(parallel-map squares (iota 40))") == serial
+    assert serial[3] == 1 + 4 + 9
