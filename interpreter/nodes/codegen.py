@@ -171,6 +171,7 @@ class Emitter:
         self.current_site = -1
         self.site_locals: dict[int, str] = {}  # id of a call node: its operator's local (open_site)
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
+        self.built: dict[int, str] = {}  # id of a pure ``cons`` call: the local its pair is in (built_pairs)
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
         self.global_refs: dict[int, tuple[str, str]] = {}  # id of a GlobalRef: global_reader's answer
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
@@ -1152,7 +1153,10 @@ class Emitter:
     # -- calls ---------------------------------------------------------------------
     def simple(self, node: Node) -> str | None:
         """An expression for a side-effect-free operand (constant or variable, global
-        variables included), else None."""
+        variables included, and pairs :meth:`built_pairs` has built), else None."""
+        built = self.built.get(id(node))
+        if built is not None:
+            return built
         if type(node) is Const:
             if is_simple_constant(node.value):
                 return repr(node.value)
@@ -1520,6 +1524,7 @@ class Emitter:
             return ""
         inline = self.pure(node)
         if inline is not None:
+            inline = self.built_pairs(node) or inline
             if tail:
                 self.line(f"return {inline}")
             return inline
@@ -1631,6 +1636,67 @@ class Emitter:
         self.current_site = parent
         self.line(f"site = {parent}")
         self.forget()
+        return result
+
+    def is_cons(self, node: Node) -> bool:
+        """Whether ``node`` is a call of the global ``cons`` on two operands."""
+        return (
+            type(node) is Call
+            and type(node.operator) is GlobalRef
+            and node.operator.name.name == "cons"
+            and len(node.operands) == 2
+            and "cons" in self.builtins
+        )
+
+    def built_pairs(self, node: Call) -> str | None:
+        """For a pure ``node`` that is a ``cons``, or has ``cons`` operands: emit those pairs
+        as statements (``Pair()`` and three stores, where an expression can only call the
+        function ``cons``: 19% of merge sort's ``split``), each operand before them in a name
+        first so that the order of evaluation stays, and give ``node``'s expression over
+        them. None when there is no such pair."""
+        if self.is_cons(node):
+            return self.build_pair(node)
+        last = max((i for i, operand in enumerate(node.operands) if self.is_cons(operand)), default=-1)
+        if last < 0:
+            return None
+        made: list[int] = []
+        try:
+            for operand in node.operands[: last + 1]:
+                if self.is_cons(operand):
+                    self.built[id(operand)] = self.build_pair(operand)  # type: ignore[arg-type]
+                elif self.simple(operand) is None:
+                    temp = self.fresh("t")
+                    self.line(f"{temp} = {self.pure(operand)}")
+                    self.built[id(operand)] = temp
+                else:
+                    continue
+                made.append(id(operand))
+            return self.pure(node)
+        finally:
+            for key in made:
+                del self.built[key]
+
+    def build_pair(self, node: Call) -> str:
+        """Emit the pair of the pure ``(cons a b)`` ``node`` into a new local: its operands
+        into names, then, while ``cons`` holds the built-in, ``Pair()`` and its fields, else
+        the ordinary call on those values."""
+        names = []
+        for operand in node.operands:
+            source = self.pure(operand)
+            assert source is not None
+            if not (source.isidentifier() or is_int_literal(source)):
+                temp = self.fresh("t")
+                self.line(f"{temp} = {source}")
+                source = temp
+            names.append(source)
+        assert type(node.operator) is GlobalRef
+        flag = self.flag(builtins_intact(node.operator, self.builtins["cons"]))
+        result = self.fresh("t")
+        self.line(f"if {flag}:")
+        for template in CONSTRUCTOR_STATEMENTS["cons"]:
+            self.line(f"    {template.format(r=result, a=names[0], b=names[1])}")
+        self.line("else:")
+        self.line(f"    {result} = {self.fallback(node, names)}")
         return result
 
     def hoist_operands(self, args: list[str], spare: str | None) -> None:

@@ -173,7 +173,7 @@ class Fuser:
     def typed(self, node: Node, want: str) -> tuple[str, str] | None:
         """(expression, type) for ``node`` as a value of type ``want`` (ANY: whatever it
         is), adding the tests that make it so to the guard; None if it cannot be fused."""
-        if type(node) is Call:
+        if type(node) is Call and id(node) not in self.em.built:
             return self.operation(node, want)
         if type(node) is GlobalRef:  # its cell's value, once, into a name: None (unbound) fails any test
             cell = self.em.global_cell(node)
