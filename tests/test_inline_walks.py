@@ -23,6 +23,7 @@ WALKS = [
     "(map (lambda (t) (t)) (map (lambda (x) (lambda () (list x b))) a))",
     "(map (lambda (x) (filter (lambda (y) (< y x)) a)) a)",
     "(map (lambda (x) (h x)) a)",  # a call out in the body
+    "(list (filter (lambda (x) 0) a) (map (lambda (x) #f) a) (fold-left (lambda (s x) 1) 0 a))",  # literal bodies
     "(map (lambda (x) (car x)) a)",  # an error in the body, at the second element
     # the list shortened while it is walked
     "(let ((l (list-copy a))) (map (lambda (x) (if (pair? l) (set-cdr! l '())) x) l))",

@@ -35,22 +35,27 @@ if TYPE_CHECKING:
 
 
 class WalkForm(NamedTuple):
-    """A walk done inline: its lambda's parameter count, the operands after the lambda
-    (the list last), and how a round ends with the body's value ``{v}`` and element ``{x}``."""
+    """A walk done inline: its lambda's parameter count, the operands after the lambda (the
+    list last), what it gives (``list``: a new list; ``accumulator``; ``void``), and the
+    lines that end a round, over the body's value ``{v}``, the element ``{x}``, the new
+    list's last pair ``{last}``, the accumulator ``{acc}`` and a fresh local ``{c}``."""
 
     params: int
     operands: int
+    gives: str
     round_end: tuple[str, ...]
 
 
-#: A new list's last pair is ``last`` (a placeholder pair before its first element's).
-APPEND = ("{c} = Pair()", "{c}.car = {item}", "{c}.span = None", "{last}.cdr = {c}", "{last} = {c}")
+def appending(item: str) -> tuple[str, ...]:
+    """The lines that put ``item`` at the end of the new list (after ``{last}``)."""
+    return ("{c} = Pair()", f"{{c}}.car = {item}", "{c}.span = None", "{last}.cdr = {c}", "{last} = {c}")
+
 
 WALK_FORMS: dict[str, WalkForm] = {
-    "map": WalkForm(1, 1, APPEND),
-    "filter": WalkForm(1, 1, ("if {v} is not False:", *(f"    {line}" for line in APPEND))),
-    "for-each": WalkForm(1, 1, ()),
-    "fold-left": WalkForm(2, 2, ("{acc} = {v}",)),
+    "map": WalkForm(1, 1, "list", appending("{v}")),
+    "filter": WalkForm(1, 1, "list", ("if {v} is not False:", *(f"    {line}" for line in appending("{x}")))),
+    "for-each": WalkForm(1, 1, "void", ()),
+    "fold-left": WalkForm(2, 2, "accumulator", ("{acc} = {v}",)),
 }
 
 
@@ -103,10 +108,10 @@ def emit_walk(em: Emitter, node: Call) -> str:
     em.indent += 1
     em.line(f"{count} = proper_length({who}, {lst})")
     head = last = acc = ""
-    if name in ("map", "filter"):
+    if form.gives == "list":  # a placeholder pair before the first element's
         head, last = em.fresh("t"), em.fresh("t")
         em.line(f"{head} = {last} = Pair()")
-    if name == "fold-left":
+    if form.gives == "accumulator":
         acc = em.fresh("t")
         em.line(f"{acc} = {values[0]}")
     em.forget()  # a later round runs after this round's calls
@@ -117,7 +122,7 @@ def emit_walk(em: Emitter, node: Call) -> str:
     element = em.fresh("l")
     em.line(f"{element} = {lst}.car")
     locals_ = [element]
-    if name == "fold-left":  # the lambda's own binding of the accumulator
+    if acc:  # the lambda's own binding of the accumulator
         locals_.insert(0, em.fresh("l"))
         em.line(f"{locals_[0]} = {acc}")
     scope = Registers(dict(zip(proc.params, locals_)), em.fresh("e"))
@@ -127,7 +132,11 @@ def emit_walk(em: Emitter, node: Call) -> str:
         value = em.value(proc.body)
     finally:
         em.scopes.pop()
-    fields = {"v": value, "c": em.fresh("t"), "last": last, "acc": acc, "item": value if name == "map" else element}
+    if not value.isidentifier():  # a name: a literal beside `is` (filter's test) is a SyntaxWarning
+        temp = em.fresh("t")
+        em.line(f"{temp} = {value}")
+        value = temp
+    fields = {"v": value, "x": element, "c": em.fresh("t"), "last": last, "acc": acc}
     for template in form.round_end:
         em.line(template.format(**fields))
     em.line(f"{lst} = {lst}.cdr")
