@@ -25,11 +25,11 @@ def unnamed(outcome: str) -> str:
     return re.sub(r"^(error [\w-]+): [^ :]+: ", r"\1: ", outcome)
 
 
-def reference(expr: str, a: str, b: str) -> str:
-    """The outcome with no inline computation at all (every built-in called)."""
+def reference(expr: str, a: str, b: str, wrapped: str = WRAPPED) -> str:
+    """The outcome with no inline computation at all (every built-in ``wrapped`` rebinds called)."""
     interp = Interpreter()
     interp.eval_scheme(HELPERS)
-    interp.eval_scheme(WRAPPED)
+    interp.eval_scheme(wrapped)
     interp.eval_scheme(f"(define (f a b) {expr})")
     return outcome(interp, f"(f {a} {b})")
 

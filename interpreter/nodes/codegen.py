@@ -603,18 +603,25 @@ class Emitter:
         producer, consumer = node.operands
         return (
             "call-with-values" in self.builtins
-            and type(producer) is Lambda
-            and type(consumer) is Lambda
-            and not producer.params
-            and producer.rest is None
-            and not producer.defines
-            and bool(consumer.params)
-            and consumer.rest is None
-            and not consumer.defines
+            and self.inlinable_lambda(producer, 0)
+            and self.inlinable_lambda(consumer)
+            and bool(consumer.params)  # type: ignore[attr-defined]
+        )
+
+    def inlinable_lambda(self, node: Node, params: int | None = None) -> bool:
+        """Whether ``node`` is a literal lambda whose body can run here inline, its
+        parameters Python locals as a ``let``'s are: fixed parameters (``params`` of them,
+        if given), no internal defines, no ``set!`` of a parameter, and room in this body
+        for two more register frames and a loop."""
+        return (
+            type(node) is Lambda
+            and (params is None or len(node.params) == params)
+            and node.rest is None
+            and not node.defines
             and self.in_body
             and len(self.scopes) < MAX_REGISTER_SCOPES - 1
-            and self.indent + 2 <= MAX_INDENT
-            and not assigned_names(consumer.body) & set(consumer.params)
+            and self.indent + 3 <= MAX_INDENT
+            and not assigned_names(node.body) & set(node.params)
         )
 
     def call_with_values(self, node: Call, body: Callable[[Node], Any], ordinary: Callable[[], Any]) -> None:

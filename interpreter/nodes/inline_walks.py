@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .core import Call, GlobalRef, Lambda, Node, assigned_names
+from .core import Call, GlobalRef, Lambda, Node
 
 if TYPE_CHECKING:
     from .codegen import Emitter
@@ -61,27 +61,14 @@ WALK_FORMS: dict[str, WalkForm] = {
 
 def inline_walk(em: Emitter, node: Node) -> bool:
     """Whether ``node`` is a walk of :data:`WALK_FORMS` over one list whose procedure is a
-    literal lambda that can run inline (fixed parameters, no internal defines, no ``set!``
-    of a parameter), in a procedure body with room for one more frame and loop."""
-    from .codegen import MAX_INDENT, MAX_REGISTER_SCOPES
-
+    literal lambda that can run inline (``Emitter.inlinable_lambda``)."""
     if type(node) is not Call or type(node.operator) is not GlobalRef:
         return False
     name = node.operator.name.name
     form = WALK_FORMS.get(name)
     if form is None or name not in em.builtins or len(node.operands) != 1 + form.operands:
         return False
-    proc = node.operands[0]
-    return (
-        type(proc) is Lambda
-        and len(proc.params) == form.params
-        and proc.rest is None
-        and not proc.defines
-        and em.in_body
-        and len(em.scopes) < MAX_REGISTER_SCOPES - 1
-        and em.indent + 3 <= MAX_INDENT
-        and not assigned_names(proc.body) & set(proc.params)
-    )
+    return em.inlinable_lambda(node.operands[0], form.params)
 
 
 def emit_walk(em: Emitter, node: Call) -> str:
