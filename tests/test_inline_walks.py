@@ -19,6 +19,9 @@ WALKS = [
     "(map (lambda (x) (* x b)) a)",
     "(filter (lambda (x) (< x b)) a)",
     "(fold-left (lambda (acc x) (+ acc (* x b))) 0 a)",
+    "(fold (lambda (x acc) (cons (list x b) acc)) '() a)",  # the element first, then the accumulator
+    "(list (any (lambda (x) (and (> x b) (* x 10))) a) (every (lambda (x) (and (< x 9) x)) a))",
+    "(list (any (lambda (x) (car x)) a) (every (lambda (x) (pair? x)) a))",  # stops at the first answer
     "(let ((out '())) (for-each (lambda (x) (set! out (cons (list x b) out))) a) out)",
     # closures made in the body capture each element's own binding
     "(map (lambda (t) (t)) (map (lambda (x) (lambda () (list x b))) a))",

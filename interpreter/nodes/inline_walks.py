@@ -1,8 +1,9 @@
 """``(map (lambda (x) …) lst)`` and its kin as a loop in the body that writes them.
 
-A literal ``lambda`` handed to ``map``, ``for-each``, ``filter`` or ``fold-left`` is made into
-a closure and called once per element through the list walk's call protocol
-(``primitives/loops.py``): a Python frame, the depth and tail-call bookkeeping, per element.
+A literal ``lambda`` handed to ``map``, ``for-each``, ``filter``, ``fold-left``, ``fold``,
+``any`` or ``every`` is made into a closure and called once per element through the list
+walk's call protocol (``primitives/loops.py``): a Python frame, the depth and tail-call
+bookkeeping, per element.
 When the body compiler (:class:`~.codegen.Emitter`) meets such a call on one list, it emits
 the walk itself as a Python loop and the lambda's body inside it, its parameters Python
 locals as a ``let``'s are:
@@ -36,13 +37,17 @@ if TYPE_CHECKING:
 
 class WalkForm(NamedTuple):
     """A walk done inline: its lambda's parameter count, the operands after the lambda (the
-    list last), what it gives (``list``: a new list; ``accumulator``; ``void``), and the
-    lines that end a round, over the body's value ``{v}``, the element ``{x}``, the new
-    list's last pair ``{last}``, the accumulator ``{acc}`` and a fresh local ``{c}``."""
+    list last), what it gives (``list``: a new list; ``accumulator``; ``void``), the
+    accumulator's first value (``{0}``: the first operand after the lambda), which of the
+    lambda's parameters is bound to the accumulator (None: none), and the lines that end a
+    round, over the body's value ``{v}``, the element ``{x}``, the new list's last pair
+    ``{last}``, the accumulator ``{acc}`` and a fresh local ``{c}``."""
 
     params: int
     operands: int
     gives: str
+    start: str | None
+    acc_param: int | None
     round_end: tuple[str, ...]
 
 
@@ -52,10 +57,13 @@ def appending(item: str) -> tuple[str, ...]:
 
 
 WALK_FORMS: dict[str, WalkForm] = {
-    "map": WalkForm(1, 1, "list", appending("{v}")),
-    "filter": WalkForm(1, 1, "list", ("if {v} is not False:", *(f"    {line}" for line in appending("{x}")))),
-    "for-each": WalkForm(1, 1, "void", ()),
-    "fold-left": WalkForm(2, 2, "accumulator", ("{acc} = {v}",)),
+    "map": WalkForm(1, 1, "list", None, None, appending("{v}")),
+    "filter": WalkForm(1, 1, "list", None, None, ("if {v} is not False:", *(f"    {x}" for x in appending("{x}")))),
+    "for-each": WalkForm(1, 1, "void", None, None, ()),
+    "fold-left": WalkForm(2, 2, "accumulator", "{0}", 0, ("{acc} = {v}",)),
+    "fold": WalkForm(2, 2, "accumulator", "{0}", 1, ("{acc} = {v}",)),
+    "any": WalkForm(1, 1, "accumulator", "False", None, ("if {v} is not False:", "    {acc} = {v}", "    break")),
+    "every": WalkForm(1, 1, "accumulator", "True", None, ("{acc} = {v}", "if {v} is False:", "    break")),
 }
 
 
@@ -98,9 +106,9 @@ def emit_walk(em: Emitter, node: Call) -> str:
     if form.gives == "list":  # a placeholder pair before the first element's
         head, last = em.fresh("t"), em.fresh("t")
         em.line(f"{head} = {last} = Pair()")
-    if form.gives == "accumulator":
+    if form.start is not None:
         acc = em.fresh("t")
-        em.line(f"{acc} = {values[0]}")
+        em.line(f"{acc} = {form.start.format(*values)}")
     em.forget()  # a later round runs after this round's calls
     em.line(f"for _ in ticks({count}):")
     em.indent += 1
@@ -109,9 +117,10 @@ def emit_walk(em: Emitter, node: Call) -> str:
     element = em.fresh("l")
     em.line(f"{element} = {lst}.car")
     locals_ = [element]
-    if acc:  # the lambda's own binding of the accumulator
-        locals_.insert(0, em.fresh("l"))
-        em.line(f"{locals_[0]} = {acc}")
+    if form.acc_param is not None:  # the lambda's own binding of the accumulator
+        bound = em.fresh("l")
+        em.line(f"{bound} = {acc}")
+        locals_.insert(form.acc_param, bound)
     scope = Registers(dict(zip(proc.params, locals_)), em.fresh("e"))
     em.line(f"{scope.env} = None")
     em.scopes.append(scope)
