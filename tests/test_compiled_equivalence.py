@@ -343,6 +343,7 @@ PAIRS_BUILT = [
     "(let ((p (cons a (cdr a)))) (list p (car p)))",
     "(list (h (cons a b)) (cons (h a) (h b)))",  # a pair as the operand of a call of a closure
     "(list (car b) (cons (car a) 1))",  # what comes before a pair is computed before it
+    "(list nowhere (cons (car a) 1))",  # an unbound global's error comes first too
 ]
 
 

@@ -1669,10 +1669,11 @@ class Emitter:
         made: list[int] = []
         try:
             for operand in node.operands[: last + 1]:
+                simple = self.simple(operand)
                 if self.is_cons(operand):
                     self.built[id(operand)] = self.build_pair(operand)  # type: ignore[arg-type]
-                elif self.simple(operand) is None:
-                    temp = self.fresh("t")
+                elif simple is None or not (simple.isidentifier() or type(operand) is Const):
+                    temp = self.fresh("t")  # a global's read may fail too: it keeps its place
                     self.line(f"{temp} = {self.pure(operand)}")
                     self.built[id(operand)] = temp
                 else:
