@@ -634,13 +634,7 @@ class Emitter:
         intact = self.flag(builtins_intact(node.operator, self.builtins["call-with-values"]))
         self.line(f"if {intact}:")
         self.indent += 1
-        thunk = Registers({}, self.fresh("e"))
-        self.line(f"{thunk.env} = None")
-        self.scopes.append(thunk)
-        try:
-            value = self.value(producer.body)
-        finally:
-            self.scopes.pop()
+        value = self.value_in_scope({}, producer.body)
         consumer_closure = self.constant(consumer.compile(False), "n")
         frame, count = self.frame, len(consumer.params)
         names = self.unpack(
@@ -658,6 +652,17 @@ class Emitter:
         self.indent += 1
         ordinary()
         self.indent -= 1
+
+    def value_in_scope(self, names: dict[Symbol, str], body: Node) -> str:
+        """``body``'s value, emitted with a register frame of ``names`` innermost (made
+        only if a closure or a slow path needs it)."""
+        scope = Registers(names, self.fresh("e"))
+        self.line(f"{scope.env} = None")
+        self.scopes.append(scope)
+        try:
+            return self.value(body)
+        finally:
+            self.scopes.pop()
 
     def inline_do(self, node: Do) -> bool:
         """Whether a ``do`` becomes a Python loop over register variables: in a procedure

@@ -86,7 +86,6 @@ def emit_walk(em: Emitter, node: Call) -> str:
     order every inline built-in of a body takes, which Scheme leaves open): if it was
     rebound, the lambda's closure is made and the call applied the ordinary way to the
     values already computed."""
-    from .codegen import Registers
     from .fastpath import builtins_intact
 
     operator, proc = node.operator, node.operands[0]
@@ -121,13 +120,7 @@ def emit_walk(em: Emitter, node: Call) -> str:
         bound = em.fresh("l")
         em.line(f"{bound} = {acc}")
         locals_.insert(form.acc_param, bound)
-    scope = Registers(dict(zip(proc.params, locals_)), em.fresh("e"))
-    em.line(f"{scope.env} = None")
-    em.scopes.append(scope)
-    try:
-        value = em.value(proc.body)
-    finally:
-        em.scopes.pop()
+    value = em.value_in_scope(dict(zip(proc.params, locals_)), proc.body)
     if not value.isidentifier():  # a name: a literal beside `is` (filter's test) is a SyntaxWarning
         temp = em.fresh("t")
         em.line(f"{temp} = {value}")
