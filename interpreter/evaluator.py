@@ -51,6 +51,11 @@ class Unassigned:
 UNASSIGNED = Unassigned()
 
 
+def fixed_count(params: tuple[Symbol, ...], rest: Symbol | None) -> int:
+    """A closure's ``nargs``: its fixed argument count, or -1 with a rest parameter."""
+    return len(params) if rest is None else -1
+
+
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
@@ -79,7 +84,7 @@ class Closure(Procedure):
         self.params = params
         self.rest = rest
         self.span = span
-        self.nargs = len(params) if rest is None else -1
+        self.nargs = fixed_count(params, rest)
 
     def arity_text(self) -> str:
         return arity_text(len(self.params), None if self.rest else len(self.params))

@@ -18,6 +18,7 @@ from ..evaluator import (
     UNASSIGNED,
     Closure,
     Runtime,
+    fixed_count,
     python_exception,
 )
 from ..mirrors import Flag
@@ -514,7 +515,7 @@ class Lambda(Node):
         def first_run(env: Env, *args: Any) -> Any:
             return run_now()(env, *args)
 
-        nargs = len(params) if rest is None else -1
+        nargs = fixed_count(params, rest)
         allocate = object.__new__
 
         def make_closure(env: Env) -> Closure:

@@ -37,15 +37,15 @@ if TYPE_CHECKING:
 
 class WalkForm(NamedTuple):
     """A walk done inline: its lambda's parameter count, the operands after the lambda (the
-    list last), what it gives (``list``: a new list; ``accumulator``; ``void``), the
-    accumulator's first value (``{0}``: the first operand after the lambda), which of the
-    lambda's parameters is bound to the accumulator (None: none), and the lines that end a
-    round, over the body's value ``{v}``, the element ``{x}``, the new list's last pair
-    ``{last}``, the accumulator ``{acc}`` and a fresh local ``{c}``."""
+    list last), whether its value is a new list, the first value of its accumulator if its
+    value is that (``{0}``: the first operand after the lambda; neither: the unspecified
+    value), which of the lambda's parameters is bound to the accumulator (None: none), and
+    the lines that end a round, over the body's value ``{v}``, the element ``{x}``, the new
+    list's last pair ``{last}``, the accumulator ``{acc}`` and a fresh local ``{c}``."""
 
     params: int
     operands: int
-    gives: str
+    new_list: bool
     start: str | None
     acc_param: int | None
     round_end: tuple[str, ...]
@@ -57,13 +57,13 @@ def appending(item: str) -> tuple[str, ...]:
 
 
 WALK_FORMS: dict[str, WalkForm] = {
-    "map": WalkForm(1, 1, "list", None, None, appending("{v}")),
-    "filter": WalkForm(1, 1, "list", None, None, ("if {v} is not False:", *(f"    {x}" for x in appending("{x}")))),
-    "for-each": WalkForm(1, 1, "void", None, None, ()),
-    "fold-left": WalkForm(2, 2, "accumulator", "{0}", 0, ("{acc} = {v}",)),
-    "fold": WalkForm(2, 2, "accumulator", "{0}", 1, ("{acc} = {v}",)),
-    "any": WalkForm(1, 1, "accumulator", "False", None, ("if {v} is not False:", "    {acc} = {v}", "    break")),
-    "every": WalkForm(1, 1, "accumulator", "True", None, ("{acc} = {v}", "if {v} is False:", "    break")),
+    "map": WalkForm(1, 1, True, None, None, appending("{v}")),
+    "filter": WalkForm(1, 1, True, None, None, ("if {v} is not False:", *(f"    {x}" for x in appending("{x}")))),
+    "for-each": WalkForm(1, 1, False, None, None, ()),
+    "fold-left": WalkForm(2, 2, False, "{0}", 0, ("{acc} = {v}",)),
+    "fold": WalkForm(2, 2, False, "{0}", 1, ("{acc} = {v}",)),
+    "any": WalkForm(1, 1, False, "False", None, ("if {v} is not False:", "    {acc} = {v}", "    break")),
+    "every": WalkForm(1, 1, False, "True", None, ("{acc} = {v}", "if {v} is False:", "    break")),
 }
 
 
@@ -102,7 +102,7 @@ def emit_walk(em: Emitter, node: Call) -> str:
     em.indent += 1
     em.line(f"{count} = proper_length({who}, {lst})")
     head = last = acc = ""
-    if form.gives == "list":  # a placeholder pair before the first element's
+    if form.new_list:  # a placeholder pair before the first element's
         head, last = em.fresh("t"), em.fresh("t")
         em.line(f"{head} = {last} = Pair()")
     if form.start is not None:
