@@ -59,8 +59,9 @@ def fixed_count(params: tuple[Symbol, ...], rest: Symbol | None) -> int:
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
-    ``run(env, *args)`` binds the arguments in a new frame inside ``env`` and runs
-    the body. ``nargs`` is the fixed argument count, or -1 for a procedure with a
+    ``run(env, depth, *args)`` binds the arguments in a new frame inside ``env`` and
+    runs the body at level ``depth`` (the caller's plus one; see codegen.TEMPLATE).
+    ``nargs`` is the fixed argument count, or -1 for a procedure with a
     rest parameter; a fixed-count ``run`` takes exactly that many arguments (Python
     positional parameters), so callers compare the count first (:meth:`check_count`).
     """
@@ -204,6 +205,7 @@ class Runtime:
         self.shared = 0  # parallel forms running; > 0 parks the registers (see the class docstring)
         self.branches: set[Branch] = set()
         self.parked_steps = 0  # the root's steps when the first parallel form began
+        self.parked_depth = 0  # the root's depth then
         self.branch_steps = 0  # steps the branches have charged since then
         self.memory: MemoryBudget | None = None  # max_memory (memory.py): the run's, branches included
         # whether names bound once to a lambda still hold its closure (nodes.core.SelfBinding)
@@ -237,6 +239,10 @@ class Runtime:
     def levels(self) -> int:
         """Levels of calls in progress, from the bottom of the run (``max_depth`` counts these)."""
         return self.depth_base + self.depth
+
+    def settled_levels(self) -> int:
+        """:attr:`levels` where a branch begins: while parked, as they were when parallel forms began."""
+        return self.depth_base + (self.parked_depth if self.shared else self.depth)
 
     def _set_mark(self, mark: int) -> None:
         """Move the depth mark; a pending :meth:`attend` keeps ``hop_mark`` at -1.
@@ -277,6 +283,9 @@ class Runtime:
             if self.shared == 0:
                 self.parked_steps = self.steps
                 self.branch_steps = 0
+                # a branch's compiled bodies publish their levels in these registers too
+                # (codegen.TEMPLATE): what they write while parked means nothing
+                self.parked_depth = self.depth
             self.shared += 1
             self.check_at = 0
             self.hop_mark = -1
@@ -288,6 +297,7 @@ class Runtime:
             if self.shared:
                 return
             self.steps = self.parked_steps + self.branch_steps
+            self.depth = self.parked_depth
             self._next_check()
             self._set_mark(self.depth_mark)
             if self.attention:
@@ -393,8 +403,7 @@ class Runtime:
                 self.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            self.depth = 1
-            result = proc.run(proc.env, *args)
+            result = proc.run(proc.env, 1, *args)
             self.depth = depth
         finally:
             self.depth_base = saved[2]
@@ -475,7 +484,7 @@ class Branch(Runtime):
         self.parent = parent
         self.max_depth, self.max_steps, self.timeout = root.max_depth, root.max_steps, root.timeout
         self.running = True
-        self.depth, self.depth_base = parent.levels, 0
+        self.depth, self.depth_base = parent.settled_levels(), 0
         self.hop_mark = self.depth_mark = 0
         self.attention = False
         self.steps = self.check_at = self.charged = 0
@@ -539,8 +548,8 @@ class Branch(Runtime):
                     self.check()
                 if len(args) != proc.nargs:
                     proc.check_count(len(args))
-                self.depth = depth + 1
-                result = proc.run(proc.env, *args)
+                self.depth = depth + 1  # the branch's calls all come back here (hop_mark is -1)
+                result = proc.run(proc.env, depth + 1, *args)
                 self.depth = depth
             elif type(proc) is Closure:
                 return apply_procedure(proc, args)  # another interpreter's procedure
@@ -620,8 +629,7 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
                 rt.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            rt.depth = depth + 1
-            result = proc.run(proc.env, *args)
+            result = proc.run(proc.env, depth + 1, *args)
             rt.depth = depth
         elif type(proc) is Primitive:
             try:
@@ -660,9 +668,8 @@ def make(proc, rt, env):
         rt.steps += 1
         if rt.steps >= rt.check_at:
             rt.check()
-        rt.depth = depth + 1
         run = proc.run  # not proc.run(...): LOAD_METHOD is not specialized for a slot in 3.11
-        result = run(env, {params})
+        result = run(env, depth + 1, {params})
         rt.depth = depth
         if type(result) is TailCall:
             return apply_procedure(result.proc, result.args)

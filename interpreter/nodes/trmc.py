@@ -42,9 +42,11 @@ if TYPE_CHECKING:
 HOLE, HEAD, OUT = "hole", "head", "out"
 
 
-def filled(hole: Any, head: Any, value: Any) -> Any:
-    """Fill the last hole with the body's value; the list's first pair is the result."""
+def filled(hole: Any, head: Any, value: Any, rt: Any, depth: int) -> Any:
+    """Fill the last hole with the body's value; the list's first pair is the result.
+    A pending tail call is made here, by the body (at its ``depth``) as its caller would."""
     if type(value) is TailCall:
+        rt.depth = depth
         value = apply_procedure(value.proc, value.args)
     hole.cdr = value
     return head
@@ -76,7 +78,10 @@ def returning(text: str) -> list[str]:
     body = text.lstrip()
     pad = text[: len(text) - len(body)]
     value = body[len("return ") :]
-    return [f"{pad}{OUT} = {value}", f"{pad}return {OUT} if {HOLE} is None else filled({HOLE}, {HEAD}, {OUT})"]
+    return [
+        f"{pad}{OUT} = {value}",
+        f"{pad}return {OUT} if {HOLE} is None else filled({HOLE}, {HEAD}, {OUT}, rt, depth)",
+    ]
 
 
 def emit_cons_loop(em: Emitter, node: Call) -> bool:
@@ -139,6 +144,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
     round_of_loop(f"{intact} and type({f}) is Closure and {f}.run is run", f)
     # the ordinary calls: the procedure, then each cons from the innermost out
     result = em.fresh("t")
+    em.line("rt.depth = depth")
     em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
     em.reload_after_call()
     em.forget()
@@ -147,7 +153,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         if flag is not None:
             em.operator_into(pair.operator, operator)
         outermost = site == heads[0][0]
-        ordinary = f"apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost})"
+        ordinary = f"(at_depth(depth) or apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost}))"
         given = f"cons({value}, {result}) if {operator} is {builtin} else {ordinary}"
         if outermost:
             em.line(f"return {given}")

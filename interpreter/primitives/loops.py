@@ -38,8 +38,9 @@ def changed_error(who: str) -> SchemeError:
 
 
 #: A closure called inline: ``f`` is the closure, ``rt``/``env``/``depth``/``depth1`` are
-#: bound once before the loop. ``rt.depth`` is set to ``depth1`` before each call and put
-#: back to ``depth`` only where something reads it (``rt.deep``, ``apply_procedure``, every
+#: bound once before the loop. The body runs at level ``depth1`` (its argument, see
+#: codegen.TEMPLATE) and may leave any level in ``rt.depth``, which is put back to
+#: ``depth`` only where something reads it (``rt.deep``, ``apply_procedure``, every
 #: ``return`` of the walk): between two calls nothing does (``rt.check`` does not).
 #: ``f.run`` is read into a local before the call (it changes once, when the body is
 #: compiled on its first call): ``f.run(...)`` would be a ``LOAD_METHOD`` that CPython 3.11
@@ -49,9 +50,8 @@ if depth >= rt.hop_mark:
     rt.depth = depth
     {r} = rt.deep(f, [{args}])
 else:
-{count}    rt.depth = depth1
-    run = f.run
-    {r} = run(env, {args})
+{count}    run = f.run
+    {r} = run(env, depth1, {args})
     if type({r}) is TailCall:
         rt.depth = depth
         {r} = apply_procedure({r}.proc, {r}.args)

@@ -58,8 +58,7 @@ class DslBody:
         rt.steps += 1
         if rt.steps >= rt.check_at:
             rt.check()
-        rt.depth = depth + 1
-        result = closure.run(env, *values)
+        result = closure.run(env, depth + 1, *values)
         rt.depth = depth
         return result
 
