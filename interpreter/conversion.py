@@ -57,6 +57,7 @@ from .datatypes import (
     Values,
     Void,
     make_list,
+    values_of,
 )
 from .errors import SchemeError
 from .limits import MAX_ELEMENTS, too_large
@@ -140,7 +141,7 @@ class Converter:
         if t is Record:
             return active.inside(x, lambda: self._record_to_model(x, active))
         if t is Values:
-            return Values([self._py(item, active) for item in x.items])
+            return values_of([self._py(item, active) for item in x.items])
         if isinstance(x, Procedure):
             return self._procedure_to_python(x)
         from .primitives.hashtables import HashTable

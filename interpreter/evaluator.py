@@ -29,6 +29,7 @@ from .datatypes import (
     Symbol,
     TailCall,
     arity_text,
+    values_of,
 )
 from .env import Env
 from .errors import SchemeError, SchemeExit, arity_error, type_error
@@ -122,7 +123,6 @@ class Continuation(Procedure):
         self.winders = winders
 
     def apply(self, args: list[Any]) -> Any:
-        from .datatypes import Values
 
         if not self.live:
             raise SchemeError(
@@ -130,7 +130,7 @@ class Continuation(Procedure):
                 "(taskscheme continuations are escape-only)",
                 kind="continuation",
             )
-        raise ContinuationInvoked(self, args[0] if len(args) == 1 else Values(list(args)))
+        raise ContinuationInvoked(self, args[0] if len(args) == 1 else values_of(list(args)))
 
 
 class Interrupted(SchemeError):

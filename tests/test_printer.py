@@ -23,8 +23,8 @@ from interpreter.datatypes import (
     Record,
     RecordType,
     Symbol,
-    Values,
     cons,
+    values_of,
 )
 from interpreter.equality import is_equal
 from interpreter.ports import InputPort
@@ -172,9 +172,9 @@ def test_display_compound() -> None:
 
 
 def test_values() -> None:
-    assert write_string(Values([1, "a", lst(2)])) == '1 "a" (2)'
-    assert display_string(Values([1, "a"])) == "1 a"
-    assert write_string(Values([])) == ""
+    assert write_string(values_of([1, "a", lst(2)])) == '1 "a" (2)'
+    assert display_string(values_of([1, "a"])) == "1 a"
+    assert write_string(values_of([])) == ""
 
 
 def test_procedures_and_other_objects() -> None:

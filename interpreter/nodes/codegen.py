@@ -31,7 +31,20 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..datatypes import CHARS, NIL, PAIR_WRITES, Char, MString, Pair, Primitive, Symbol, TailCall, Values, cons
+from ..datatypes import (
+    CHARS,
+    NIL,
+    PAIR_WRITES,
+    Char,
+    MString,
+    Pair,
+    Primitive,
+    Symbol,
+    TailCall,
+    Values,
+    cons,
+    values_of,
+)
 from ..env import Env, GlobalBindings
 from ..equality import EQV_BY_VALUE, is_eqv
 from ..errors import SchemeError
@@ -151,6 +164,7 @@ class Emitter:
             "MString": MString,
             "StringOutputPort": StringOutputPort,
             "Values": Values,
+            "values_of": values_of,
             "NIL": NIL,
             "UNASSIGNED": UNASSIGNED,
             "is_eqv": is_eqv,
@@ -177,7 +191,7 @@ class Emitter:
         self.current_site = -1
         self.site_locals: dict[int, str] = {}  # id of a call node: its operator's local (open_site)
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
-        self.built: dict[int, str] = {}  # id of a pure ``cons`` call: the local its pair is in (built_pairs)
+        self.built: dict[int, str] = {}  # id of a pure constructor call: the local its value is in (built_pairs)
         self.const_names: dict[int, str] = {}  # id of a Const node: its namespace name
         self.global_refs: dict[int, tuple[str, str]] = {}  # id of a GlobalRef: global_reader's answer
         self.heights: dict[int, int] = {}  # id of a pure node: inline operators nested in it
@@ -1176,7 +1190,7 @@ class Emitter:
     # -- calls ---------------------------------------------------------------------
     def simple(self, node: Node) -> str | None:
         """An expression for a side-effect-free operand (constant or variable, global
-        variables included, and pairs :meth:`built_pairs` has built), else None."""
+        variables included, and values :meth:`built_pairs` has built), else None."""
         built = self.built.get(id(node))
         if built is not None:
             return built
@@ -1595,8 +1609,8 @@ class Emitter:
                 _count, guard, code, statement = guarded
                 fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
                 self.line(f"{keyword} {still} and {guard.format(**fields)}:")
-                built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)  # type: ignore[attr-defined]
-                if built is not None and len(args) == 2:
+                built = CONSTRUCTOR_STATEMENTS.get((node.operator.name.name, len(args)))  # type: ignore[attr-defined]
+                if built is not None:
                     for template in built:
                         self.line(f"    {template.format(r=result, **fields)}")
                     if tail:
@@ -1663,33 +1677,33 @@ class Emitter:
         self.forget()
         return result
 
-    def is_cons(self, node: Node) -> bool:
-        """Whether ``node`` is a call of the global ``cons`` on two operands."""
+    def is_constructor(self, node: Node) -> bool:
+        """Whether ``node`` calls the global ``cons`` or ``values`` with a count that
+        :data:`CONSTRUCTOR_STATEMENTS` builds."""
         return (
             type(node) is Call
             and type(node.operator) is GlobalRef
-            and node.operator.name.name == "cons"
-            and len(node.operands) == 2
-            and "cons" in self.builtins
+            and (node.operator.name.name, len(node.operands)) in CONSTRUCTOR_STATEMENTS
+            and node.operator.name.name in self.builtins
         )
 
     def built_pairs(self, node: Call) -> str | None:
-        """For a pure ``node`` that is a ``cons``, or has ``cons`` operands: emit those pairs
-        as statements (``Pair()`` and three stores, where an expression can only call the
-        function ``cons``: 19% of merge sort's ``split``), each operand before them in a name
-        first so that the order of evaluation stays, and give ``node``'s expression over
-        them. None when there is no such pair."""
-        if self.is_cons(node):
-            return self.build_pair(node)
-        last = max((i for i, operand in enumerate(node.operands) if self.is_cons(operand)), default=-1)
+        """For a pure ``node`` that is a constructor (``cons``, ``values``), or has
+        constructor operands: emit those as statements (``Pair()`` and three stores, where
+        an expression can only call the function ``cons``: 19% of merge sort's ``split``),
+        each operand before them in a name first so that the order of evaluation stays,
+        and give ``node``'s expression over them. None when there is no such operand."""
+        if self.is_constructor(node):
+            return self.construct(node)
+        last = max((i for i, operand in enumerate(node.operands) if self.is_constructor(operand)), default=-1)
         if last < 0:
             return None
         made: list[int] = []
         try:
             for operand in node.operands[: last + 1]:
                 simple = self.simple(operand)
-                if self.is_cons(operand):
-                    self.built[id(operand)] = self.build_pair(operand)  # type: ignore[arg-type]
+                if self.is_constructor(operand):
+                    self.built[id(operand)] = self.construct(operand)  # type: ignore[arg-type]
                 elif simple is None or not (simple.isidentifier() or type(operand) is Const):
                     temp = self.fresh("t")  # a global's read may fail too: it keeps its place
                     self.line(f"{temp} = {self.pure(operand)}")
@@ -1702,12 +1716,16 @@ class Emitter:
             for key in made:
                 del self.built[key]
 
-    def build_pair(self, node: Call) -> str:
-        """Emit the pair of the pure ``(cons a b)`` ``node`` into a new local: its operands
-        into names, then, while ``cons`` holds the built-in, ``Pair()`` and its fields, else
-        the ordinary call on those values."""
+    def construct(self, node: Call) -> str:
+        """Emit the value of the pure constructor call ``node`` into a new local: its
+        operands into names in order (constructor operands built the same way first), then,
+        while the global holds the built-in, the statements that make the value, else the
+        ordinary call on those values."""
         names = []
         for operand in node.operands:
+            if self.is_constructor(operand):
+                names.append(self.construct(operand))  # type: ignore[arg-type]
+                continue
             source = self.pure(operand)
             assert source is not None
             if not (source.isidentifier() or is_int_literal(source)):
@@ -1716,11 +1734,12 @@ class Emitter:
                 source = temp
             names.append(source)
         assert type(node.operator) is GlobalRef
-        flag = self.flag(builtins_intact(node.operator, self.builtins["cons"]))
+        name = node.operator.name.name
+        flag = self.flag(builtins_intact(node.operator, self.builtins[name]))
         result = self.fresh("t")
         self.line(f"if {flag}:")
-        for template in CONSTRUCTOR_STATEMENTS["cons"]:
-            self.line(f"    {template.format(r=result, a=names[0], b=names[1])}")
+        for template in CONSTRUCTOR_STATEMENTS[(name, len(names))]:
+            self.line(f"    {template.format(r=result, **dict(zip('abcd', names)))}")
         self.line("else:")
         self.line(f"    {result} = {self.fallback(node, names)}")
         return result
@@ -1801,8 +1820,8 @@ class Emitter:
         ok = self.intact_flag(node.operator)
         result = self.fresh("t")
         self.line(f"if {ok} and {self.without_known(guard.format(**fields))}:")
-        built = CONSTRUCTOR_STATEMENTS.get(node.operator.name.name)
-        if built is not None and len(args) == 2:
+        built = CONSTRUCTOR_STATEMENTS.get((node.operator.name.name, len(args)))  # type: ignore[attr-defined]
+        if built is not None:
             for template in built:
                 self.line(f"    {template.format(r=result, **fields)}")
         elif statement:

@@ -56,9 +56,16 @@ BOOLEAN_RESULTS = frozenset(
 
 #: Two-operand built-ins that build a value inline.
 CONSTRUCTORS = {"cons": "cons({a}, {b})"}
-#: The same as statements into ``{r}``, where a call site has room for them: ``Pair()``
-#: allocates in C alone, saving the Python call of ``datatypes.cons``.
-CONSTRUCTOR_STATEMENTS = {"cons": ("{r} = Pair()", "{r}.car = {a}", "{r}.cdr = {b}", "{r}.span = None")}
+#: Constructors as statements into ``{r}``, by (name, operand count), where a call site has
+#: room for them: ``Pair()`` and ``Values()`` allocate in C alone, saving the Python call of
+#: ``datatypes.cons`` or ``datatypes.values_of``.
+CONSTRUCTOR_STATEMENTS: dict[tuple[str, int], tuple[str, ...]] = {
+    ("cons", 2): ("{r} = Pair()", "{r}.car = {a}", "{r}.cdr = {b}", "{r}.span = None"),
+    **{
+        ("values", n): ("{r} = Values()", f"{{r}}.items = [{', '.join('{' + x + '}' for x in 'abcd'[:n])}]")
+        for n in (0, 2, 3, 4)
+    },
+}
 
 #: An exact integer that converts to a float without overflow (``int + float`` raises
 #: OverflowError past about 1e308; the primitive reports that as a Scheme error).
@@ -175,7 +182,7 @@ GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
     ("number->string", 1): (SMALL_INT, "MString(str({a}))"),
     **{("string-append", n): string_append_template(n) for n in (2, 3, 4)},
     # several values (one value is the value itself: the primitive's job)
-    **{("values", n): ("True", f"Values([{', '.join('{' + x + '}' for x in 'abcd'[:n])}])") for n in (0, 2, 3, 4)},
+    **{("values", n): ("True", f"values_of([{', '.join('{' + x + '}' for x in 'abcd'[:n])}])") for n in (0, 2, 3, 4)},
     # a short list: the built-in's own function (``list_of`` in the namespace), called
     # directly, with no operator read, dispatch or tail-call test at the call site
     **{("list", n): ("True", f"list_of({', '.join('{' + x + '}' for x in 'abcd'[:n])})") for n in (1, 2, 3, 4)},

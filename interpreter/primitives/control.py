@@ -12,11 +12,11 @@ from ..datatypes import (
     Procedure,
     Promise,
     TailCall,
-    Values,
     cons,
     list_to_python,
     make_list,
     sym,
+    values_of,
 )
 from ..errors import SchemeError, SchemeExit, arity_error, type_error
 from ..evaluator import Continuation, ContinuationInvoked, apply_procedure
@@ -47,7 +47,7 @@ def apply(proc: Any, *args: Any) -> TailCall:
 
 @primitive("values")
 def values(*items: Any) -> Any:
-    return items[0] if len(items) == 1 else Values(list(items))
+    return items[0] if len(items) == 1 else values_of(list(items))
 
 
 @primitive("call-with-values")

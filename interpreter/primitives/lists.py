@@ -24,6 +24,7 @@ from ..datatypes import (
     Symbol,
     Values,
     spine,
+    values_of,
 )
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
@@ -849,7 +850,7 @@ def partition(pred: Any, lst: Any) -> Values:
             no_last.cdr = cell
             no_last = cell
     yes_last.cdr = no_last.cdr = NIL
-    return Values([yes.cdr, no.cdr])
+    return values_of([yes.cdr, no.cdr])
 
 
 @primitive("count")

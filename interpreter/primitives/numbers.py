@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..bignum import BITS_PER_DIGIT, DIGITS, int_shown, int_to_decimal, max_bits
-from ..datatypes import MString, Values
+from ..datatypes import MString, Values, values_of
 from ..errors import SchemeError, type_error
 from ..limits import MAX_ELEMENTS
 from ..memory import reserve
@@ -343,13 +343,13 @@ def floor_quotient(a: Any, b: Any) -> Any:
 @primitive("floor/")
 def floor_slash(a: Any, b: Any) -> Values:
     """Floor quotient and remainder as two values."""
-    return Values(list(floor_div("floor/", a, b)))
+    return values_of(list(floor_div("floor/", a, b)))
 
 
 @primitive("truncate/")
 def truncate_slash(a: Any, b: Any) -> Values:
     """Truncating quotient and remainder as two values."""
-    return Values(list(truncate_div("truncate/", a, b)))
+    return values_of(list(truncate_div("truncate/", a, b)))
 
 
 @primitive("gcd")
@@ -709,7 +709,7 @@ def exact_integer_sqrt(n: Any) -> Values:
     """``s`` and ``n - s*s`` where ``s`` is the integer square root of ``n``."""
     check_nonneg("exact-integer-sqrt", n)
     s = math.isqrt(n)
-    return Values([s, n - s * s])
+    return values_of([s, n - s * s])
 
 
 @primitive("expt")
