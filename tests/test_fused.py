@@ -74,6 +74,12 @@ NESTS = [
     # each part of an and/or is a nest of its own (a later part runs only if it is reached)
     "(and (= 1 (vector-ref v (vector-ref (vector 0 1 2) a))) (= (modulo (car a) b) 0))",
     "(or (null? a) (null? (cdr a)) (< (car a) b))",
+    # and/or as tests: Python's own and/or of the parts' truths (Emitter.logic_truth)
+    "(if (and (= 1 (vector-ref v (vector-ref (vector 0 1 2) a))) (= (modulo (car a) b) 0)) 'yes 'no)",
+    "(if (or (null? a) (car a) 0 (< (car a) b)) 'yes 'no)",
+    "(cond ((and (pair? a) (or (null? (cdr a)) (eqv? (car a) b))) 'first) ((and) 'empty) (else 'no))",
+    "(if (and (pair? a) (car a) (not (car a))) 1 (if (or #f (memv b '(1 2))) 2 3))",
+    "(if (or (null? a) (- b b)) (if (and (pair? a) b) 'yes 'pair-no) 'no)",  # 0 is true
 ]
 
 ARGUMENTS = [

@@ -1174,7 +1174,41 @@ class Emitter:
                 self.truth_of = None
             if inline is not None:
                 return inline
+        if type(node) in (And, Or) and node.parts:  # type: ignore[attr-defined]
+            logic = self.logic_truth(node)  # type: ignore[arg-type]
+            if logic is not None:
+                return logic
         return f"{self.test(node)} is not False"
+
+    def logic_truth(self, node: And | Or) -> str | None:
+        """The truth of an ``and``/``or`` of pure parts as Python's own ``and``/``or`` of
+        the parts' truths: a test keeps no part's value (:meth:`pure_logic` keeps each in a
+        name and tests it twice). Each part is built as an outermost expression, as there.
+        None if a part is not pure."""
+        saved, self.pure_depth = self.pure_depth, 0
+        try:
+            truths = [self.pure_truth(part) for part in node.parts]
+        finally:
+            self.pure_depth = saved
+        if any(t is None for t in truths) or not self.within_height(node, node.parts, len(truths)):
+            return None
+        return "(" + (" and " if type(node) is And else " or ").join(f"({t})" for t in truths) + ")"
+
+    def pure_truth(self, node: Node) -> str | None:
+        """:meth:`truth` of a pure ``node`` (emitting nothing), else None."""
+        if type(node) in (And, Or) and node.parts:  # type: ignore[attr-defined]
+            return self.logic_truth(node)  # type: ignore[arg-type]
+        boolean = type(node) is Call and type(node.operator) is GlobalRef and node.operator.name.name in BOOLEAN_RESULTS
+        if boolean and self.truth_of is None:
+            self.truth_of = node  # type: ignore[assignment]
+            try:
+                return self.pure(node)
+            finally:
+                self.truth_of = None
+        expr = self.pure(node)
+        if expr is None:
+            return None
+        return "True" if is_int_literal(expr) else f"{expr} is not False"
 
     def test(self, node: Node) -> str:
         """An expression for a test's value, never an integer literal (``0 is not False``
