@@ -5,6 +5,9 @@ The name is known to hold the running closure while nothing in its region assign
 no ``set!`` found at run time (a task run in its caller's frame) has written a local
 frame. Results, step counts, limits and the cases that break the assumption keep their
 meaning.
+
+A global procedure's loop compares the global's value with the closure the last round found
+there (``Emitter.kept_self``); assigning the global is followed at the next round.
 """
 
 from __future__ import annotations
@@ -135,4 +138,57 @@ def test_the_loop_runs_in_constant_depth() -> None:
 def test_under_parallel_map() -> None:
     interp = Interpreter(max_steps=10**7)
     interp.eval(SHAPES["letrec filter with a tail cons (sieve)"][0])
-    assert write_string(interp.eval_scheme("(parallel-map (lambda (n) (length (sieve (iota n 2)))) '(30 60 100))")) == "(11 18 26)"
+    assert (
+        write_string(interp.eval_scheme("(parallel-map (lambda (n) (length (sieve (iota n 2)))) '(30 60 100))"))
+        == "(11 18 26)"
+    )
+
+
+#: A global procedure's loops: a tail call of itself, and a cons of a call of itself (trmc).
+GLOBAL_LOOPS = {
+    "tail call": ("(define (count-up i n acc) (if (= i n) acc (count-up (+ i 1) n (+ acc i))))", "(count-up 0 60 0)"),
+    "tail cons": ("(define (upto i n) (if (= i n) '() (cons i (upto (+ i 1) n))))", "(apply + (upto 0 60))"),
+}
+
+
+@pytest.mark.parametrize("shape", GLOBAL_LOOPS)
+def test_a_global_loop_keeps_the_closure_it_found(
+    shape: str, sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round compares the global's value with the closure the last round found there
+    (``Emitter.kept_self``): the same value and steps as without."""
+    definitions, call = GLOBAL_LOOPS[shape]
+    value, steps = steps_of(definitions, call)
+    assert value == sum(range(60))
+    assert any(re.search(r"if o\d+ is me\d+", source) for source in sources)
+    monkeypatch.setattr(codegen.Emitter, "kept_self", lambda self, node: None)
+    assert steps_of(definitions, call) == (value, steps)
+
+
+@pytest.mark.parametrize(
+    ("replacement", "expected"),
+    [
+        ("(lambda (n acc) (list 'other n acc))", "(other 4 6)"),  # another procedure
+        ("(make-loop 100)", "(done 110)"),  # another closure of the same lambda (another frame)
+    ],
+)
+def test_a_global_loop_follows_its_name_when_it_is_assigned(replacement: str, expected: str) -> None:
+    interp = Interpreter()
+    interp.eval(
+        f"""(define (make-loop bonus)
+              (lambda (n acc)
+                (if (= n 5) (set! f {replacement}))
+                (if (= n 0) (list 'done (+ acc bonus)) (f (- n 1) (+ acc 1)))))
+            (define f (make-loop 0))"""
+    )
+    assert write_string(interp.eval_scheme("(f 10 0)")) == expected
+
+
+def test_a_global_list_loop_follows_its_name_when_it_is_assigned() -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define (upto i n)
+             (if (= i 3) (set! upto (lambda (i n) (list 'other i))))
+             (if (= i n) '() (cons i (upto (+ i 1) n))))"""
+    )
+    assert write_string(interp.eval_scheme("(upto 0 6)")) == "(0 1 2 3 other 4)"

@@ -364,6 +364,18 @@ class Emitter:
             and region.never_reassigned(name)
         )
 
+    def kept_self(self, node: Call) -> tuple[str, str] | None:
+        """For a tail call of a global that may hold a closure with this body (a loop):
+        ``(cache, keep)``, names of this namespace. ``cache`` is the last such closure the
+        call found there (``keep(f)`` stores it), so that the next round tests ``f is cache``
+        instead of ``type(f) is Closure and f.run is run``: a global procedure's loop round
+        31 -> 28 ms over 300,000. It holds one closure at most, a global's value or a former
+        one. None for any other call (a local's closure may hold a frame; not kept)."""
+        if self.loops or type(node.operator) is not GlobalRef or not self.accepts(len(node.operands)):
+            return None
+        cache = self.constant(None, "me")
+        return cache, self.constant(functools.partial(self.namespace.__setitem__, cache), "keep")
+
     def self_flag(self) -> str:
         """The test of the interpreter's ``lexical_self`` flag (see ``calls_itself``)."""
         assert self.procedure is not None
@@ -1623,6 +1635,12 @@ class Emitter:
             self.rebind_self(None, args)
             self.indent -= 1
             self.operator_into(node.operator, f)
+        kept = self.kept_self(node) if tail and watched is None and not itself else None
+        if kept is not None:
+            self.line(f"if {f} is {kept[0]}:")
+            self.indent += 1
+            self.rebind_self(f, args)
+            self.indent -= 1
         arglist = ", ".join(args)
         give = "return" if tail else f"{result} ="
         # after an inline arm nothing can have assigned the registers: only the other arms,
@@ -1672,6 +1690,8 @@ class Emitter:
             if not self.loops and self.accepts(len(args)):  # in a named let, `continue` is the loop's
                 self.line(f"if {f}.run is run:")
                 self.indent += 1
+                if kept is not None:
+                    self.line(f"{kept[1]}({f})")
                 self.rebind_self(f, args)
                 self.indent -= 1
             self.line(f"return TailCall({f}, [{arglist}])")

@@ -116,14 +116,16 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
     f, args = em.call_parts(call, read_operator=not itself)
     builtin = em.constant(em.builtins["cons"], "b")
     # the flags' tests are made here, after the operands' code (which may have made calls)
-    intact = " and ".join(
+    intact = [
         em.flag(flag) if flag is not None else f"{operator} is {builtin}" for _site, operator, _value, flag in heads
-    )
+    ]
     pairs = [em.fresh("p") for _ in heads]
 
-    def round_of_loop(test: str, closure: str | None) -> None:
-        em.line(f"if {test}:")
+    def round_of_loop(test: str, closure: str | None, keep: str | None = None) -> None:
+        em.line(f"if {' and '.join(part for part in [*intact, test] if part != 'True')}:")
         em.indent += 1
+        if keep is not None:
+            em.line(f"{keep}({closure})")
         for pair, (_site, _operator, value, _flag) in zip(pairs, heads):
             em.line(f"{pair} = Pair()")
             em.line(f"{pair}.car = {value}")
@@ -139,9 +141,12 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         em.indent -= 1
 
     if itself:
-        round_of_loop(f"{intact} and {em.self_flag()}", None)
+        round_of_loop(em.self_flag(), None)
         em.operator_into(call.operator, f)
-    round_of_loop(f"{intact} and type({f}) is Closure and {f}.run is run", f)
+    kept = None if itself else em.kept_self(call)
+    if kept is not None:
+        round_of_loop(f"{f} is {kept[0]}", f)
+    round_of_loop(f"type({f}) is Closure and {f}.run is run", f, kept and kept[1])
     # the ordinary calls: the procedure, then each cons from the innermost out
     result = em.fresh("t")
     em.line("rt.depth = depth")
