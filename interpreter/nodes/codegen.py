@@ -298,27 +298,34 @@ class Emitter:
 
     def open_site(self, node: Call) -> int:
         """Number the call site ``node`` (nested in the current one) and make it current.
-        Its operator's local (``f<n>``) is the node's: a node emitted twice (``specialize``,
-        whose copies never both run) has one."""
+        Its operator's local is the node's (a node emitted twice, by ``specialize``, whose
+        copies never both run, has one): ``o<level + 1>`` until :meth:`operator_local`
+        says otherwise, for an operator read after the operands (an inline built-in's
+        fallback, a loop's test): the sites nested one level in, its operands' calls,
+        are done with that local by then. ``(+ 1 (count (- n 1)))`` holds one operator
+        local, not two: 8 bytes less in each frame of a deep recursion."""
         site = len(self.sites)
-        local = self.site_locals.setdefault(id(node), f"f{site}")
+        level = self.level(self.current_site) + 1
+        local = self.site_locals.setdefault(id(node), f"o{level + 1}")
         self.sites.append((node, self.current_site, local))
         self.current_site = site
         self.line(f"site = {site}")
         return site
 
+    def level(self, site: int) -> int:
+        """How many sites ``site`` is nested in (-1 for none)."""
+        level = -1
+        while site >= 0:
+            level, site = level + 1, self.sites[site][1]
+        return level
+
     def operator_local(self, site: int) -> str:
         """The local that site ``site``'s operator is read into as the site opens: one per
         nesting level (``o<level>``), not per site, since a site's operator is dead once its
-        call is made, so every frame of a deep recursion holds fewer locals. A site whose
-        operator is read later keeps ``f<site>``: a failure before that read must not find a
-        sibling's operator there (``BodyErrors`` names the callee from it)."""
+        call is made, so every frame of a deep recursion holds fewer locals."""
         node, parent, _name = self.sites[site]
-        level = 0
-        while parent >= 0:
-            level, parent = level + 1, self.sites[parent][1]
-        name = f"o{level}"
-        self.sites[site] = (node, self.sites[site][1], name)
+        name = f"o{self.level(site)}"
+        self.sites[site] = (node, parent, name)
         return name
 
     def accepts(self, count: int) -> bool:
@@ -1891,9 +1898,9 @@ class Emitter:
         return result
 
     def call_parts(self, node: Call, read_operator: bool = True) -> tuple[str, list[str]]:
-        """Open ``node``'s call site and emit its operator into ``f<site>`` (unless not
-        ``read_operator``: the caller reads it later) and its operands' values:
-        ``(f<site>, operand expressions)``."""
+        """Open ``node``'s call site and emit its operator into its local (unless not
+        ``read_operator``: the caller reads it later, see :meth:`open_site`) and its
+        operands' values: ``(operator local, operand expressions)``."""
         site = self.open_site(node)
         f = self.sites[site][2]
         if read_operator:
