@@ -141,6 +141,16 @@ def test_floats_that_look_like_floats_take_the_float_form(sources: list[str]) ->
     assert any("type(arg1) is float" in source and "type(arg0) is float" in source for source in sources)
 
 
+def test_an_arm_reads_a_field_its_test_read_from_the_tests_name(sources: list[str]) -> None:
+    """``(car a)`` in an arm of ``(if (< b (car a)) …)`` is the name the test read it into,
+    until a call out (``set-car!`` here) may have changed the pair."""
+    expr = "(if (< b (car a)) (list (car a) (begin (set-car! a 5) (+ (car a) 1)) (car a)) 'no)"
+    assert_agrees(expr, [("(list 7 8)", "3"), ("(list 7 8)", "9"), ("(list 1.5)", "1"), ("(cons 2 3)", "1")])
+    body = next(source for source in sources if "(arg0.car)) is int" in source)
+    read = re.search(r"type\((t\d+) := \(arg0\.car\)\) is int", body)
+    assert read is not None and f"list_of({read[1]}, " in body  # the next two are read again
+
+
 def test_a_built_in_rebound_in_the_middle_of_a_loop_is_called_from_the_next_round() -> None:
     interp = Interpreter()
     interp.eval(

@@ -205,10 +205,12 @@ class Emitter:
         self.flag_names: dict[Flag, str] = {}  # a flag: the global of this namespace mirroring it
         self.global_names: dict[Symbol, str] = {}  # a global variable: the name of its cell
         # What the code being emitted may take as known (see specialize): the types of
-        # register variables, and flags that are up. Both hold from the test that taught
-        # them until the next call out.
+        # register variables, flags that are up, and the names the test put a pair's field
+        # in (``(t1.car)``: ``t2`` and its type). All hold from the test that taught them
+        # until the next call out.
         self.facts: dict[str, str] = {}
         self.known_flags: set[Any] = set()
+        self.known_fields: dict[str, tuple[str, str]] = {}
         self.plain = False  # inline expressions without fused forms (specialize's ordinary arm)
         self.specialize_budget = SPECIALIZE_BUDGET  # nodes that specialize may still emit twice
         self.sizes: dict[int, int] | None = None  # id of a node of the body: its subtree's size (size_of)
@@ -463,9 +465,10 @@ class Emitter:
         """Drop the facts and known flags (see :meth:`specialize`): code emitted from here
         runs after a call out, which may have rebound a built-in or, through a task run in
         this frame, assigned a variable."""
-        if self.facts or self.known_flags:
+        if self.facts or self.known_flags or self.known_fields:
             self.facts = {}
             self.known_flags = set()
+            self.known_fields = {}
 
     def reloading(self, call: str, tail: bool = False) -> str:
         """``call`` (which may have made every frame and, through a task run in this
@@ -1125,17 +1128,18 @@ class Emitter:
         flags = {gvars.intact[name] for name in names}
         cover = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
         self.line(f"if {' and '.join([self.flag(cover), *fused.guards])}:")
-        saved, first_local = (self.facts, self.known_flags), self.counter
+        saved, first_local = (self.facts, self.known_flags, self.known_fields), self.counter
         self.indent += 1
         for facts, arm, keyword in ((fused.when_true, then_arm, "if"), (fused.when_false, else_arm, "else")):
             self.facts, self.known_flags = {**saved[0], **fused.known, **facts}, saved[1] | flags | {cover}
+            self.known_fields = {**saved[2], **fused.fields}
             value = fused.value if fused.result == BOOL else f"{fused.value} is not False"
             self.line(f"if {value}:" if keyword == "if" else "else:")
             self.indent += 1
             arm()
             self.indent -= 1
         self.indent -= 1
-        self.facts, self.known_flags = saved
+        self.facts, self.known_flags, self.known_fields = saved
         # the ordinary arms run instead: their locals take the same names again, so that a
         # frame of a deep recursion holds no more locals than one copy needs
         self.counter, used = first_local, self.counter

@@ -25,6 +25,7 @@ itself would take for operands of those types (``fastpath``).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..datatypes import Char, Symbol
@@ -132,6 +133,9 @@ FORMS: dict[tuple[str, int], dict[str, Form]] = {
     },
 }
 
+#: A field of a pair held in a name, as a form reads it: ``(x.car)``.
+FIELD_READ = re.compile(r"\(\w+\.(car|cdr)\)")
+
 #: Exact integer literals that convert to a float exactly (an operand of a float form).
 EXACT_IN_FLOAT = 2**53
 
@@ -148,6 +152,7 @@ class Fused(NamedTuple):
     flags: list[str]
     watched: list[Symbol]
     known: dict[str, str]
+    fields: dict[str, tuple[str, str]]
     when_true: dict[str, str]
     when_false: dict[str, str]
 
@@ -168,6 +173,7 @@ class Fuser:
         self.watched: list[Symbol] = []  # the names whose flags the nest needs
         self.known: dict[str, str] = {}  # a variable's Python name: the type the guard found
         self.implied: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # id of a node: facts when true, false
+        self.fields: dict[str, tuple[str, str]] = {}  # a pair's field read, ``(x.car)``: its name and type
         self.operations = 0
 
     def typed(self, node: Node, want: str) -> tuple[str, str] | None:
@@ -232,6 +238,8 @@ class Fuser:
         """A fresh name for ``expr``'s value, tested to be of type ``want`` (if not ANY)."""
         temp = self.em.fresh("t")
         self.guards.append(f"type({temp} := {expr}) is {want}" if want != ANY else f"({temp} := {expr}) is {temp}")
+        if FIELD_READ.fullmatch(expr):
+            self.fields[expr] = (temp, want)
         return temp
 
     def operation(self, node: Call, want: str) -> tuple[str, str] | None:
@@ -281,6 +289,9 @@ class Fuser:
             when_true, when_false = self.implied[id(node.operands[0])]
             self.implied[id(node)] = (when_false, when_true)
         expr, result = f"({code.format(**fields)})", form.result
+        known = self.em.known_fields.get(expr)  # read by the test that chose this arm
+        if known is not None and want in (ANY, known[1]):
+            return known
         if result == TEXT and want == SEQUENCE:  # a text is a sequence of its characters
             result = SEQUENCE
         elif result == TEXT and want != TEXT:  # a string leaving the nest
@@ -342,4 +353,6 @@ def fuse(em: Emitter, node: Node, alone: bool = False) -> Fused | None:
     if typed is None or (fuser.operations < 2 and not (alone or gains_alone(node))):
         return None
     when_true, when_false = fuser.implied.get(id(node), ({}, {}))
-    return Fused(typed[0], typed[1], fuser.guards, fuser.flags, fuser.watched, fuser.known, when_true, when_false)
+    return Fused(
+        typed[0], typed[1], fuser.guards, fuser.flags, fuser.watched, fuser.known, fuser.fields, when_true, when_false
+    )
