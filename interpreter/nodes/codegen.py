@@ -1206,14 +1206,9 @@ class Emitter:
     def logic_truth(self, node: And | Or) -> str | None:
         """The truth of an ``and``/``or`` of pure parts as Python's own ``and``/``or`` of
         the parts' truths: a test keeps no part's value (:meth:`pure_logic` keeps each in a
-        name and tests it twice). Each part is built as an outermost expression, as there.
-        None if a part is not pure."""
-        saved, self.pure_depth = self.pure_depth, 0
-        try:
-            truths = [self.pure_truth(part) for part in node.parts]
-        finally:
-            self.pure_depth = saved
-        if any(t is None for t in truths) or not self.within_height(node, node.parts, len(truths)):
+        name and tests it twice). None if a part is not pure (:meth:`outermost_parts`)."""
+        truths = self.outermost_parts(node, self.pure_truth)
+        if truths is None:
             return None
         return "(" + (" and " if type(node) is And else " or ").join(f"({t})" for t in truths) + ")"
 
@@ -1590,16 +1585,24 @@ class Emitter:
         call = self.reloading(f"{apply}({', '.join([self.frame, *values])})")
         return f"({call} is not False)" if node is self.truth_of else call
 
-    def pure_logic(self, node: And | Or) -> str | None:
-        """``and``/``or`` of pure parts as one short-circuiting expression. Each part is
-        built as an outermost expression (fused on its own: :func:`~.fused.fuse`), since
-        a later part runs only when the earlier ones let it."""
+    def outermost_parts(self, node: And | Or, build: Callable[[Node], str | None]) -> list[str] | None:
+        """``build`` of each part of ``node`` as an outermost expression (fused on its own:
+        :func:`~.fused.fuse`), since a later part runs only when the earlier ones let it;
+        None if a part is not pure or the whole is too high."""
         saved, self.pure_depth = self.pure_depth, 0
         try:
-            parts = [self.pure(p) for p in node.parts]
+            parts = [build(part) for part in node.parts]
         finally:
             self.pure_depth = saved
         if any(p is None for p in parts) or not self.within_height(node, node.parts, len(parts)):
+            return None
+        return parts  # type: ignore[return-value]
+
+    def pure_logic(self, node: And | Or) -> str | None:
+        """``and``/``or`` of pure parts as one short-circuiting expression (each part an
+        outermost one, see :meth:`outermost_parts`)."""
+        parts = self.outermost_parts(node, self.pure)
+        if parts is None:
             return None
         if not parts:
             return "True" if type(node) is And else "False"
