@@ -123,7 +123,6 @@ class Continuation(Procedure):
         self.winders = winders
 
     def apply(self, args: list[Any]) -> Any:
-
         if not self.live:
             raise SchemeError(
                 "continuation: re-entering a continuation after its call/cc has returned is not supported "
