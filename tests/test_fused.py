@@ -80,6 +80,8 @@ NESTS = [
     "(cond ((and (pair? a) (or (null? (cdr a)) (eqv? (car a) b))) 'first) ((and) 'empty) (else 'no))",
     "(if (and (pair? a) (car a) (not (car a))) 1 (if (or #f (memv b '(1 2))) 2 3))",
     "(if (or (null? a) (- b b)) (if (and (pair? a) b) 'yes 'pair-no) 'no)",  # 0 is true
+    # a loop's exit test that is an or, part by part (Emitter.exit_when), a call among them
+    "(let ((f (lambda (x) (eqv? x b)))) (do ((i 0 (+ i 1))) ((or (= i 4) (f i) (memv i (list (car a))) (> i 9)) i)))",
 ]
 
 ARGUMENTS = [

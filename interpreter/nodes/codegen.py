@@ -756,14 +756,23 @@ class Emitter:
 
             parts = [part for part in [node.commands, *(step for _, step in stepped)] if part is not None]
             if not self.specialize(node.test, parts, lambda: self.line("break"), rest_of_round):
-                self.line(f"if {self.truth(node.test)}:")
-                self.line("    break")
+                self.exit_when(node.test)
                 rest_of_round()
             self.indent -= 1
             result = node.result
             return finish(Const(_void()) if type(result) is Seq and not result.body else result)
         finally:
             self.scopes.pop()
+
+    def exit_when(self, test: Node) -> None:
+        """Emit the ``break`` of a loop whose exit test is ``test``; an ``or`` part by part, a
+        ``break`` after each, so a call among its parts keeps no value to test again."""
+        if type(test) is Or and test.parts:
+            for part in test.parts:
+                self.exit_when(part)
+            return
+        self.line(f"if {self.truth(test)}:")
+        self.line("    break")
 
     def inline_named_let(self, node: NamedLet) -> bool:
         """Whether a named let in tail position may become a Python loop: in a procedure
