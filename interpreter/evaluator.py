@@ -633,8 +633,10 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
         elif type(proc) is Primitive:
             try:
                 result = proc.fn(*args)
-            except TypeError as exc:
-                raise primitive_type_error(proc, args, exc) from None
+            except PASS_THROUGH:
+                raise
+            except Exception as exc:
+                raise primitive_error(proc, args, exc) from None
         else:
             result = apply_other(proc, args)
         if type(result) is TailCall:
@@ -649,8 +651,10 @@ def apply_other(proc: Any, args: list[Any]) -> Any:
     if type(proc) is Primitive:
         try:
             return proc.fn(*args)
-        except TypeError as exc:
-            raise primitive_type_error(proc, args, exc) from None
+        except PASS_THROUGH:
+            raise
+        except Exception as exc:
+            raise primitive_error(proc, args, exc) from None
     if isinstance(proc, Procedure) and hasattr(proc, "apply"):
         return proc.apply(args)
     if type(proc) is Parameter:
@@ -681,8 +685,10 @@ def make(proc, fn):
     def call({params}):
         try:
             result = fn({params})
-        except TypeError as exc:
-            raise primitive_type_error(proc, [{params}], exc) from None
+        except PASS_THROUGH:
+            raise
+        except Exception as exc:
+            raise primitive_error(proc, [{params}], exc) from None
         if type(result) is TailCall:
             return apply_procedure(result.proc, result.args)
         return result
@@ -715,7 +721,8 @@ def _caller_maker(template: str, count: int) -> Callable[..., Callable[..., Any]
         namespace: dict[str, Any] = {
             "TailCall": TailCall,
             "apply_procedure": apply_procedure,
-            "primitive_type_error": primitive_type_error,
+            "primitive_error": primitive_error,
+            "PASS_THROUGH": PASS_THROUGH,
         }
         exec(template.format(params=", ".join(f"a{i}" for i in range(count))), namespace)  # a fixed template
         maker = _caller_makers[(template, count)] = namespace["make"]
@@ -753,8 +760,12 @@ def not_a_procedure(obj: Any, args: list[Any]) -> SchemeError:
     return err
 
 
-def primitive_type_error(proc: Primitive, args: list[Any], exc: TypeError) -> SchemeError:
-    """A TypeError from calling a primitive: wrong argument count, or a bug inside it."""
+def primitive_error(proc: Primitive, args: list[Any], exc: Exception) -> SchemeError:
+    """A Python exception from calling a primitive, named after it (also when the call was
+    a pending tail call, as ``(apply + xs)`` in tail position makes): a TypeError is a wrong
+    argument count or a type error; anything else as :func:`python_exception` says."""
+    if not isinstance(exc, TypeError):
+        return python_exception(exc, proc.name)
     n = len(args)
     if n < proc.min_args or (proc.max_args is not None and n > proc.max_args):
         return arity_error(proc.name, proc.arity_text(), n)

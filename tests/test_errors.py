@@ -54,6 +54,10 @@ def test_error_record_is_serialisable(error) -> None:
         ("(raise 'my-condition)", "raise", "uncaught raise: my-condition"),
         ("(set! nope 1)", "unbound-variable", "set!: unbound variable: nope"),
         ("(vector-ref (vector 1 2 3) 10)", "index-error", "vector-ref"),
+        # a primitive reached through apply, in tail position and not: named after itself
+        ("(define (f . xs) (apply + xs)) (f (expt 10 400) 1.5)", "value-error", "+: numeric overflow"),
+        ("(define (g . xs) (list (apply + xs))) (g (expt 10 400) 1.5)", "value-error", "+: numeric overflow"),
+        ("(apply + (list (expt 10 400) 1.5))", "value-error", "+: numeric overflow"),
     ],
 )
 def test_runtime_error_kinds_and_messages(error, source: str, kind: str, message: str) -> None:
