@@ -63,8 +63,10 @@ class Closure(Procedure):
     ``run(env, depth, *args)`` binds the arguments in a new frame inside ``env`` and
     runs the body at level ``depth`` (the caller's plus one; see codegen.TEMPLATE).
     ``nargs`` is the fixed argument count, or -1 for a procedure with a
-    rest parameter; a fixed-count ``run`` takes exactly that many arguments (Python
-    positional parameters), so callers compare the count first (:meth:`check_count`).
+    rest parameter; ``run`` takes its parameters as Python's (a rest parameter as
+    ``*args``), so Python refuses a wrong count with a ``TypeError`` before the body runs:
+    compiled calls let it (then :meth:`check_count` gives the arity error), others compare
+    the count first.
     """
 
     __slots__ = ("env", "nargs", "params", "rest", "rt", "run", "span")

@@ -58,6 +58,10 @@ def test_error_record_is_serialisable(error) -> None:
         ("(define (f . xs) (apply + xs)) (f (expt 10 400) 1.5)", "value-error", "+: numeric overflow"),
         ("(define (g . xs) (list (apply + xs))) (g (expt 10 400) 1.5)", "value-error", "+: numeric overflow"),
         ("(apply + (list (expt 10 400) 1.5))", "value-error", "+: numeric overflow"),
+        # a count a compiled call gives wrong (Python refuses it, the call site explains it)
+        ("(define (two a b) a) (define (c) (list (two 1))) (c)", "arity-error", "two: expected 2 arguments, given 1"),
+        ("(define (one a) a) (define (c) (list (one 1 2))) (c)", "arity-error", "one: expected 1 argument, given 2"),
+        ("(define (r a . m) a) (define (c) (list (r))) (c)", "arity-error", "r: expected at least 1, given 0"),
     ],
 )
 def test_runtime_error_kinds_and_messages(error, source: str, kind: str, message: str) -> None:

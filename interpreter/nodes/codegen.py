@@ -1719,7 +1719,7 @@ class Emitter:
                 self.indent -= 1
             self.line(f"return TailCall({f}, [{arglist}])")
         else:
-            self.line(f"if depth < rt.hop_mark and {f}.nargs == {len(args)}:")
+            self.line("if depth < rt.hop_mark:")
             if self.counts_calls:
                 self.line("    rt.steps += 1")
                 self.line("    if rt.steps >= rt.check_at:")
@@ -1727,7 +1727,13 @@ class Emitter:
             # the body into a local first: ``f.run(…)`` would be an unspecialized method
             # load of a slot (~7.5 ns more per call)
             self.line(f"    code = {f}.run")
-            self.line(f"    {result} = code({f}.env, depth + 1{''.join(', ' + a for a in args)})")
+            # Python checks the count as it makes the call (a body's parameters are Python's):
+            # a wrong one is a TypeError before the body runs, made the arity error here
+            self.line("    try:")
+            self.line(f"        {result} = code({f}.env, depth + 1{''.join(', ' + a for a in args)})")
+            self.line("    except TypeError:")
+            self.line(f"        {f}.check_count({len(args)})")
+            self.line("        raise  # the count was right: from inside, as it was")
             if POISON_DEPTH is not None:
                 self.line(f"    rt.depth = {POISON_DEPTH}")
             self.line(f"    if type({result}) is TailCall:")
@@ -2089,7 +2095,9 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     args = [f"arg{i}" for i in range(len(proc.params))]
     if proc.rest is not None:
         emitter.namespace["binder"] = make_binder(proc.params, proc.rest, proc.defines)
-        params, frame = "outer, depth, *args", "binder(outer, *args)"
+        # the required parameters by name: Python checks that a call gives enough (Emitter.call)
+        params = ", ".join(["outer", "depth", *args, "*args"])
+        frame = f"binder({', '.join(['outer', *args, '*args'])})"
     else:
         params = ", ".join(["outer", "depth", *args])
         frame = emitter.frame_of("outer", args) or ""
