@@ -538,7 +538,9 @@ class Lambda(Node):
 def make_binder(params: tuple[Symbol, ...], rest: Symbol, defines: tuple[Symbol, ...]) -> Callable[..., Env]:
     """``binder(outer, *args)``: the frame of a procedure with a rest parameter.
 
-    The caller has checked the count (:meth:`Closure.check_count`)."""
+    The count is checked before: the body takes its required parameters by name, so Python
+    refuses too few (``codegen.compile_procedure``), and a body's own self call has a count
+    it accepts."""
     n = len(params)
 
     def bind(outer: Env, *args: Any) -> Env:
