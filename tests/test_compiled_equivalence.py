@@ -102,6 +102,13 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
             inner,
         ),
         st.builds(lambda x, y: f"(let ((k (lambda (c) {y}))) (k {x}))", inner, inner),
+        # a parameter every round passes on unchanged: its type tests are made once (hoist.py)
+        st.builds(
+            lambda x, y: f"(letrec ((r (lambda (i k acc) (if (= i 0) acc (r (- i 1) k (cons (if (pair? k) (car k)"
+            f" (list (+ k i) (modulo {y} k))) acc)))))) (r 2 {x} '()))",
+            inner,
+            inner,
+        ),
         st.builds(lambda x: f"(let ((k (lambda () a))) (set! a {x}) (k))", inner),
         st.builds(lambda x, y: f"(guard (e (#t (list 'caught e))) (if {x} (raise {y}) {y}))", inner, inner),
         st.builds(lambda x, y: f"(call/cc (lambda (out) (if {x} (out {y}) 'stayed)))", inner, inner),

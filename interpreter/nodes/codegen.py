@@ -88,6 +88,7 @@ from .fastpath import (
     generic_application,
 )
 from .fused import BOOL, fuse
+from .hoist import hoist_invariant_tests
 from .inline_walks import emit_walk, inline_walk, walk_namespace
 from .literal_search import SEARCHES, LiteralTable
 from .release import procedures_stay_inside
@@ -145,6 +146,9 @@ class Emitter:
         self.truth_of: Call | None = None  # the test whose fallback ``truth`` compares with #f
         self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
         self.holes = False  # every return fills an open hole first (tail recursion modulo cons: trmc.py)
+        # Whether the body's own loop surely goes round: a call of the procedure itself by its
+        # name (hoist.py then tests invariant parameters once, not at every round)
+        self.repeats = False
         self.keys: dict[Symbol, str] = {}
         # Inline calls count steps only under max_steps; otherwise Runtime.attend
         # reaches them through hop_mark (see Runtime).
@@ -384,6 +388,11 @@ class Emitter:
             return None
         cache = self.constant(None, "me")
         return cache, self.constant(functools.partial(self.namespace.__setitem__, cache), "keep")
+
+    def names_procedure(self, operator: Node) -> bool:
+        """Whether ``operator`` is the global name this body's procedure was defined by."""
+        proc = self.procedure
+        return proc is not None and type(operator) is GlobalRef and operator.name.name == proc.name  # type: ignore[attr-defined]
 
     def self_flag(self) -> str:
         """The test of the interpreter's ``lexical_self`` flag (see ``calls_itself``)."""
@@ -1659,6 +1668,8 @@ class Emitter:
             self.indent -= 1
             self.operator_into(node.operator, f)
         kept = self.kept_self(node) if tail and watched is None and not itself else None
+        if itself or (kept is not None and self.names_procedure(node.operator)):
+            self.repeats = True
         if kept is not None:
             self.line(f"if {f} is {kept[0]}:")
             self.indent += 1
@@ -2125,6 +2136,8 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     start += "".join(f"\n    {frame} = None" for frame in emitter.released if frame != "env")
     poison = f"\n    rt.depth = {POISON_DEPTH}" if POISON_DEPTH is not None else ""
     source = TEMPLATE.format(params=params, frame=frame, start=start, poison=poison, code=code)
+    if emitter.register_mode:
+        source = hoist_invariant_tests(source, args, emitter.namespace, emitter.repeats)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
 

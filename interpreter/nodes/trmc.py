@@ -95,6 +95,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
     if chain is None or not em.accepts(len(chain[1].operands)):  # a wrong count: the ordinary call reports it
         return False
     conses, call = chain
+    em.repeats = True  # a round of the body's loop: hoist.py may test invariant parameters once
     parent = em.current_site
     # each cons: its site, operator local, first operand and intact flag; a cons with a
     # flag has its operator read only on the ordinary path (after its operands)

@@ -1,0 +1,159 @@
+"""Loop-invariant tests (``nodes/hoist.py``): a parameter every round passes on unchanged
+is type-tested once before the loop, and again wherever a call out re-reads it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from interpreter import Interpreter, SchemeError
+from interpreter.printer import write_string
+
+REMOVE_MULTIPLES = """
+(define (remove-multiples n l)
+  (if (null? l) '()
+      (if (= (modulo (car l) n) 0)
+          (remove-multiples n (cdr l))
+          (cons (car l) (remove-multiples n (cdr l))))))
+"""
+
+
+def body_of(sources: list[str], marker: str) -> str:
+    (source,) = [source for source in sources if marker in source]
+    return source
+
+
+def test_the_divisor_is_tested_once_before_the_loop(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval(REMOVE_MULTIPLES)
+    assert write_string(interp.eval_scheme("(remove-multiples 3 (iota 12 1))")) == "(1 2 4 5 7 8 10 11)"
+    body = body_of(sources, "% arg0")
+    before_loop = body[: body.index("while True:")]
+    assert "inv1 = type(arg0) is int and arg0 != 0" in before_loop
+    assert re.search(r"if ok\d+ and type\(arg1\) is Pair and .* and inv1:", body), body
+    # inside the loop the test is made only where a call out has re-read the parameter
+    recomputed = re.sub(r"inv1 :?= \(?type\(arg0\) is int and arg0 != 0\)?", "", body[body.index("while True:") :])
+    assert "type(arg0)" not in recomputed
+
+
+@pytest.mark.parametrize(
+    ("divisor", "expected"),
+    [
+        ("3", "(1 2 4 5 7 8)"),
+        ("-3", "(1 2 4 5 7 8)"),
+        ("3.", "(1 2 4 5 7 8)"),
+        ("(expt 10 30)", "(1 2 3 4 5 6 7 8 9)"),
+        ("1", "()"),
+    ],
+)
+def test_every_divisor_gives_what_the_slow_path_gives(divisor: str, expected: str) -> None:
+    interp = Interpreter()
+    interp.eval(REMOVE_MULTIPLES)
+    assert write_string(interp.eval_scheme(f"(remove-multiples {divisor} (iota 9 1))")) == expected
+    interp.eval("(define modulo (let ((m modulo)) (lambda (a b) (m a b))))")  # no inline code at all
+    assert write_string(interp.eval_scheme(f"(remove-multiples {divisor} (iota 9 1))")) == expected
+
+
+@pytest.mark.parametrize(
+    ("divisor", "message"),
+    [("0", "modulo: division by zero"), ('"3"', 'modulo: expected an integer, got "3"')],
+)
+def test_a_divisor_the_guard_refuses_gets_the_primitives_error(divisor: str, message: str) -> None:
+    interp = Interpreter()
+    interp.eval(REMOVE_MULTIPLES)
+    with pytest.raises(SchemeError) as info:
+        interp.eval(f"(remove-multiples {divisor} (iota 9 1))")
+    assert info.value.message == message
+    assert "(modulo (car l) n)" in str(info.value)
+
+
+def test_a_parameter_that_a_round_changes_is_tested_at_every_round(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (sum-to n acc) (if (= n 0) acc (sum-to (- n 1) (+ acc n))))")
+    assert interp.eval("(sum-to 100 0)") == 5050
+    assert "inv" not in body_of(sources, "def run(outer, depth, arg0, arg1)")
+
+
+def test_a_body_without_a_loop_is_left_as_it_is(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (scale k x) (if (< x 0) (* k (- x)) (* k x)))")
+    assert interp.eval("(scale 3 -4)") == 12
+    assert "inv" not in body_of(sources, "def run(outer, depth, arg0, arg1)")
+
+
+def test_a_task_that_assigns_the_parameter_in_the_middle_of_the_loop_is_seen() -> None:
+    """A task run in the body's frame re-binds ``n``: the rounds after it test ``n`` again."""
+    interp = Interpreter()
+    interp.eval(
+        """(define-task (retype!) (context (inherit full)) (set! n "x") #f)
+           (define (shift n l acc)
+             (if (null? l) (reverse acc)
+                 (begin (if (= (car l) 3) (retype!))
+                        (shift n (cdr l) (cons (+ (car l) n) acc)))))"""
+    )
+    assert write_string(interp.eval_scheme("(shift 10 '(1 2) '())")) == "(11 12)"
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(shift 10 '(1 2 3 4) '())")
+    assert info.value.message == '+: expected a number, got "x"'
+
+
+def test_a_task_that_assigns_the_parameter_inside_an_expression_is_seen() -> None:
+    """The re-read inside an expression (the slow path of an inline ``+``, which calls the
+    task ``+`` was rebound to) recomputes too: the ``modulo`` after it in the same
+    expression tests ``n`` again."""
+    interp = Interpreter()
+    interp.eval(
+        """(define-task (retype! a b) (context (inherit full)) (set! n 2.5) 0)
+           (define (walk n l acc)
+             (if (null? l) (reverse acc)
+                 (walk n (cdr l) (cons (list (+ (car l) 0) (modulo 7 n)) acc))))"""
+    )
+    assert write_string(interp.eval_scheme("(walk 2 '(1 2) '())")) == "((1 1) (2 1))"
+    interp.eval("(define + (task-ref 'retype!))")
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(walk 2 '(1 2) '())")
+    assert info.value.message == "modulo: expected an integer, got 2.5"
+
+
+def test_the_loop_runs_under_parallel_map() -> None:
+    interp = Interpreter()
+    interp.eval(REMOVE_MULTIPLES)
+    expected = [interp.eval(f"(remove-multiples {d} (iota 200 1))") for d in range(2, 12)]
+    assert interp.eval("(parallel-map (lambda (d) (remove-multiples d (iota 200 1))) (iota 10 2))") == expected
+
+
+def test_limits_still_end_the_loop() -> None:
+    interp = Interpreter(max_steps=5_000)
+    interp.eval(REMOVE_MULTIPLES)
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(remove-multiples 7 (iota 100000 1))")
+    assert info.value.kind == "resource-exhaustion"
+    assert "steps" in info.value.message
+
+
+def test_a_test_inside_a_do_loop_is_made_once_per_call(sources: list[str]) -> None:
+    """No self call: the body's own loop does not go round, its ``do`` does."""
+    interp = Interpreter()
+    interp.eval(
+        "(define (fill-mod v n) (do ((i 0 (+ i 1))) ((= i (vector-length v)) v) (vector-set! v i (modulo i n))))"
+    )
+    assert write_string(interp.eval_scheme("(fill-mod (make-vector 7 #f) 3)")) == "#(0 1 2 0 1 2 0)"
+    body = body_of(sources, "def run(outer, depth, arg0, arg1)")
+    before_loop = body[: body.index("while True:")]
+    assert "= type(arg0) is list\n" in before_loop  # the vector
+    assert "= type(arg1) is int and arg1 != 0\n" in before_loop  # the divisor
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(fill-mod (make-vector 7 #f) 0)")
+    assert info.value.message == "modulo: division by zero"
+
+
+def test_a_test_made_once_per_call_anyway_stays_where_it_is(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval(
+        """(define (scaled-sum k l)
+             (let ((base (* k 2)))
+               (let loop ((l l) (acc base)) (if (null? l) acc (loop (cdr l) (+ acc (car l)))))))"""
+    )
+    assert interp.eval("(scaled-sum 5 '(1 2 3))") == 16
+    assert "inv" not in body_of(sources, "def run(outer, depth, arg0, arg1)")
