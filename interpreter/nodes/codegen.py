@@ -939,6 +939,9 @@ class Emitter:
                 self.logic(node, lambda n: self.line(f"{temp} = {self.value(n)}"), temp)
                 return temp
         temp = self.fresh("t")
+        if kind is Lambda:  # makes a closure and runs nothing: no level to publish, nothing to re-read
+            self.line(f"{temp} = {self.constant(node.compile(False), 'n')}({self.frame})")
+            return temp
         self.line(f"{temp} = {self.slow(node)}")
         return temp
 
