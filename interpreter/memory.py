@@ -46,8 +46,13 @@ if TYPE_CHECKING:
 #: Seconds between two samples of the resident size.
 SAMPLE_EVERY = 0.005
 #: A sample this old at a limit check means the sampler thread is starved (a loaded
-#: machine): the run's own thread takes the sample then.
+#: machine): the run's own thread takes the sample then. Counted past the interval the
+#: sampler keeps, which is longer than SAMPLE_EVERY when samples are slow (SAMPLER_SHARE).
 LATE = 4 * SAMPLE_EVERY
+#: The share of a core the sampler may take: a sample that takes longer spaces the next
+#: ones out. ``sys.getallocatedblocks`` walks every arena: 1.9 ms a call in a process whose
+#: heap once reached 2.5 GB, which at one sample every 5 ms was 40% of a core.
+SAMPLER_SHARE = 0.05
 #: Reservations at least this big are checked against a fresh sample at once.
 CHECK_FROM = 256 * 1024
 #: Bytes charged per element of a list or vector built in one call, and per character.
@@ -84,6 +89,7 @@ class MemoryBudget:
         self.baseline_blocks = 0
         self.over: int | None = None  # the usage the sampler found past the limit
         self.sampled_at = 0.0  # time.monotonic() of the last sample
+        self.interval = SAMPLE_EVERY  # seconds between two samples (see SAMPLER_SHARE)
         self.runtime: Runtime | None = None
         self._stop = threading.Event()
         self._sampler: threading.Thread | None = None
@@ -105,7 +111,7 @@ class MemoryBudget:
         self._sampler = None
 
     def _sample(self, stop: threading.Event) -> None:
-        while not stop.wait(SAMPLE_EVERY):
+        while not stop.wait(self.interval):
             if self.sample():
                 if self.runtime is not None:
                     self.runtime.attend()
@@ -113,8 +119,10 @@ class MemoryBudget:
 
     def sample(self) -> bool:
         """Measure now; whether the run is past its budget (then ``over`` holds the use)."""
+        began = time.monotonic()
         used = self.used()
         self.sampled_at = time.monotonic()
+        self.interval = max(SAMPLE_EVERY, (self.sampled_at - began) / SAMPLER_SHARE)
         if used > self.limit:
             self.over = used
         return self.over is not None
@@ -134,7 +142,8 @@ class MemoryBudget:
         branch of the run that checks from then on raises it too). Called at the run's
         limit checks (every few thousand steps), which sample themselves when the
         sampler thread is late, so a loaded machine does not let the run run on."""
-        if self.over is not None or (time.monotonic() - self.sampled_at > LATE and self.sample()):
+        late = LATE + self.interval - SAMPLE_EVERY
+        if self.over is not None or (time.monotonic() - self.sampled_at > late and self.sample()):
             raise self.error(self.over or 0)
 
     def reserve(self, nbytes: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,25 @@ def test_the_run_samples_itself_when_the_sampler_thread_is_starved(name: str, mo
     assert info.value.details["resource"] == "memory"
     details = info.value.details
     assert details["used"] + details.get("requested", 0) > BUDGET and details["used"] <= 2 * BUDGET
+
+
+def test_slow_samples_are_spaced_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sys.getallocatedblocks`` walks every arena: in a process whose heap was once large
+    a sample takes milliseconds, and one every 5 ms took 40% of a core. The sampler keeps
+    its share of a core near ``SAMPLER_SHARE``: here a sample takes 2 ms, so it samples
+    about every 40 ms, not every 7."""
+    real = sys.getallocatedblocks
+    calls = []
+
+    def slow_blocks() -> int:
+        calls.append(1)
+        end = time.perf_counter() + 0.002
+        while time.perf_counter() < end:
+            pass
+        return real()
+
+    monkeypatch.setattr(memory.sys, "getallocatedblocks", slow_blocks)
+    interp = Interpreter(max_memory=BUDGET, timeout=60)
+    interp.define("pause", lambda: time.sleep(0.5) or True)
+    assert interp.eval("(pause)") is True
+    assert len(calls) < 40, len(calls)  # at one sample every 5 ms and 2 ms, about 70
