@@ -46,13 +46,14 @@ if TYPE_CHECKING:
 #: Seconds between two samples of the resident size.
 SAMPLE_EVERY = 0.005
 #: A sample this old at a limit check means the sampler thread is starved (a loaded
-#: machine): the run's own thread takes the sample then. Counted past the interval the
-#: sampler keeps, which is longer than SAMPLE_EVERY when samples are slow (SAMPLER_SHARE).
+#: machine): the run's own thread takes the sample then.
 LATE = 4 * SAMPLE_EVERY
-#: The share of a core the sampler may take: a sample that takes longer spaces the next
-#: ones out. ``sys.getallocatedblocks`` walks every arena: 1.9 ms a call in a process whose
-#: heap once reached 2.5 GB, which at one sample every 5 ms was 40% of a core.
-SAMPLER_SHARE = 0.05
+#: The share of a core that counting live blocks may take. ``sys.getallocatedblocks`` walks
+#: every pool of every arena: 1.9 ms a call in a process whose heap once reached 2.5 GB,
+#: which at every sample (5 ms) was 40% of a core. The resident size, one small read, is
+#: still sampled every time; the block count is taken again only when its last count's
+#: time, divided by this share, has passed.
+BLOCKS_SHARE = 0.05
 #: Reservations at least this big are checked against a fresh sample at once.
 CHECK_FROM = 256 * 1024
 #: Bytes charged per element of a list or vector built in one call, and per character.
@@ -89,7 +90,8 @@ class MemoryBudget:
         self.baseline_blocks = 0
         self.over: int | None = None  # the usage the sampler found past the limit
         self.sampled_at = 0.0  # time.monotonic() of the last sample
-        self.interval = SAMPLE_EVERY  # seconds between two samples (see SAMPLER_SHARE)
+        self.blocks_used = 0  # what the last count of live blocks charged the run
+        self.blocks_due = 0.0  # time.monotonic() from which a sample counts them again
         self.runtime: Runtime | None = None
         self._stop = threading.Event()
         self._sampler: threading.Thread | None = None
@@ -100,6 +102,7 @@ class MemoryBudget:
         self.runtime = runtime
         self.baseline = resident_bytes()
         self.baseline_blocks = sys.getallocatedblocks()
+        self.blocks_used, self.blocks_due = 0, 0.0
         self.over = None
         self.sampled_at = time.monotonic()
         self._stop = threading.Event()
@@ -111,39 +114,43 @@ class MemoryBudget:
         self._sampler = None
 
     def _sample(self, stop: threading.Event) -> None:
-        while not stop.wait(self.interval):
+        while not stop.wait(SAMPLE_EVERY):
             if self.sample():
                 if self.runtime is not None:
                     self.runtime.attend()
                 return
 
     def sample(self) -> bool:
-        """Measure now; whether the run is past its budget (then ``over`` holds the use)."""
-        began = time.monotonic()
-        used = self.used()
+        """Measure now; whether the run is past its budget (then ``over`` holds the use).
+        The live blocks are counted again only when due (:data:`BLOCKS_SHARE`)."""
+        used = self.used(blocks=time.monotonic() >= self.blocks_due)
         self.sampled_at = time.monotonic()
-        self.interval = max(SAMPLE_EVERY, (self.sampled_at - began) / SAMPLER_SHARE)
         if used > self.limit:
             self.over = used
         return self.over is not None
 
     # -- measuring -------------------------------------------------------------------
-    def used(self) -> int:
+    def used(self, blocks: bool = True) -> int:
         """What the run added: the larger of the resident size's growth and its live
-        small objects' (which sees memory reused after an earlier run freed it)."""
+        small objects' (which sees memory reused after an earlier run freed it; counted
+        now if ``blocks``, else as last counted)."""
         grown = resident_bytes() - self.baseline
-        blocks = sys.getallocatedblocks()
-        if blocks < self.baseline_blocks:  # garbage older than the run was freed: count from here
-            self.baseline_blocks = blocks
-        return max(0, grown, (blocks - self.baseline_blocks) * BLOCK_BYTES)
+        if blocks:
+            began = time.monotonic()
+            count = sys.getallocatedblocks()
+            if count < self.baseline_blocks:  # garbage older than the run was freed: count from here
+                self.baseline_blocks = count
+            self.blocks_used = (count - self.baseline_blocks) * BLOCK_BYTES
+            now = time.monotonic()
+            self.blocks_due = now + (now - began) / BLOCKS_SHARE
+        return max(0, grown, self.blocks_used)
 
     def check(self) -> None:
         """Raise the memory error if the sampler found the run past its budget (every
         branch of the run that checks from then on raises it too). Called at the run's
         limit checks (every few thousand steps), which sample themselves when the
         sampler thread is late, so a loaded machine does not let the run run on."""
-        late = LATE + self.interval - SAMPLE_EVERY
-        if self.over is not None or (time.monotonic() - self.sampled_at > late and self.sample()):
+        if self.over is not None or (time.monotonic() - self.sampled_at > LATE and self.sample()):
             raise self.error(self.over or 0)
 
     def reserve(self, nbytes: int) -> None:

@@ -161,11 +161,11 @@ def test_the_run_samples_itself_when_the_sampler_thread_is_starved(name: str, mo
     assert details["used"] + details.get("requested", 0) > BUDGET and details["used"] <= 2 * BUDGET
 
 
-def test_slow_samples_are_spaced_out(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_slow_block_counts_are_spaced_out(monkeypatch: pytest.MonkeyPatch) -> None:
     """``sys.getallocatedblocks`` walks every arena: in a process whose heap was once large
-    a sample takes milliseconds, and one every 5 ms took 40% of a core. The sampler keeps
-    its share of a core near ``SAMPLER_SHARE``: here a sample takes 2 ms, so it samples
-    about every 40 ms, not every 7."""
+    a count takes milliseconds, and one every 5 ms took 40% of a core. The sampler keeps
+    its share near ``BLOCKS_SHARE`` (the resident size is still read every 5 ms): here a
+    count takes 2 ms, so it counts about every 40 ms, not every 7."""
     real = sys.getallocatedblocks
     calls = []
 
