@@ -162,7 +162,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         ordinary = f"(at_depth(depth) or apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost}))"
         given = f"cons({value}, {result}) if {operator} is {builtin} else {ordinary}"
         if outermost:
-            em.tail_value(given)
+            em.line(f"return {given}")
         else:
             em.line(f"{result} = {given}")
             em.reload_after_call()
