@@ -50,7 +50,8 @@ AFTER = r"(?=$|\n| and | or |\)|\]|,|:| if | else )"
 #: Each starts with the name itself, which lets the scan skip to it; the check that no
 #: letter or dot stands before it follows.
 ASSIGNED = r"{p}(?<![\w.]{p})(?:, \w+)*,? (?:[-+*/%&|^@]|//|\*\*|<<|>>)?:?= "
-RELOAD = r"{p}(?<![\w.]{p}) (?P<walrus>:)?= \w+\.vars\[\w+\](?=[\n,)])"
+FROM_FRAME = r" (?P<walrus>:)?= \w+\.vars\[\w+\](?=[\n,)])"
+RELOAD = r"{p}(?<![\w.]{p})" + FROM_FRAME
 #: The first line of a loop inside the body's own (``Emitter.do``, ``named_let``, ``emit_walk``).
 INNER_LOOP = re.compile(r"\n(?P<pad>[ ]{12,})(?:while True:|for _ in ticks\()")
 
@@ -129,4 +130,4 @@ def recomputed_after_reloads(source: str, runs: dict[str, tuple[str, str]]) -> s
             return match[0] + "".join(f", {local} := ({run})" for local, run in made)
         return match[0] + "".join(f"; {local} = {run}" for local, run in made)
 
-    return re.sub(rf"(?P<param>{names}) (?P<walrus>:)?= \w+\.vars\[\w+\](?=[\n,)])", again, source)
+    return re.sub(f"(?P<param>{names}){FROM_FRAME}", again, source)
