@@ -61,11 +61,11 @@ def hoist_invariant_tests(source: str, params: list[str], namespace: dict[str, A
     loop-invariant ``params`` made before the loop (``source`` itself if none is moved).
     ``rounds``: the body's own loop goes round (a call of itself), so a test anywhere in
     it repeats; else only the tests inside an inner loop (a ``do``, a named let, a walk) move."""
-    invariant = [param for param in params if f"type({param}) is " in source and only_reloaded(source, param)]
-    if not invariant:
-        return source
     inner = [] if rounds else inner_loops(source)
     if not rounds and not inner:
+        return source  # nothing repeats: most bodies leave here, before any scan per parameter
+    invariant = [param for param in params if f"type({param}) is " in source and only_reloaded(source, param)]
+    if not invariant:
         return source
     runs: dict[str, tuple[str, str]] = {}  # a run's text: its local and its parameter
 
