@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Iterable
 from typing import Any
 
 #: Orders every change of a flag against new mirrors.
@@ -29,6 +30,8 @@ LOCK = threading.Lock()
 
 #: The key under which a namespace keeps its mirrors alive.
 MIRRORS_KEY = "__mirrors__"
+#: … and the combined flags it mirrors (:class:`AllOf`), which nothing else holds.
+KEPT_KEY = "__kept_flags__"
 
 
 class Mirror:
@@ -44,20 +47,27 @@ class Flag:
     """A boolean kept current in every namespace that mirrors it: compiled code takes a
     fast path while it is up (True)."""
 
-    __slots__ = ("value", "mirrors")
+    __slots__ = ("value", "mirrors", "combined")
 
     def __init__(self, value: bool = True) -> None:
         self.value = value
         self.mirrors: weakref.WeakSet[Mirror] = weakref.WeakSet()
+        self.combined: weakref.WeakSet[AllOf] = weakref.WeakSet()  # the flags that follow this one
 
     def set(self, value: bool) -> None:
         """Raise or lower the flag, in every namespace that mirrors it."""
         if value is self.value:  # the common case (a set! that finds it down already): no lock
             return
         with LOCK:
-            self.value = value
-            for mirror in list(self.mirrors):
-                mirror.namespace[mirror.name] = value
+            self._write(value)
+
+    def _write(self, value: bool) -> None:
+        """Store ``value`` here, in every mirror and in the flags combining this one (the lock held)."""
+        self.value = value
+        for mirror in list(self.mirrors):
+            mirror.namespace[mirror.name] = value
+        for flag in list(self.combined):
+            flag.follow()
 
     def mirror(self, namespace: dict[str, Any], name: str) -> None:
         """Keep ``namespace[name]`` equal to the value from now on."""
@@ -69,6 +79,31 @@ class Flag:
 
     def __repr__(self) -> str:
         return f"Flag({self.value!r})"
+
+
+class AllOf(Flag):
+    """A flag up while every one of ``members`` is up: one test that none of them went
+    down (``nodes/hoist.py``). Whoever mirrors it keeps it alive (the members hold it weakly)."""
+
+    __slots__ = ("members", "__weakref__")
+
+    def __init__(self, members: Iterable[Flag]) -> None:
+        super().__init__()
+        self.members = tuple(members)
+        with LOCK:
+            for member in self.members:
+                member.combined.add(self)
+            self.value = all(member.value for member in self.members)
+
+    def follow(self) -> None:
+        """Take the value the members give now (the lock held)."""
+        value = all(member.value for member in self.members)
+        if value is not self.value:
+            self._write(value)
+
+    def mirror(self, namespace: dict[str, Any], name: str) -> None:
+        super().mirror(namespace, name)
+        namespace.setdefault(KEPT_KEY, []).append(self)
 
 
 class Cell:

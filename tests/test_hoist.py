@@ -30,11 +30,16 @@ def test_the_divisor_is_tested_once_before_the_loop(sources: list[str]) -> None:
     assert write_string(interp.eval_scheme("(remove-multiples 3 (iota 12 1))")) == "(1 2 4 5 7 8 10 11)"
     body = body_of(sources, "% arg0")
     before_loop = body[: body.index("while True:")]
-    assert "inv1 = type(arg0) is int and arg0 != 0" in before_loop
-    assert re.search(r"if ok\d+ and type\(arg1\) is Pair and .* and inv1:", body), body
-    # inside the loop the test is made only where a call out has re-read the parameter
-    recomputed = re.sub(r"inv1 :?= \(?type\(arg0\) is int and arg0 != 0\)?", "", body[body.index("while True:") :])
+    # the guard's flag (modulo, car … still the built-ins) ends the run and moves with it
+    hoisted = re.search(r"(inv\d+) = (type\(arg0\) is int and arg0 != 0 and ok\d+)\n", before_loop)
+    assert hoisted, before_loop
+    local, run = hoisted.groups()
+    assert re.search(rf"if type\(arg1\) is Pair and .* and {local}:", body), body
+    # inside the loop the test is made only where a call out has returned
+    loop = body[body.index("while True:") :]
+    recomputed = re.sub(r"inv\d+ :?= \(?type\(arg0\) is int and arg0 != 0( and ok\d+)?\)?", "", loop)
     assert "type(arg0)" not in recomputed
+    assert run not in re.sub(rf"{local} :?= \(?{re.escape(run)}\)?", "", loop)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +77,7 @@ def test_a_parameter_that_a_round_changes_is_tested_at_every_round(sources: list
     interp = Interpreter()
     interp.eval("(define (sum-to n acc) (if (= n 0) acc (sum-to (- n 1) (+ acc n))))")
     assert interp.eval("(sum-to 100 0)") == 5050
-    assert "inv" not in body_of(sources, "def run(outer, depth, arg0, arg1)")
+    assert "= type(arg" not in body_of(sources, "def run(outer, depth, arg0, arg1)")  # flags alone move
 
 
 def test_a_body_without_a_loop_is_left_as_it_is(sources: list[str]) -> None:
@@ -156,4 +161,51 @@ def test_a_test_made_once_per_call_anyway_stays_where_it_is(sources: list[str]) 
                (let loop ((l l) (acc base)) (if (null? l) acc (loop (cdr l) (+ acc (car l)))))))"""
     )
     assert interp.eval("(scaled-sum 5 '(1 2 3))") == 16
-    assert "inv" not in body_of(sources, "def run(outer, depth, arg0, arg1)")
+    assert "= type(arg" not in body_of(sources, "def run(outer, depth, arg0, arg1)")  # flags alone move
+
+
+def test_a_flag_is_tested_once_before_the_loop(sources: list[str]) -> None:
+    """``null?`` still the built-in: one local, read where the loop's guard was."""
+    interp = Interpreter()
+    interp.eval("(define (len l n) (if (null? l) n (len (cdr l) (+ n 1))))")
+    assert interp.eval("(len '(a b c) 0)") == 3
+    body = body_of(sources, "def run(outer, depth, arg0, arg1)")
+    hoisted = dict(re.findall(r"\n        (inv\d+) = (ok\d+)(?=\n)", body))
+    local = re.search(r"arg0 is NIL if (inv\d+) else", body)[1]  # type: ignore[index]
+    # read again only where a call out returned, if a flag is down
+    assert not re.search(rf"(?<!:= \()(?<!= ){hoisted[local]}\b", body[body.index("while True:") :])
+
+
+def test_a_builtin_that_a_call_in_the_loop_rebinds_is_seen_at_once(sources: list[str]) -> None:
+    """``swap!`` rebinds ``+`` in the middle of the loop: the same round's ``+`` is the new one."""
+    interp = Interpreter()
+    interp.eval(
+        """(define (swap!) (set! + -))
+           (define (sum l acc)
+             (if (null? l) acc
+                 (begin (if (= (car l) 0) (swap!)) (sum (cdr l) (+ acc (car l))))))"""
+    )
+    assert interp.eval("(sum '(1 2 0 3 4) 0) ") == 1 + 2 - 0 - 3 - 4
+    assert "okall" in body_of(sources, "def run(outer, depth, arg0, arg1)")
+
+
+def test_a_builtin_that_a_fallback_inside_an_expression_rebinds_is_seen_next_round() -> None:
+    """``abs`` is the program's own: its call (the inline ``abs``'s fallback, inside the
+    expression) rebinds ``+``, and the next round adds with the new one."""
+    interp = Interpreter()
+    interp.eval("(define (sum l acc) (if (null? l) acc (sum (cdr l) (+ acc (abs (car l))))))")
+    assert interp.eval("(sum '(1 -2 3) 0)") == 6  # compiled with the built-ins
+    interp.eval("(define abs (let ((real abs)) (lambda (x) (set! + -) (real x))))")
+    assert interp.eval("(sum '(0 2 3) 0)") == 0 - 2 - 3
+
+
+def test_a_flag_that_comes_back_up_is_safe() -> None:
+    """``car`` rebound and restored while the loop runs: the rounds after take the
+    ordinary path or the inline one, and both give the built-in's answer."""
+    interp = Interpreter()
+    interp.eval(
+        """(define real-car car)
+           (define (flip! x) (set! car cdr) (set! car real-car) x)
+           (define (total l acc) (if (null? l) acc (total (cdr l) (+ acc (flip! (car l))))))"""
+    )
+    assert interp.eval("(total '(1 2 3 4) 0)") == 10

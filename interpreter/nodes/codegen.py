@@ -88,7 +88,7 @@ from .fastpath import (
     generic_application,
 )
 from .fused import BOOL, fuse
-from .hoist import hoist_invariant_tests
+from .hoist import CALLED_OUT, hoist_invariant_tests
 from .inline_walks import emit_walk, inline_walk, walk_namespace
 from .literal_search import SEARCHES, LiteralTable
 from .release import procedures_stay_inside
@@ -397,7 +397,7 @@ class Emitter:
     def self_flag(self) -> str:
         """The test of the interpreter's ``lexical_self`` flag (see ``calls_itself``)."""
         assert self.procedure is not None
-        return self.flag(self.procedure.rt.lexical_self, "me")
+        return self.flag(self.procedure.rt.lexical_self, "okme")  # every flag's name starts "ok" (hoist.FLAG_NAME)
 
     def frame_of(self, outer: str, args: list[str]) -> str | None:
         """An expression making this procedure's frame for ``args`` inside ``outer``;
@@ -453,6 +453,8 @@ class Emitter:
                 self.line(f"if {scope.env} is not None:")
                 for walrus in self.reloads(scope):
                     self.line("    " + walrus.replace(" := ", " = "))
+        if self.register_mode:  # where hoist.py reads its flags again
+            self.line(CALLED_OUT)
 
     def local(self, node: LocalRef) -> str:
         """The expression reading a local variable."""
@@ -488,6 +490,8 @@ class Emitter:
             call = f"(at_depth(depth) or {call})"  # None or …: no stack slot more in each frame
         if not reloads:
             return call
+        if self.register_mode:  # where hoist.py reads its flags again
+            reloads.append(CALLED_OUT)
         return f"({call}, {', '.join(reloads)})[0]"  # the tuple keeps the call's value
 
     def inline_let(self, node: Let) -> bool:
@@ -1148,7 +1152,7 @@ class Emitter:
         self.specialize_budget -= size
         flags = {gvars.intact[name] for name in names}
         cover = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
-        self.line(f"if {' and '.join([self.flag(cover), *fused.guards])}:")
+        self.line(f"if {' and '.join([*fused.guards, self.flag(cover)])}:")  # the flag last, as a guard's
         saved, first_local = (self.facts, self.known_flags, self.known_fields), self.counter
         self.indent += 1
         for facts, arm, keyword in ((fused.when_true, then_arm, "if"), (fused.when_false, else_arm, "else")):
@@ -1691,13 +1695,13 @@ class Emitter:
             prim = self.constant(builtin, "b")
             still = flag if flag is not None else f"{f} is {prim}"
             if found is not None:
-                self.line(f"if {still} and type({args[0]}) is int and type({args[1]}) is int:")
+                self.line(f"if type({args[0]}) is int and type({args[1]}) is int and {still}:")
                 self.line(f"    {give} {args[0]} {found[0]} {args[1]}")
                 keyword = "elif"
             if guarded is not None:
                 _count, guard, code, statement = guarded
                 fields = {**dict(zip("abcd", args)), "t": self.fresh("t")}
-                self.line(f"{keyword} {still} and {guard.format(**fields)}:")
+                self.line(f"{keyword} {guard.format(**fields)} and {still}:")
                 built = CONSTRUCTOR_STATEMENTS.get((node.operator.name.name, len(args)))  # type: ignore[attr-defined]
                 if built is not None:
                     for template in built:
@@ -2140,7 +2144,8 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     poison = f"\n    rt.depth = {POISON_DEPTH}" if POISON_DEPTH is not None else ""
     source = TEMPLATE.format(params=params, frame=frame, start=start, poison=poison, code=code)
     if emitter.register_mode:
-        source = hoist_invariant_tests(source, args, emitter.namespace, emitter.repeats)
+        flags = {name: flag for flag, name in emitter.flag_names.items()}
+        source = hoist_invariant_tests(source, args, emitter.namespace, emitter.repeats, flags)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
 
