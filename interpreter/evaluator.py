@@ -60,8 +60,9 @@ def fixed_count(params: tuple[Symbol, ...], rest: Symbol | None) -> int:
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
-    ``run(env, depth, *args)`` binds the arguments in a new frame inside ``env`` and
-    runs the body at level ``depth`` (the caller's plus one; see codegen.TEMPLATE).
+    ``run(env, depth, bounce, *args)`` binds the arguments in a new frame inside ``env`` and
+    runs the body at level ``depth`` (the caller's plus one; see codegen.TEMPLATE); with
+    ``bounce`` True (a trampoline's call) it may return a pending :class:`TailCall`.
     ``nargs`` is the fixed argument count, or -1 for a procedure with a
     rest parameter; ``run`` takes its parameters as Python's (a rest parameter as
     ``*args``), so Python refuses a wrong count with a ``TypeError`` before the body runs:
@@ -404,7 +405,7 @@ class Runtime:
                 self.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            result = proc.run(proc.env, 1, *args)
+            result = proc.run(proc.env, 1, True, *args)
             self.depth = depth
         finally:
             self.depth_base = saved[2]
@@ -550,7 +551,7 @@ class Branch(Runtime):
                 if len(args) != proc.nargs:
                     proc.check_count(len(args))
                 self.depth = depth + 1  # the branch's calls all come back here (hop_mark is -1)
-                result = proc.run(proc.env, depth + 1, *args)
+                result = proc.run(proc.env, depth + 1, True, *args)
                 self.depth = depth
             elif type(proc) is Closure:
                 return apply_procedure(proc, args)  # another interpreter's procedure
@@ -630,7 +631,7 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
                 rt.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            result = proc.run(proc.env, depth + 1, *args)
+            result = proc.run(proc.env, depth + 1, True, *args)
             rt.depth = depth
         elif type(proc) is Primitive:
             try:
@@ -646,6 +647,14 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
             args = result.args
             continue
         return result
+
+
+def settle(rt: Runtime, proc: Any, args: list[Any], depth: int) -> Any:
+    """Run the tail call of ``proc`` on ``args`` that a body at level ``depth`` would have
+    handed back, for a caller that runs no trampoline (a compiled call passes ``tail``
+    False): at ``depth``, the level its caller's trampoline would have run it at."""
+    rt.depth = depth - 1
+    return apply_procedure(proc, args)
 
 
 def apply_other(proc: Any, args: list[Any]) -> Any:
@@ -674,7 +683,7 @@ def make(proc, rt, env):
         if rt.steps >= rt.check_at:
             rt.check()
         run = proc.run  # not proc.run(...): LOAD_METHOD is not specialized for a slot in 3.11
-        result = run(env, depth + 1, {params})
+        result = run(env, depth + 1, True, {params})
         rt.depth = depth
         if type(result) is TailCall:
             return apply_procedure(result.proc, result.args)

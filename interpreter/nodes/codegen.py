@@ -9,7 +9,7 @@ same work inline:
   statements; any other node is compiled by its own ``compile`` and called;
 * a call of a built-in arithmetic operator on exact integers is one Python
   operation (guarded: the global must still hold the built-in);
-* the procedure's arguments arrive as Python parameters: ``run(outer, depth, *args)``
+* the procedure's arguments arrive as Python parameters: ``run(outer, depth, bounce, *args)``
   makes the frame itself, so a call is one Python call; when nothing can assign
   a parameter it stays a Python local and the frame is made only on demand
   (register mode, see :func:`compile_procedure`), and so do the variables of a
@@ -48,7 +48,7 @@ from ..datatypes import (
 from ..env import Env, GlobalBindings
 from ..equality import EQV_BY_VALUE, is_eqv
 from ..errors import SchemeError
-from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller
+from ..evaluator import PASS_THROUGH, UNASSIGNED, Closure, apply_procedure, apply_with_caller, settle
 from ..mirrors import Flag
 from ..ports import StringOutputPort
 from .binding import Do, Let, LetValues, NamedLet, consumer_values, unpacked_values
@@ -107,6 +107,13 @@ FLAG_TEST = re.compile(r" and «ok\d+»")
 #: A type test in a guard, which ``Emitter.facts`` may answer.
 TYPE_TEST = re.compile(r"type\((\w+)\) is (\w+)")
 
+#: The body of closure ``f``, as the function of a call. ``f.run(…)`` would be a method load
+#: of a slot, which CPython 3.11 does not specialize (~7.5 ns more per call), and
+#: ``code = f.run`` a local more in every frame of a recursion (8 MB at a million levels);
+#: a conditional expression is neither: the compiler folds it into ``f.run``'s plain load.
+RUN_OF = "({f}.run if True else None)"
+#: The local holding a value in tail position that may be a pending tail call (tail_value).
+PENDING = "pending"
 #: Limits that keep generated code inside what Python's compiler accepts ("too many
 #: levels of indentation" past 100, "too many nested parentheses" past 200) whatever
 #: the nesting of the program: past them a node runs its ordinary compiled code.
@@ -185,6 +192,7 @@ class Emitter:
         }
         if rt is not None:  # a body's: publishes its depth inside an expression (see TEMPLATE)
             self.namespace["at_depth"] = functools.partial(setattr, rt, "depth")
+            self.namespace["settle"] = functools.partial(settle, rt)
         self.builtins = builtins
         if "list" in builtins:  # the inline short list (fastpath.GUARDED_BY_ARITY)
             self.namespace["list_of"] = builtins["list"].fn
@@ -1010,9 +1018,9 @@ class Emitter:
             elif self.fits(node):
                 self.logic(node, self.tail, None)
             else:
-                self.line(f"return {self.slow(node, tail=True)}")
+                self.tail_value(self.slow(node, tail=True))
         else:
-            self.line(f"return {self.slow(node, tail=True)}")
+            self.tail_value(self.slow(node, tail=True))
 
     def fits(self, node: Node) -> bool:
         """Whether the if/else statements of an ``if``, ``and``, ``or`` or ``cond`` nest
@@ -1735,28 +1743,28 @@ class Emitter:
                     self.line(f"{kept[1]}({f})")
                 self.rebind_self(f, args)
                 self.indent -= 1
-            self.line(f"return TailCall({f}, [{arglist}])")
+            self.line("if bounce:")
+            self.line(f"    return TailCall({f}, [{arglist}])")
+            self.line("site = -1  # run here, as the caller's trampoline would have: no frame of this call")
+            self.line(f"return settle({f}, [{arglist}], depth)")
         else:
             self.line("if depth < rt.hop_mark:")
             if self.counts_calls:
                 self.line("    rt.steps += 1")
                 self.line("    if rt.steps >= rt.check_at:")
                 self.line("        rt.check()")
-            # the body into a local first: ``f.run(…)`` would be an unspecialized method
-            # load of a slot (~7.5 ns more per call)
-            self.line(f"    code = {f}.run")
             # Python checks the count as it makes the call (a body's parameters are Python's):
             # a wrong one is a TypeError before the body runs, made the arity error here
             self.line("    try:")
-            self.line(f"        {result} = code({f}.env, depth + 1{''.join(', ' + a for a in args)})")
+            # ``bounce`` False: no trampoline here, so the body runs a pending tail call of its
+            # own before it returns (``settle``), and the value needs no ``TailCall`` test
+            run = RUN_OF.format(f=f)
+            self.line(f"        {result} = {run}({f}.env, depth + 1, False{''.join(', ' + a for a in args)})")
             self.line("    except TypeError:")
             self.line(f"        {f}.check_count({len(args)})")
             self.line("        raise  # the count was right: from inside, as it was")
             if POISON_DEPTH is not None:
                 self.line(f"    rt.depth = {POISON_DEPTH}")
-            self.line(f"    if type({result}) is TailCall:")
-            self.line("        rt.depth = depth")
-            self.line(f"        {result} = apply_procedure({result}.proc, {result}.args)")
             self.line("else:")
             self.line("    rt.depth = depth")
             self.line(f"    {result} = apply_procedure({f}, [{arglist}])")
@@ -1767,7 +1775,10 @@ class Emitter:
         self.line("else:")
         self.indent += 1
         self.line("rt.depth = depth")
-        self.line(f"{give} apply_with_caller({f}, [{arglist}], {self.made_frame()}, {tail})")
+        if tail:
+            self.tail_value(f"apply_with_caller({f}, [{arglist}], {self.made_frame()}, True)", f)
+        else:
+            self.line(f"{result} = apply_with_caller({f}, [{arglist}], {self.made_frame()}, False)")
         self.indent -= 1
         if not tail:
             self.reload_after_call()
@@ -1985,12 +1996,25 @@ class Emitter:
         """Whether the operator is a global named like a built-in (so likely a primitive)."""
         return type(operator) is GlobalRef and operator.name.name in self.builtins
 
+    def tail_value(self, expr: str, holder: str = PENDING) -> None:
+        """Return ``expr`` from tail position, where it may be a pending tail call (a
+        primitive's such as ``apply``, a slow path's, ``apply_with_caller``'s): as it is to a
+        trampoline (``bounce``, see :data:`TEMPLATE`), else run here first, as the caller's
+        trampoline would have (``site`` -1: no frame of this call is in progress meanwhile).
+        The value goes into ``holder``: a local that ``expr`` is the last to need (the
+        operator of the call it makes), else :data:`PENDING` (a local more in the frame)."""
+        self.line(f"{holder} = {expr}")
+        self.line(f"if type({holder}) is TailCall and not bounce:")
+        self.line("    site = -1")
+        self.line(f"    {holder} = settle({holder}.proc, {holder}.args, depth)")
+        self.line(f"return {holder}")
+
     def primitive_arm(self, f: str, arglist: str, result: str, tail: bool) -> None:
         """The body of the ``type(f) is Primitive`` branch."""
         self.indent += 1
         self.line("rt.depth = depth")
         if tail:
-            self.line(f"return {f}.fn({arglist})")
+            self.tail_value(f"{f}.fn({arglist})", f)
         else:
             self.line(f"{result} = {f}.fn({arglist})")
             self.line(f"if type({result}) is TailCall:")
@@ -2077,7 +2101,7 @@ class BodyErrors:
         return exc
 
 
-#: A body: ``run(outer, depth, *args)``. ``depth`` is the body's level (from the runtime's
+#: A body: ``run(outer, depth, bounce, *args)``. ``depth`` is the body's level (from the runtime's
 #: ``depth_base``), given by the caller: a compiled call passes ``depth + 1`` and keeps no
 #: count in the runtime. ``rt.depth`` is what the runtime's code reads (apply_procedure,
 #: ``Runtime.deep``, a primitive calling a procedure), so the body publishes its depth
@@ -2085,6 +2109,13 @@ class BodyErrors:
 #: an expression): a primitive, a fallback, ``apply_procedure``, ``apply_with_caller``
 #: (``rt.check`` reads no depth). Between those, ``rt.depth`` may hold any callee's level.
 #: Saves ~10% of a call (fib).
+#:
+#: ``bounce``: whether the caller is a trampoline (``apply_procedure`` and the runtime's
+#: other callers), to which the body hands back a pending tail call as a ``TailCall``. A
+#: compiled call passes False: the body then runs such a call itself before returning
+#: (``settle``, at the level the caller's trampoline would have used), so the caller needs
+#: no ``TailCall`` test of the value (7–10% of fib). A chain of tail calls still runs in
+#: constant space: ``settle`` is a trampoline, which calls each body with ``bounce`` True.
 TEMPLATE = """
 def run({params}):
     env = {frame}
@@ -2098,7 +2129,7 @@ def run({params}):
 
 
 def compile_procedure(proc: Lambda) -> Callable[..., Any]:
-    """One Python function ``run(outer, depth, *args)`` that binds ``proc``'s arguments in a
+    """One Python function ``run(outer, depth, bounce, *args)`` that binds ``proc``'s arguments in a
     new frame inside ``outer`` and runs its body (see :class:`Closure`).
 
     Register mode: when no ``set!`` or definition anywhere in the body can assign a
@@ -2114,10 +2145,10 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     if proc.rest is not None:
         emitter.namespace["binder"] = make_binder(proc.params, proc.rest, proc.defines)
         # the required parameters by name: Python checks that a call gives enough (Emitter.call)
-        params = ", ".join(["outer", "depth", *args, "*args"])
+        params = ", ".join(["outer", "depth", "bounce", *args, "*args"])
         frame = f"binder({', '.join(['outer', *args, '*args'])})"
     else:
-        params = ", ".join(["outer", "depth", *args])
+        params = ", ".join(["outer", "depth", "bounce", *args])
         frame = emitter.frame_of("outer", args) or ""
         if not proc.defines and not assigned_names(proc.body) & set(proc.params):
             emitter.scopes.append(Registers(dict(zip(proc.params, args)), "env"))

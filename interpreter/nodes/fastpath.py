@@ -312,7 +312,7 @@ def call(env):
                 rt.steps += 1
                 if rt.steps >= rt.check_at:
                     rt.check()
-                result = f.run(f.env, depth + 1{comma_args})
+                result = f.run(f.env, depth + 1, True{comma_args})
                 rt.depth = depth
                 if type(result) is TailCall:
                     return apply_procedure(result.proc, result.args)

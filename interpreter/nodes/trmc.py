@@ -162,7 +162,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         ordinary = f"(at_depth(depth) or apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost}))"
         given = f"cons({value}, {result}) if {operator} is {builtin} else {ordinary}"
         if outermost:
-            em.line(f"return {given}")
+            em.tail_value(given, result)
         else:
             em.line(f"{result} = {given}")
             em.reload_after_call()

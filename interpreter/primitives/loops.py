@@ -51,7 +51,7 @@ if depth >= rt.hop_mark:
     {r} = rt.deep(f, [{args}])
 else:
 {count}    run = f.run
-    {r} = run(env, depth1, {args})
+    {r} = run(env, depth1, True, {args})
     if type({r}) is TailCall:
         rt.depth = depth
         {r} = apply_procedure({r}.proc, {r}.args)
