@@ -145,9 +145,11 @@ def test_a_test_inside_a_do_loop_is_made_once_per_call(sources: list[str]) -> No
     )
     assert write_string(interp.eval_scheme("(fill-mod (make-vector 7 #f) 3)")) == "#(0 1 2 0 1 2 0)"
     body = body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")
-    before_loop = body[: body.index("while True:")]
+    inner = body.index("\n            while True:")  # the do loop, inside the body's own
+    before_loop = body[body.index("while True:") : inner]  # made as the do loop starts
     assert "= type(arg0) is list\n" in before_loop  # the vector
     assert "= type(arg1) is int and arg1 != 0\n" in before_loop  # the divisor
+    assert "type(arg" not in re.sub(r"inv\d+ :?= \(?type\(arg.*", "", body[inner:])
     with pytest.raises(SchemeError) as info:
         interp.eval("(fill-mod (make-vector 7 #f) 0)")
     assert info.value.message == "modulo: division by zero"

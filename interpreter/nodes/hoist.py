@@ -186,8 +186,15 @@ def hoisted(
     tested = {text: (run.local, run.param) for text, run in runs.items() if run.param is not None}
     if tested:
         source = recomputed_after_reloads(source, tested)
-    first = "".join(f"\n        {run.local} = {text}" for text, run in runs.items())
-    return source.replace("\n    try:\n", f"\n    try:{first}\n", 1)
+    if rounds:  # before the body's own loop
+        first = "".join(f"\n        {run.local} = {text}" for text, run in runs.items())
+        return source.replace("\n    try:\n", f"\n    try:{first}\n", 1)
+
+    def before_loop(header: re.Match[str]) -> str:
+        """The locals computed as an inner loop starts: a call that never enters one pays nothing."""
+        return "".join(f"\n{header['pad']}{run.local} = {text}" for text, run in runs.items()) + header[0]
+
+    return INNER_LOOP.sub(before_loop, source)
 
 
 def marks_replaced(source: str, flagged: dict[str, str]) -> str:
