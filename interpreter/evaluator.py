@@ -651,7 +651,7 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
 
 def settle(rt: Runtime, proc: Any, args: list[Any], depth: int) -> Any:
     """Run the tail call of ``proc`` on ``args`` that a body at level ``depth`` would have
-    handed back, for a caller that runs no trampoline (a compiled call passes ``tail``
+    handed back, for a caller that runs no trampoline (a compiled call passes ``bounce``
     False): at ``depth``, the level its caller's trampoline would have run it at."""
     rt.depth = depth - 1
     return apply_procedure(proc, args)
