@@ -211,3 +211,20 @@ def test_a_flag_that_comes_back_up_is_safe() -> None:
            (define (total l acc) (if (null? l) acc (total (cdr l) (+ acc (flip! (car l))))))"""
     )
     assert interp.eval("(total '(1 2 3 4) 0)") == 10
+
+
+def test_a_body_moves_a_bounded_number_of_flags(sources: list[str]) -> None:
+    """Each moved flag is written out again at every call out: at most MAX_FLAGGED move (the
+    first in the source), so the source stays linear in the body's size; the others are read
+    where they are used. This loop tests eleven."""
+    from interpreter.nodes.hoist import MAX_FLAGGED
+
+    tests = ["zero?", "even?", "odd?", "negative?", "positive?", "vector?", "string?", "symbol?", "char?", "null?"]
+    clauses = " ".join(f"(({test} x) {k})" for k, test in enumerate(tests))
+    interp = Interpreter()
+    interp.eval(
+        f"(define (walk l acc) (if (null? l) acc (let ((x (car l))) (walk (cdr l) (+ acc (cond {clauses} (else 99)))))))"
+    )
+    assert interp.eval("(walk '(1 2 3 -4) 0)") == 2 + 1 + 2 + 1
+    body = body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")
+    assert len(re.findall(r"\n        inv\d+ = .*\bok\d+(?=\n)", body)) == MAX_FLAGGED

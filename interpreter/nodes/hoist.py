@@ -79,7 +79,7 @@ MARK_ELEMENT = f", {CALLED_OUT})[0]"
 #: Most runs with a flag per body, the first in the source (a specialized arm comes before
 #: the ordinary one). Each is written out again at every mark: the bound keeps the source,
 #: and the work where a flag is down, linear in the body's size.
-MAX_FLAGGED = 4
+MAX_FLAGGED = 8
 #: The name of the flag up while all the flags a body moved are (a :class:`~..mirrors.AllOf`).
 ALL_UP = "okall"
 #: The names ``Emitter.flag`` gives the flags it mirrors (``okN``, ``lexical_self``'s
