@@ -14,7 +14,8 @@ that every round passes on unchanged, such as the divisor ``n`` of ::
 has the same type, and the same value, at every round. :func:`hoist_invariant_tests`
 rewrites the generated source: a run of tests of such a parameter inside a guard
 (``type(arg0) is int and arg0 != 0``) becomes one local, ``inv1``, computed once before the
-loop, and again wherever the parameter is assigned. In a register-mode body (parameters in
+loop (as each inner loop starts, in a body whose own loop does not go round), and again
+wherever the parameter is assigned. In a register-mode body (parameters in
 Python locals) that is only where a call out may have ``set!`` it and the body re-reads it
 from its frame (``Emitter.reloads``: ``arg0 = env.vars[k1]``, or ``arg0 := env.vars[k1]``
 inside an expression's tuple). A parameter assigned any other way (a round that passes
