@@ -96,18 +96,17 @@ RUN = re.compile(rf"type\((?P<param>arg\d+)\) is {_TESTS}(?P<flags>(?: and {FLAG
 #: A flag alone. Scanned for apart: each pattern starts with a literal, which a scan
 #: skips to; either one would stop it at every place.
 FLAG = re.compile(rf"{FLAG_NAME}{AFTER}")
-FLAG_IN_RUN = re.compile(rf"(?<![\w.]){FLAG_NAME}\b")
 #: The first line of a loop inside the body's own (``Emitter.do``, ``named_let``, ``emit_walk``).
 INNER_LOOP = re.compile(r"\n(?P<pad>[ ]{12,})(?:while True:|for _ in ticks\()")
 
 
 class Run(NamedTuple):
     """A run of tests that moved: its local, the parameter it tests (None for a flag
-    alone), and whether it holds a flag (then it is read again at every mark)."""
+    alone), and the flags it holds (if any, it is read again at every mark)."""
 
     local: str
     param: str | None
-    flagged: bool
+    flags: tuple[str, ...]
 
 
 def hoist_invariant_tests(
@@ -122,9 +121,9 @@ def hoist_invariant_tests(
     inner = [] if rounds else inner_loops(source)
     if rounds or inner:  # else nothing repeats: most bodies leave here, before any scan per name
         source = hoisted(source, params, namespace, rounds, inner, runs, flags)
-    flagged = {run.local: text for text, run in runs.items() if run.flagged}
+    flagged = {run.local: text for text, run in runs.items() if run.flags}
     if flagged:
-        moved = {name for text in flagged.values() for name in FLAG_IN_RUN.findall(text)}
+        moved = {name for run in runs.values() for name in run.flags}
         AllOf(flags[name] for name in sorted(moved)).mirror(namespace, ALL_UP)
     return marks_replaced(source, flagged)
 
@@ -146,11 +145,11 @@ def hoisted(
     if not invariant and not flags:
         return source
 
-    def local(text: str, param: str | None, flagged: bool) -> str:
+    def local(text: str, param: str | None, held: tuple[str, ...]) -> str:
         if text not in runs:
-            if flagged and sum(run.flagged for run in runs.values()) == MAX_FLAGGED:
+            if held and sum(bool(run.flags) for run in runs.values()) == MAX_FLAGGED:
                 return text  # as it was: read where it is used
-            runs[text] = Run(f"inv{len(runs) + 1}", param, flagged)
+            runs[text] = Run(f"inv{len(runs) + 1}", param, held)
         return runs[text].local
 
     def moves(match: re.Match[str]) -> bool:
@@ -161,22 +160,22 @@ def hoisted(
         return BEFORE.search(match.string, max(0, match.start() - 8), match.start()) is not None
 
     def flag_for(match: re.Match[str]) -> str:
-        return local(match[0], None, True) if match[0] in flags and moves(match) else match[0]
+        return local(match[0], None, (match[0],)) if match[0] in flags and moves(match) else match[0]
 
     def local_for(match: re.Match[str]) -> str:
         if not moves(match):
             return match[0]
         param, ending = match["param"], match["flags"]
-        ends = ending.split(" and ")[1:]
+        ends = tuple(ending.split(" and ")[1:])
         cls = match["num"] or match["cls"]
         if (
             param in invariant
             and set(ends) <= flags.keys()
             and isinstance(namespace.get(cls, getattr(builtins, cls, None)), type)  # else a name that may change
         ):
-            return local(match[0], param, bool(ends))
+            return local(match[0], param, ends)
         # the tests stay where they are; the flags that end them move on their own
-        moved = (local(name, None, True) if name in flags else name for name in ends)
+        moved = (local(name, None, (name,)) if name in flags else name for name in ends)
         return match[0][: len(match[0]) - len(ending)] + "".join(f" and {name}" for name in moved)
 
     source = RUN.sub(local_for, source)
