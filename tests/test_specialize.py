@@ -23,6 +23,12 @@ SHAPES = [
     "(if (pair? a) (vector-ref (vector (car a) b) (if (pair? b) 0 1)) (modulo b 3))",
     # a do loop's test teaches its round: the steps and a vector-set! guard use what it found
     "(do ((i 0 (+ i 1)) (v (vector 1 2 3))) ((>= i a) (vector->list v)) (vector-set! v (modulo i 3) (list i b)))",
+    # a test the next one's guard refutes is taken as false while that guard holds
+    "(if (null? a) b (if (= (car a) 1) (cdr a) (list (car a) b)))",
+    "(cond ((null? a) b) ((eq? (car a) b) (cdr a)) (else (cons b (cdr a))))",
+    "(if (not (pair? a)) b (if (< (car a) 2) (car a) b))",
+    "(let loop ((l a) (n 0)) (if (null? l) n (if (< (car l) 2) (loop (cdr l) (+ n 1)) (loop (cdr l) n))))",
+    "(if (null? b) (null? a) (cond ((pair? a) 'pair) ((< a 2) a) (else b)))",
 ]
 
 ARGUMENTS = [
@@ -101,3 +107,24 @@ def test_a_do_loop_round_uses_what_its_test_found(sources: list[str]) -> None:
     # the index is known to be an exact integer: neither the step nor vector-set! tests it
     assert re.search(r"\[(l\d+)\] = \1\n", source), source
     assert re.search(r"t\d+ = \(l\d+ \+ 1\)\n", source), source
+
+
+def test_a_test_the_next_guard_refutes_is_not_computed_while_it_holds(sources: list[str]) -> None:
+    """``(if (null? l) … (if (= (car l) x) …))``: the second test's guard finds ``l`` a
+    pair, so ``(null? l)`` is false there; it is computed only where that guard fails."""
+    interp = Interpreter()
+    interp.eval(
+        "(define (count-of x l n) (if (null? l) n (if (= (car l) x) (count-of x (cdr l) (+ n 1)) (count-of x (cdr l) n))))"
+    )
+    assert interp.eval("(count-of 2 '(2 1 2 3) 0)") == 2
+    source = "\n".join(sources)
+    guard = source.index("if type(arg1) is Pair and type(")
+    assert guard < source.index("arg1 is NIL"), source
+
+
+def test_a_rebound_refuted_test_is_called() -> None:
+    interp = Interpreter()
+    interp.eval("(define (f l) (if (null? l) 'empty (if (= (car l) 1) 'one 'other)))")
+    assert write_string(interp.eval_scheme("(f '(1))")) == "one"
+    interp.eval("(set! null? pair?)")
+    assert write_string(interp.eval_scheme("(f '(1))")) == "empty"

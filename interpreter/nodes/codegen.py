@@ -87,7 +87,7 @@ from .fastpath import (
     compared_by_identity,
     generic_application,
 )
-from .fused import BOOL, fuse
+from .fused import BOOL, fuse, refuted
 from .hoist import CALLED_OUT, hoist_invariant_tests
 from .inline_walks import emit_walk, inline_walk, walk_namespace
 from .literal_search import SEARCHES, LiteralTable
@@ -1082,6 +1082,16 @@ class Emitter:
             clause.test, parts, lambda: arm(clause.body), lambda: self.cond_clauses(rest, arm, give)
         ):
             return
+        if clause.body is not None and rest and rest[0].test is not None and rest[0].body is not None:
+            second, after = rest[0], rest[1:]
+            if self.specialize(
+                second.test,
+                [second.body, *(part for c in after for part in (c.test, c.body) if part is not None)],
+                lambda: arm(second.body),
+                lambda: self.cond_clauses(after, arm, give),
+                prior=(clause.test, lambda: arm(clause.body)),
+            ):
+                return
         if clause.body is None:  # (cond (test) …): the test's value is the clause's
             value = self.fresh("t")
             self.line(f"{value} = {self.test(clause.test)}")
@@ -1107,6 +1117,17 @@ class Emitter:
         otherwise = node.otherwise if node.otherwise is not None else Const(_void())
         if self.specialize(node.test, [node.then, otherwise], lambda: arm(node.then), lambda: arm(otherwise)):
             return
+        inner = otherwise
+        if type(inner) is If and type(inner.test) is not Const and self.fits(inner):
+            rest = inner.otherwise if inner.otherwise is not None else Const(_void())
+            if self.specialize(
+                inner.test,
+                [inner.then, rest],
+                lambda: arm(inner.then),
+                lambda: arm(rest),
+                prior=(node.test, lambda: arm(node.then)),
+            ):
+                return
         self.line(f"if {self.truth(node.test)}:")
         self.indent += 1
         arm(node.then)
@@ -1120,7 +1141,12 @@ class Emitter:
         self.indent -= 1
 
     def specialize(
-        self, test: Node, parts: list[Node], then_arm: Callable[[], None], else_arm: Callable[[], None]
+        self,
+        test: Node,
+        parts: list[Node],
+        then_arm: Callable[[], None],
+        else_arm: Callable[[], None],
+        prior: tuple[Node, Callable[[], None]] | None = None,
     ) -> bool:
         """Emit a test whose success teaches something as two branches: while one flag
         covering every built-in named in the test and ``parts`` (the code the arms run) is
@@ -1134,8 +1160,16 @@ class Emitter:
         runs built-ins, whose names the flag says still hold them. A built-in rebound by
         another thread meanwhile is seen at the next such test, as a rebinding inside one
         inline expression is. Not inside another such branch, and within a body's
-        :data:`SPECIALIZE_BUDGET`. False, emitting nothing, when there is nothing to learn."""
-        if self.facts or self.known_flags or self.plain or not self.in_body or self.indent + 3 > MAX_INDENT:
+        :data:`SPECIALIZE_BUDGET`. False, emitting nothing, when there is nothing to learn.
+
+        ``prior``: (a test, the arm it runs when true) that comes first, this test being
+        its else. Taken only when the fused guard refutes that test (:func:`~.fused.refuted`:
+        ``(null? l)`` where the guard finds ``l`` a pair), so while the guard and the flags
+        hold it is false without being computed: the list walk ``(if (null? l) …
+        (if (= (car l) x) …))`` tests ``l`` once a round, not twice. Otherwise it is
+        computed first, as written."""
+        lift = 1 if prior is not None else 0
+        if self.facts or self.known_flags or self.plain or not self.in_body or self.indent + 3 + lift > MAX_INDENT:
             return False
         if type(test) is not Call or type(test.operator) is not GlobalRef:
             return False
@@ -1146,7 +1180,7 @@ class Emitter:
         if not isinstance(gvars, GlobalBindings):
             return False
         names: set[Symbol] = set()  # the built-ins code may compute inline (others are calls out)
-        for part in [test, *parts]:
+        for part in [test, *parts, *([prior[0]] if prior is not None else [])]:
             for sub in subtree(part):
                 if type(sub) is Call and type(sub.operator) is GlobalRef and sub.operator.name in gvars.intact:
                     if sub.operator.gvars is not gvars:
@@ -1154,6 +1188,8 @@ class Emitter:
                     names.add(sub.operator.name)
         fused = fuse(self, test, alone=True)
         if fused is None or not (fused.known or fused.when_true or fused.when_false):
+            return False
+        if prior is not None and not refuted(self, prior[0], fused.known):
             return False
         if not set(fused.watched) <= names:  # the cover must test every flag the value needs
             return False
@@ -1178,19 +1214,20 @@ class Emitter:
         self.counter, used = first_local, self.counter
         self.line("else:")
         self.indent += 1
-        self.plain = True
-        try:
-            truth = self.truth(test)
-        finally:
-            self.plain = False
-        self.line(f"if {truth}:")
-        self.indent += 1
-        then_arm()
-        self.indent -= 1
-        self.line("else:")
-        self.indent += 1
+        for condition, arm in [*([prior] if prior is not None else []), (test, then_arm)]:
+            self.plain = True
+            try:
+                truth = self.truth(condition)
+            finally:
+                self.plain = False
+            self.line(f"if {truth}:")
+            self.indent += 1
+            arm()
+            self.indent -= 1
+            self.line("else:")
+            self.indent += 1
         else_arm()
-        self.indent -= 2
+        self.indent -= 2 + lift
         self.counter = max(self.counter, used)
         return True
 

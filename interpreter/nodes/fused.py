@@ -356,3 +356,32 @@ def fuse(em: Emitter, node: Node, alone: bool = False) -> Fused | None:
     return Fused(
         typed[0], typed[1], fuser.guards, fuser.flags, fuser.watched, fuser.known, fuser.fields, when_true, when_false
     )
+
+
+def refuted(em: Emitter, test: Node, known: dict[str, str]) -> bool:
+    """Whether ``test`` is false wherever a fused guard found the types ``known`` (a
+    variable's Python name: its type): ``(null? x)`` of a variable found of any type (none
+    is the empty list), ``(pair? x)`` of one found not a pair, ``(not (pair? x))`` of a
+    pair. Each built-in named must be a watched one (``GlobalBindings.intact``): the caller
+    covers its flag, since the test is then not computed."""
+    negated = False
+    if _watched_call(test, "not") and type(test.operands[0]) is Call:  # type: ignore[attr-defined]
+        negated, test = True, test.operands[0]  # type: ignore[attr-defined]
+    if not (_watched_call(test, "null?") or _watched_call(test, "pair?")):
+        return False
+    operand = test.operands[0]  # type: ignore[attr-defined]
+    if type(operand) is not LocalRef or operand.checked:
+        return False
+    kind = known.get(em.simple(operand) or "")
+    if kind is None:
+        return False
+    holds = test.operator.name.name == "pair?" and kind == PAIR  # type: ignore[attr-defined]
+    return holds == negated
+
+
+def _watched_call(node: Node, name: str) -> bool:
+    """Whether ``node`` calls the global ``name`` with one operand, a name whose flag says it holds its built-in."""
+    if type(node) is not Call or len(node.operands) != 1 or type(node.operator) is not GlobalRef:
+        return False
+    operator = node.operator
+    return operator.name.name == name and operator.name in getattr(operator.gvars, "intact", {})
