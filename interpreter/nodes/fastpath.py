@@ -60,7 +60,7 @@ CONSTRUCTORS = {"cons": "cons({a}, {b})"}
 #: room for them: ``Pair()`` and ``Values()`` allocate in C alone, saving the Python call of
 #: ``datatypes.cons`` or ``datatypes.values_of``.
 CONSTRUCTOR_STATEMENTS: dict[tuple[str, int], tuple[str, ...]] = {
-    ("cons", 2): ("{r} = Pair()", "{r}.car = {a}", "{r}.cdr = {b}", "{r}.span = None"),
+    ("cons", 2): ("{r} = Pair()", "{r}.car = {a}", "{r}.cdr = {b}"),
     **{
         ("values", n): ("{r} = Values()", f"{{r}}.items = [{', '.join('{' + x + '}' for x in 'abcd'[:n])}]")
         for n in (0, 2, 3, 4)

@@ -53,7 +53,7 @@ class WalkForm(NamedTuple):
 
 def appending(item: str) -> tuple[str, ...]:
     """The lines that put ``item`` at the end of the new list (after ``{last}``)."""
-    return ("{c} = Pair()", f"{{c}}.car = {item}", "{c}.span = None", "{last}.cdr = {c}", "{last} = {c}")
+    return ("{c} = Pair()", f"{{c}}.car = {item}", "{last}.cdr = {c}", "{last} = {c}")
 
 
 WALK_FORMS: dict[str, WalkForm] = {

@@ -130,7 +130,6 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         for pair, (_site, _operator, value, _flag) in zip(pairs, heads):
             em.line(f"{pair} = Pair()")
             em.line(f"{pair}.car = {value}")
-            em.line(f"{pair}.span = None")
         em.line(f"if {HOLE} is None:")
         em.line(f"    {HEAD} = {pairs[0]}")
         em.line("else:")

@@ -70,7 +70,6 @@ def build_list(items: list[Any], tail: Any = NIL) -> Any:
         cell = Pair()
         cell.car = item
         cell.cdr = result
-        cell.span = None
         result = cell
     return result
 
@@ -129,7 +128,6 @@ def copy_onto(who: str, lst: Any, n: int, tail: Any) -> Any:
                 raise _changed(who)
             cell = Pair()
             cell.car = lst.car
-            cell.span = None
             last.cdr = cell
             last = cell
             lst = lst.cdr
@@ -154,7 +152,6 @@ def scheme_cons(a: Any, b: Any) -> Pair:
     p = Pair()
     p.car = a
     p.cdr = b
-    p.span = None
     return p
 
 
@@ -257,7 +254,6 @@ def scheme_list(*xs: Any) -> Any:
         cell = Pair()
         cell.car = x
         cell.cdr = result
-        cell.span = None
         result = cell
     return result
 
@@ -385,7 +381,6 @@ def reverse(lst: Any) -> Any:
         cell = Pair()
         cell.car = lst.car
         cell.cdr = result
-        cell.span = None
         result = cell
         lst = lst.cdr
     return result
@@ -766,7 +761,6 @@ def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
     for row in rows("map", (lst, *more)):
         cell = Pair()
         cell.car = call(*row)
-        cell.span = None
         last.cdr = cell
         last = cell
     last.cdr = NIL
@@ -800,7 +794,6 @@ def append_map(f: Any, lst: Any, *more: Any) -> Any:
                 raise _changed("append-map")
             cell = Pair()
             cell.car = result.car
-            cell.span = None
             last.cdr = cell
             last = cell
             result = result.cdr
@@ -842,7 +835,6 @@ def partition(pred: Any, lst: Any) -> Values:
     for x in items:
         cell = Pair()
         cell.car = x
-        cell.span = None
         if call(x) is not False:
             yes_last.cdr = cell
             yes_last = cell

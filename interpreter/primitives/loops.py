@@ -82,7 +82,6 @@ SELECT = """
         if {keep}:
             cell = Pair()
             cell.car = x
-            cell.span = None
             last.cdr = cell
             last = cell
         lst = lst.cdr
@@ -104,7 +103,6 @@ WALKS: dict[str, tuple[int, str, str]] = {
         r = CALL(lst.car)
         cell = Pair()
         cell.car = r
-        cell.span = None
         last.cdr = cell
         last = cell
         lst = lst.cdr
