@@ -174,3 +174,18 @@ def test_wrong_arity_of_python_primitive_is_an_arity_error() -> None:
 def test_unbound_variable_in_effect_position_is_an_error(error) -> None:
     err = error("(define (f) (begin undefined-thing 1)) (f)")
     assert err.message == "unbound variable: undefined-thing"
+
+
+def test_an_error_in_code_the_program_built_points_at_the_eval(error) -> None:
+    """Pairs a compiled loop made carry no span (they read None): analysing them as code
+    reports the location of the ``eval`` that ran them."""
+    program = """\
+(define (build n) (if (= n 0) '() (cons n (build (- n 1)))))
+(define built (build 3))
+(eval (cons 'car built) (interaction-environment))
+"""
+    err = error(program, "built.scm")
+    lines = err.format().splitlines()
+    assert lines[0] == "error: car: expected 1 argument, given 3"
+    assert "(car 3 2 1)" in lines[1]
+    assert "built.scm:3:1" in lines[2]
