@@ -54,6 +54,11 @@ BOOLEAN_RESULTS = frozenset(
     | {"char=?", "char<?", "char>?", "char<=?", "char>=?"}
 )
 
+#: Those whose inline arm is a Python comparison (``COMPARE_OP``), not an identity test.
+COMPARISONS = frozenset(
+    {"<", ">", "=", "<=", ">=", "zero?", "even?", "odd?"} | {"char=?", "char<?", "char>?", "char<=?", "char>=?"}
+)
+
 #: Two-operand built-ins that build a value inline.
 CONSTRUCTORS = {"cons": "cons({a}, {b})"}
 #: Constructors as statements into ``{r}``, by (name, operand count), where a call site has
