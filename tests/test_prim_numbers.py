@@ -18,6 +18,11 @@ CASES = [
     ("(+ 1/2 1/2)", "1"),
     ("(+ 1/2 1/3)", "5/6"),
     ("(+ 1 0.5)", "1.5"),
+    # a run of exact integers is summed at once; anything else in it, one by one
+    ("(apply + (iota 1000))", "499500"),
+    ("(apply + 1 2 (iota 5))", "13"),
+    ("(apply + 1 2 '(3 4.5 1/2))", "11.0"),
+    ("(apply + 1 2 '(1/3 1/6))", "7/2"),
     ("(*)", "1"),
     ("(* 2 3)", "6"),
     ("(* 2 3 4)", "24"),
@@ -293,6 +298,8 @@ ERRORS = [
     ("(exact-integer-sqrt -1)", "exact-integer-sqrt", "type-error"),
     ("(gcd 1.5 2)", "gcd", "type-error"),
     ("(floor 'x)", "floor", "type-error"),
+    ("(apply + 1 2 '(3 #t))", "+: expected a number, got #t", "type-error"),
+    ("(apply + (iota 5) '(1 2 . 3))", "apply: expected a proper list", "type-error"),
 ]
 
 

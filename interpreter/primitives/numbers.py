@@ -140,11 +140,18 @@ def _div_zero(who: str) -> SchemeError:
 # ----------------------------------------------------------------------------------
 # arithmetic
 # ----------------------------------------------------------------------------------
+#: The types of a run of exact integers (``bool`` is not one).
+_INT_ONLY = {int}
+
+
 @primitive("+")
 def add(a: Any = 0, b: Any = 0, *rest: Any) -> Any:
     """Sum of the arguments."""
-    if type(a) is int and type(b) is int and not rest:
-        return a + b
+    if type(a) is int and type(b) is int:
+        if not rest:
+            return a + b
+        if set(map(type, rest)) == _INT_ONLY:  # (apply + numbers): summed in C, 130 -> 20 ns a number
+            return sum(rest, a + b)
     total = check_number("+", a) + check_number("+", b)
     for x in rest:
         total += check_number("+", x)
