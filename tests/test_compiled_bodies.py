@@ -284,3 +284,24 @@ def test_a_comparison_a_test_jumps_on_keeps_its_jump_short(sources: list[str]) -
     source = "\n".join(sources)
     assert ("(True if arg0 < arg1 else False)" in source) is codegen.SHORT_JUMPS, source
     assert "return (arg1 < arg0" in source and "True if arg1 < arg0" not in source, source
+
+
+def test_a_statement_reuses_the_temporaries_an_earlier_one_left_dead() -> None:
+    """A body takes again the temporaries of statements that are done (``Emitter.effect``),
+    so its frame holds fewer locals; a value put aside before such a statement (an earlier
+    operand of the same call) keeps a name of its own."""
+    interp = Interpreter()
+    interp.eval(
+        """(define v (vector 0 0))
+           (define (f a b) (list a b))
+           (define (g l x) (f (car l) (begin (vector-set! v (car x) (+ (cadr x) 1)) (vector-ref v 0))))
+           (define (h l)
+             (vector-set! v 0 (+ (car l) 1))
+             (vector-set! v 1 (+ (cadr l) 1))
+             (vector-set! v 0 (+ (vector-ref v 0) (vector-ref v 1)))
+             (vector->list v))"""
+    )
+    assert interp.eval("(g '(7 8) '(0 41))") == [7, 42]
+    assert interp.eval("(h '(1 2))") == [5, 3]
+    run = interp.eval_scheme("h").run
+    assert run.__code__.co_nlocals < 25, run.__code__.co_varnames  # 34 when each statement had its own

@@ -132,6 +132,9 @@ SPECIALIZE_BUDGET = 200  # nodes of a body that Emitter.specialize emits twice, 
 #: one (bench/library.py: primes and triangl run such tests 150,000-360,000 times).
 #: Python 3.12 specializes the comparison whatever follows it.
 SHORT_JUMPS = sys.version_info < (3, 12)
+
+#: The prefix of a temporary's local (see ``Emitter.fresh``).
+TEMP = "t"
 #: A check of the depth protocol (see TEMPLATE), for tests: when set, a body entered and a
 #: compiled call returned store this level into ``rt.depth``, so a call out that forgot to
 #: publish the body's depth reaches the runtime with a level past every max_depth.
@@ -208,6 +211,11 @@ class Emitter:
         if "list" in builtins:  # the inline short list (fastpath.GUARDED_BY_ARITY)
             self.namespace["list_of"] = builtins["list"].fn
         self.counter = 0  # of locals
+        # Temporaries in use, in the order given, and those an effect left dead, which later
+        # code may take again: a frame holds fewer locals (each one is cleared at every
+        # return; triangl's attempt had 82)
+        self.temps_in_use: list[str] = []
+        self.spare_temps: list[str] = []
         self.global_counter = 0  # of namespace names
         # (call node, enclosing site or -1, the local its operator is read into)
         self.sites: list[tuple[Call, int, str]] = []
@@ -242,10 +250,19 @@ class Emitter:
         self.released: dict[str, list[str] | None] = {}
 
     # -- bookkeeping ---------------------------------------------------------------
-    def fresh(self, prefix: str) -> str:
-        """A new local name (``specialize`` numbers its ordinary arm's locals again)."""
-        self.counter += 1
-        return f"{prefix}{self.counter}"
+    def fresh(self, prefix: str, spare: bool = True) -> str:
+        """A new local name (``specialize`` numbers its ordinary arm's locals again). A
+        temporary (``t``) may be one that an earlier statement left dead (:meth:`effect`),
+        unless ``spare`` is False: for one assigned by a line put before code already
+        emitted, which may use the dead ones (:meth:`operand_values`)."""
+        if prefix == TEMP and spare and self.spare_temps:
+            name = self.spare_temps.pop()
+        else:
+            self.counter += 1
+            name = f"{prefix}{self.counter}"
+        if prefix == TEMP:
+            self.temps_in_use.append(name)
+        return name
 
     def fresh_global(self, prefix: str) -> str:
         """A new name in the namespace (numbered on its own: never given twice)."""
@@ -969,9 +986,28 @@ class Emitter:
         return temp
 
     def effect(self, node: Node) -> None:
-        """Emit a node evaluated only for its effect (a global is still looked up: it may be unbound)."""
+        """Emit a node evaluated only for its effect (a global is still looked up: it may be
+        unbound). The temporaries it takes are dead once it is done: later statements may
+        take them again (:meth:`fresh`)."""
         if type(node) is Const or (type(node) is LocalRef and not node.checked):
             return
+        first = len(self.temps_in_use)
+        try:
+            self.effect_statements(node)
+        finally:
+            self.free_temps(first)
+
+    def free_temps(self, first: int) -> None:
+        """The temporaries taken since ``first`` (a length of :attr:`temps_in_use`) are dead
+        from here on: code emitted later may take them again."""
+        done = self.temps_in_use[first:]
+        del self.temps_in_use[first:]
+        spare = set(self.spare_temps)
+        for name in dict.fromkeys(done):
+            if name not in spare:
+                self.spare_temps.append(name)
+
+    def effect_statements(self, node: Node) -> None:
         if type(node) is Define and node in self.define_nodes:
             self.define_register(node)
             return
@@ -1108,7 +1144,9 @@ class Emitter:
             self.line(f"{value} = {self.test(clause.test)}")
             self.line(f"if {value} is not False:")
         else:
+            first = len(self.temps_in_use)
             self.line(f"if {self.truth(clause.test)}:")
+            self.free_temps(first)  # the test's temporaries: no clause reads them
         self.indent += 1
         if clause.body is None:
             give(value)
@@ -1139,7 +1177,9 @@ class Emitter:
                 prior=(node.test, lambda: arm(node.then)),
             ):
                 return
+        first = len(self.temps_in_use)
         self.line(f"if {self.truth(node.test)}:")
+        self.free_temps(first)  # the test's temporaries: neither arm reads them
         self.indent += 1
         arm(node.then)
         self.indent -= 1
@@ -1209,6 +1249,7 @@ class Emitter:
         cover = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
         self.line(f"if {' and '.join([*fused.guards, self.flag(cover)])}:")  # the flag last, as a guard's
         saved, first_local = (self.facts, self.known_flags, self.known_fields), self.counter
+        spare_before = list(self.spare_temps)
         self.indent += 1
         for facts, arm, keyword in ((fused.when_true, then_arm, "if"), (fused.when_false, else_arm, "else")):
             self.facts, self.known_flags = {**saved[0], **fused.known, **facts}, saved[1] | flags | {cover}
@@ -1223,17 +1264,21 @@ class Emitter:
         self.indent -= 1
         self.facts, self.known_flags, self.known_fields = saved
         # the ordinary arms run instead: their locals take the same names again, so that a
-        # frame of a deep recursion holds no more locals than one copy needs
+        # frame of a deep recursion holds no more locals than one copy needs (and the spare
+        # temporaries are those there were before either arm)
         self.counter, used = first_local, self.counter
+        self.spare_temps = spare_before
         self.line("else:")
         self.indent += 1
         for condition, arm in [*([prior] if prior is not None else []), (test, then_arm)]:
             self.plain = True
+            first = len(self.temps_in_use)
             try:
                 truth = self.truth(condition)
             finally:
                 self.plain = False
             self.line(f"if {truth}:")
+            self.free_temps(first)  # the ordinary test's temporaries: no arm reads them
             self.indent += 1
             arm()
             self.indent -= 1
@@ -1437,6 +1482,7 @@ class Emitter:
             return simple
         if id(node) in self.impure:
             return None
+        first = len(self.temps_in_use)
         self.pure_depth += 1
         try:
             inline = self.pure_logic(node) if type(node) in (And, Or) else self.pure_call(node)
@@ -1445,7 +1491,16 @@ class Emitter:
         if inline is None:
             self.impure.add(id(node))
         elif self.pure_depth == 0:
-            fused = None if self.plain else fuse(self, node, alone=bool(self.facts or self.known_flags))
+            fused = None
+            if not self.plain:
+                # the fused guard runs first, and the expression after it only if it fails,
+                # assigning each of its temporaries before it reads one: the guard takes its
+                # names from those (nothing else may: the expression is not emitted yet)
+                spare, self.spare_temps = self.spare_temps, list(dict.fromkeys(reversed(self.temps_in_use[first:])))
+                try:
+                    fused = fuse(self, node, alone=bool(self.facts or self.known_flags))
+                finally:
+                    self.spare_temps = spare
             if fused is not None:  # a guard that facts made empty needs no other arm
                 value = jumped_on(fused.value) if self.compares_for_test(node) else fused.value
                 inline = f"({value} if {fused.guard} else {inline})" if fused.guard else value
@@ -2036,7 +2091,7 @@ class Emitter:
             if len(self.lines) > start:
                 for i, earlier in enumerate(values):
                     if not (earlier.isidentifier() or is_int_literal(earlier)):
-                        values[i] = self.fresh("t")
+                        values[i] = self.fresh("t", spare=False)
                         self.lines.insert(start, "    " * self.indent + f"{values[i]} = {earlier}")
                         start += 1
             values.append(expr)
