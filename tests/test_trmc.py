@@ -8,6 +8,7 @@ step counts, limits, errors and ``parallel-map`` keep their meaning.
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -270,3 +271,15 @@ def test_step_limit_under_parallel_map() -> None:
     interp.eval(SHAPES["if"][0])
     with pytest.raises(SchemeError, match="step limit"):
         interp.eval("(parallel-map (lambda (n) (length (interval-list 1 n))) '(4000 4000))")
+
+
+def test_a_constant_base_fills_the_hole_in_place(sources: list[str]) -> None:
+    """A constant returned while a hole is open (the ``'()`` that ends the list, or any
+    quoted tail) is no pending tail call: the body fills the hole itself, not through
+    ``filled``."""
+    interp = Interpreter()
+    interp.eval("(define (upto m n) (if (> m n) '(end) (cons m (upto (+ m 1) n))))")
+    assert write_string(interp.eval_scheme("(upto 1 3)")) == "(1 2 3 end)"
+    assert write_string(interp.eval_scheme("(upto 4 3)")) == "(end)"
+    source = "\n".join(sources)
+    assert re.search(r"out = c\d+\n +if hole is None:\n +return out\n +hole\.cdr = out\n +return head", source), source

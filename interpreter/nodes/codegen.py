@@ -307,23 +307,24 @@ class Emitter:
         if (self.holes or self.released) and text.lstrip().startswith("return "):
             parts = returning(text) if self.holes else [text]
             if self.released:
-                parts = self.releasing(parts[0], parts[-1])
+                parts = self.releasing(parts)
             for part in parts:
                 self.lines.append("    " * self.indent + part)
             return
         self.lines.append("    " * self.indent + text)
 
-    def releasing(self, first: str, last: str) -> list[str]:
-        """``return x`` (given as ``first``, or as ``out = x`` and the ``last`` line that
-        returns ``out``) with the released frames emptied in between, unless ``x`` is a
-        pending tail call (it may call a procedure they hold)."""
+    def releasing(self, parts: list[str]) -> list[str]:
+        """``return x`` (given as that line, or as ``out = x`` and the lines that return
+        ``out``: :func:`~.trmc.returning`) with the released frames emptied in between,
+        unless ``x`` is a pending tail call (it may call a procedure they hold)."""
+        first, rest = parts[0], parts[1:]
         body = first.lstrip()
         pad = first[: len(first) - len(body)]
         if body.startswith("return "):
-            first, last = f"{pad}{OUT} = {body[len('return ') :]}", f"{pad}return {OUT}"
+            first, rest = f"{pad}{OUT} = {body[len('return ') :]}", [f"{pad}return {OUT}"]
         lines = [first, f"{pad}if type({OUT}) is not TailCall:"]
         lines += [f"{pad}    {line}" for frame in self.released for line in self.release_lines(frame)]
-        return [*lines, last]
+        return [*lines, *rest]
 
     def release_lines(self, frame: str) -> list[str]:
         """Lines that take the procedures out of released ``frame``, if it has been made."""

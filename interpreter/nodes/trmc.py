@@ -28,6 +28,7 @@ hole. Like a tail call, a round adds no depth: ``max_depth`` no longer limits it
 from __future__ import annotations
 
 import itertools
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import TailCall
@@ -40,6 +41,10 @@ if TYPE_CHECKING:
 
 #: Local names of the generated code (no generated temporary ends in a letter).
 HOLE, HEAD, OUT = "hole", "head", "out"
+
+#: A returned value that is no pending tail call: a constant of the body's namespace
+#: (``Emitter.constant``: quoted data, never a ``TailCall``) or a Python literal.
+CONSTANT = re.compile(r"c\d+|True|False|None|-?\d+")
 
 
 def filled(hole: Any, head: Any, value: Any, rt: Any, depth: int) -> Any:
@@ -74,10 +79,20 @@ def has_cons_calls_of_itself(proc: Lambda) -> bool:
 
 
 def returning(text: str) -> list[str]:
-    """``return x`` as two lines that fill the open hole, if any (see :func:`filled`)."""
+    """``return x`` as lines that fill the open hole, if any (see :func:`filled`); the
+    first puts ``x`` in ``out``. A constant (the ``'()`` that ends the list, mostly) is
+    no pending tail call: it fills the hole here, without the call of ``filled``."""
     body = text.lstrip()
     pad = text[: len(text) - len(body)]
     value = body[len("return ") :]
+    if CONSTANT.fullmatch(value):
+        return [
+            f"{pad}{OUT} = {value}",
+            f"{pad}if {HOLE} is None:",
+            f"{pad}    return {OUT}",
+            f"{pad}{HOLE}.cdr = {OUT}",
+            f"{pad}return {HEAD}",
+        ]
     return [
         f"{pad}{OUT} = {value}",
         f"{pad}return {OUT} if {HOLE} is None else filled({HOLE}, {HEAD}, {OUT}, rt, depth)",
