@@ -338,7 +338,7 @@ class Interpreter:
 
         def run() -> Any:
             node = self.analyzer.analyze(datum, None, span)
-            return node.compile(False)(self.global_env)
+            return node.evaluate(self.global_env)
 
         return self._run(run, span)
 

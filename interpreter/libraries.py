@@ -213,7 +213,7 @@ def instantiate(an: Analyzer, lib: Library) -> LibraryScope:
 
     def run() -> None:
         for node in nodes:
-            node.compile(False)(frame)
+            node.evaluate(frame)
 
     call_at_expansion(an.interp, make_primitive("library-body", run), [])
     scope.frame = frame

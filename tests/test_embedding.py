@@ -438,3 +438,26 @@ def test_the_embedding_example_runs_a_program_safely(tmp_path: Path) -> None:
     assert refused["error"]["kind"] == "permission"
     runaway = asyncio.run(tool.run("(let loop () (loop))"))
     assert "max_steps" in runaway["error"]["message"]
+
+
+def test_a_top_level_call_runs_without_compiling_a_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A top-level form runs once: its call is made as it stands (``Call.evaluate``), not
+    written and compiled into a Python function first. Same values, errors and backtrace."""
+    from interpreter.nodes import fastpath
+
+    interp = Interpreter()
+    interp.eval("(define (f x) (* x 2))")
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a top-level call was compiled")
+
+    monkeypatch.setattr(fastpath, "compile_call", refuse)
+    assert interp.eval("(f 21)") == 42
+    assert interp.eval("(apply + '(1 2 3))") == 6
+    interp.eval("(define y (f (f 2)))")
+    assert interp.eval("y") == 8
+    with pytest.raises(SchemeError) as info:
+        interp.eval("(f (car 5))", filename="top.scm")
+    text = info.value.format()
+    assert "car: expected a pair, got 5" in text
+    assert text.splitlines()[1:] == ["  at (car 5)      top.scm:1:4", "  at (f (car 5))  top.scm:1:1"]
