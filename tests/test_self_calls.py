@@ -193,3 +193,23 @@ def test_a_global_list_loop_follows_its_name_when_it_is_assigned() -> None:
              (if (= i n) '() (cons i (upto (+ i 1) n))))"""
     )
     assert write_string(interp.eval_scheme("(upto 0 6)")) == "(0 1 2 3 other 4)"
+
+
+def test_a_round_drops_the_frame_only_if_it_may_have_made_it(sources: list[str]) -> None:
+    """A round that made the body's frame (a closure over the parameters) drops it before
+    the next; a round that cannot have made it goes round without the store."""
+    interp = Interpreter()
+    interp.eval(
+        """(define (collect l)
+             (letrec ((walk (lambda (l acc)
+                              (if (null? l) acc
+                                  (if (even? (car l))
+                                      (walk (cdr l) (cons (lambda () (car l)) acc))
+                                      (walk (cdr l) acc))))))
+               (walk l '())))"""
+    )
+    assert interp.eval("(map (lambda (p) (p)) (collect '(1 2 3 4 5 6 7 8)))") == [8, 6, 4, 2]
+    source = "\n".join(sources)
+    rounds = re.findall(r"\n( +)if inv\d+:\n((?:\1 .*\n)*?)\1    continue", source)
+    dropping = ["env = None" in body for _pad, body in rounds]
+    assert True in dropping and False in dropping, source

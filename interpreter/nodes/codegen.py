@@ -135,6 +135,9 @@ SHORT_JUMPS = sys.version_info < (3, 12)
 
 #: The prefix of a temporary's local (see ``Emitter.fresh``).
 TEMP = "t"
+
+#: What a line holds that may make the body's own frame (``Emitter.frame`` in register mode).
+MAKES_ENV = "(env := "
 #: A check of the depth protocol (see TEMPLATE), for tests: when set, a body entered and a
 #: compiled call returned store this level into ``rt.depth``, so a call out that forgot to
 #: publish the body's depth reaches the runtime with a level past every max_depth.
@@ -211,6 +214,11 @@ class Emitter:
         if "list" in builtins:  # the inline short list (fastpath.GUARDED_BY_ARITY)
             self.namespace["list_of"] = builtins["list"].fn
         self.counter = 0  # of locals
+        # Whether the body's own frame (``env``) may have been made on the way from the start
+        # of the round to the code being emitted (a line holds MAKES_ENV): exact at the arms
+        # of if, cond and specialize (each starts from its test), an upper bound elsewhere.
+        # A round of the body's loop that cannot have made it need not drop it.
+        self.frame_made = False
         # Temporaries in use, in the order given, and those an effect left dead, which later
         # code may take again: a frame holds fewer locals (each one is cleared at every
         # return; triangl's attempt had 82)
@@ -304,6 +312,8 @@ class Emitter:
         return f"{name}.value"
 
     def line(self, text: str) -> None:
+        if MAKES_ENV in text:
+            self.frame_made = True
         if (self.holes or self.released) and text.lstrip().startswith("return "):
             parts = returning(text) if self.holes else [text]
             if self.released:
@@ -392,8 +402,9 @@ class Emitter:
                 self.line(f"{', '.join(p for p, _ in changed)} = {', '.join(a for _, a in changed)}")
             if f is not None:
                 self.line(f"outer = {env}")
-            self.release("env")
-            self.line("env = None")
+            if self.frame_made:  # else it is still None, as the round found it
+                self.release("env")
+                self.line("env = None")
         self.count_step()
         self.line("continue")
 
@@ -1148,6 +1159,7 @@ class Emitter:
             first = len(self.temps_in_use)
             self.line(f"if {self.truth(clause.test)}:")
             self.free_temps(first)  # the test's temporaries: no clause reads them
+        tested = self.frame_made
         self.indent += 1
         if clause.body is None:
             give(value)
@@ -1156,7 +1168,9 @@ class Emitter:
         self.indent -= 1
         self.line("else:")
         self.indent += 1
+        made, self.frame_made = self.frame_made, tested
         self.cond_clauses(rest, arm, give)
+        self.frame_made |= made
         self.indent -= 1
 
     def branch(self, node: If, arm: Any) -> None:
@@ -1181,15 +1195,18 @@ class Emitter:
         first = len(self.temps_in_use)
         self.line(f"if {self.truth(node.test)}:")
         self.free_temps(first)  # the test's temporaries: neither arm reads them
+        tested = self.frame_made
         self.indent += 1
         arm(node.then)
         self.indent -= 1
         self.line("else:")
         self.indent += 1
+        made, self.frame_made = self.frame_made, tested
         if node.otherwise is None:
             arm(Const(_void()))
         else:
             arm(node.otherwise)
+        self.frame_made |= made
         self.indent -= 1
 
     def specialize(
@@ -1251,8 +1268,10 @@ class Emitter:
         self.line(f"if {' and '.join([*fused.guards, self.flag(cover)])}:")  # the flag last, as a guard's
         saved, first_local = (self.facts, self.known_flags, self.known_fields), self.counter
         spare_before = list(self.spare_temps)
+        tested, made = self.frame_made, False  # each arm starts from the test (frame_made)
         self.indent += 1
         for facts, arm, keyword in ((fused.when_true, then_arm, "if"), (fused.when_false, else_arm, "else")):
+            self.frame_made = tested
             self.facts, self.known_flags = {**saved[0], **fused.known, **facts}, saved[1] | flags | {cover}
             self.known_fields = {**saved[2], **fused.fields}
             value = fused.value if fused.result == BOOL else f"{fused.value} is not False"
@@ -1261,9 +1280,11 @@ class Emitter:
             self.line(f"if {value}:" if keyword == "if" else "else:")
             self.indent += 1
             arm()
+            made |= self.frame_made
             self.indent -= 1
         self.indent -= 1
         self.facts, self.known_flags, self.known_fields = saved
+        self.frame_made = tested
         # the ordinary arms run instead: their locals take the same names again, so that a
         # frame of a deep recursion holds no more locals than one copy needs (and the spare
         # temporaries are those there were before either arm)
@@ -1280,12 +1301,16 @@ class Emitter:
                 self.plain = False
             self.line(f"if {truth}:")
             self.free_temps(first)  # the ordinary test's temporaries: no arm reads them
+            tested = self.frame_made
             self.indent += 1
             arm()
+            made |= self.frame_made
+            self.frame_made = tested
             self.indent -= 1
             self.line("else:")
             self.indent += 1
         else_arm()
+        self.frame_made |= made
         self.indent -= 2 + lift
         self.counter = max(self.counter, used)
         return True
@@ -2094,6 +2119,7 @@ class Emitter:
                     if not (earlier.isidentifier() or is_int_literal(earlier)):
                         values[i] = self.fresh("t", spare=False)
                         self.lines.insert(start, "    " * self.indent + f"{values[i]} = {earlier}")
+                        self.frame_made |= MAKES_ENV in earlier
                         start += 1
             values.append(expr)
         return values
