@@ -29,6 +29,11 @@ SHAPES = [
     "(if (not (pair? a)) b (if (< (car a) 2) (car a) b))",
     "(let loop ((l a) (n 0)) (if (null? l) n (if (< (car l) 2) (loop (cdr l) (+ n 1)) (loop (cdr l) n))))",
     "(if (null? b) (null? a) (cond ((pair? a) 'pair) ((< a 2) a) (else b)))",
+    # a pair's test refutes the test, and the rest takes the pair apart
+    "(if (null? a) b (cons (car a) (cdr a)))",
+    "(cond ((null? a) b) (else (list (car a) b)))",
+    "(if (not (pair? a)) b (+ (car a) 1))",
+    "(let walk ((l a) (n 0)) (if (null? l) n (walk (cdr l) (+ n (car l)))))",
 ]
 
 ARGUMENTS = [
@@ -128,3 +133,17 @@ def test_a_rebound_refuted_test_is_called() -> None:
     assert write_string(interp.eval_scheme("(f '(1))")) == "one"
     interp.eval("(set! null? pair?)")
     assert write_string(interp.eval_scheme("(f '(1))")) == "empty"
+
+
+def test_a_walk_takes_its_list_apart_knowing_it_is_a_pair(sources: list[str]) -> None:
+    """``(if (null? l) … (cons (f (car l)) (walk f (cdr l))))``: while ``l`` is a pair the
+    rest runs knowing it, ``(null? l)`` is not computed and ``(car l)`` reads the field."""
+    interp = Interpreter()
+    interp.eval("(define (walk f l) (if (null? l) '() (cons (f (car l)) (walk f (cdr l)))))")
+    assert interp.eval("(walk (lambda (x) (* x x)) '(1 2 3))") == [1, 4, 9]
+    source = "\n".join(sources)
+    guard = source.index("if type(arg1) is Pair and ")
+    assert guard < source.index("arg1 is NIL"), source
+    assert re.search(r"t\d+ = \(arg1\.car\)\n", source), source
+    interp.eval("(set! null? pair?)")
+    assert interp.eval("(walk (lambda (x) (* x x)) '(1 2 3))") == []

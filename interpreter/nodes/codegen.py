@@ -88,7 +88,7 @@ from .fastpath import (
     compared_by_identity,
     generic_application,
 )
-from .fused import BOOL, fuse, refuted
+from .fused import BOOL, PAIR, fuse, refuted
 from .hoist import CALLED_OUT, hoist_invariant_tests
 from .inline_walks import emit_walk, inline_walk, walk_namespace
 from .literal_search import SEARCHES, LiteralTable
@@ -1151,6 +1151,11 @@ class Emitter:
                 prior=(clause.test, lambda: arm(clause.body)),
             ):
                 return
+        rest_code = [part for c in rest for part in (c.test, c.body) if part is not None]
+        if clause.body is not None and self.walk_pair(
+            clause.test, lambda: arm(clause.body), rest_code, lambda: self.cond_clauses(rest, arm, give)
+        ):
+            return
         if clause.body is None:  # (cond (test) …): the test's value is the clause's
             value = self.fresh("t")
             self.line(f"{value} = {self.test(clause.test)}")
@@ -1192,6 +1197,8 @@ class Emitter:
                 prior=(node.test, lambda: arm(node.then)),
             ):
                 return
+        if self.walk_pair(node.test, lambda: arm(node.then), [otherwise], lambda: arm(otherwise)):
+            return
         first = len(self.temps_in_use)
         self.line(f"if {self.truth(node.test)}:")
         self.free_temps(first)  # the test's temporaries: neither arm reads them
@@ -1237,51 +1244,123 @@ class Emitter:
         hold it is false without being computed: the list walk ``(if (null? l) …
         (if (= (car l) x) …))`` tests ``l`` once a round, not twice. Otherwise it is
         computed first, as written."""
-        lift = 1 if prior is not None else 0
-        if self.facts or self.known_flags or self.plain or not self.in_body or self.indent + 3 + lift > MAX_INDENT:
-            return False
         if type(test) is not Call or type(test.operator) is not GlobalRef:
             return False
-        size = sum(self.size_of(part) for part in parts)
-        if size > self.specialize_budget:
+        named = [test, *parts, *([prior[0]] if prior is not None else [])]
+        cover = self.cover(test.operator, named, parts, 3 + (prior is not None))
+        if cover is None:
             return False
-        gvars = test.operator.gvars
-        if not isinstance(gvars, GlobalBindings):
-            return False
-        names: set[Symbol] = set()  # the built-ins code may compute inline (others are calls out)
-        for part in [test, *parts, *([prior[0]] if prior is not None else [])]:
-            for sub in subtree(part):
-                if type(sub) is Call and type(sub.operator) is GlobalRef and sub.operator.name in gvars.intact:
-                    if sub.operator.gvars is not gvars:
-                        return False
-                    names.add(sub.operator.name)
         fused = fuse(self, test, alone=True)
         if fused is None or not (fused.known or fused.when_true or fused.when_false):
             return False
         if prior is not None and not refuted(self, prior[0], fused.known):
             return False
-        if not set(fused.watched) <= names:  # the cover must test every flag the value needs
+        if not set(fused.watched) <= cover.names:  # the cover must test every flag the value needs
             return False
-        self.specialize_budget -= size
-        flags = {gvars.intact[name] for name in names}
-        cover = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
-        self.line(f"if {' and '.join([*fused.guards, self.flag(cover)])}:")  # the flag last, as a guard's
+        value = fused.value if fused.result == BOOL else f"{fused.value} is not False"
+        if test.operator.name.name in COMPARISONS:  # type: ignore[attr-defined]
+            value = jumped_on(value)
+        arms = [(f"if {value}:", fused.when_true, then_arm), ("else:", fused.when_false, else_arm)]
+        ordinary = [*([prior] if prior is not None else []), (test, then_arm)]
+        self.guarded_arms(cover, parts, fused.guards, fused.known, fused.fields, arms, ordinary, else_arm)
+        return True
+
+    def walk_pair(
+        self, test: Node, then_arm: Callable[[], None], rest: list[Node], else_arm: Callable[[], None]
+    ) -> bool:
+        """``(if (null? l) A E)`` where ``E`` (``rest``: the code ``else_arm`` emits) takes
+        ``l`` apart with ``car`` or ``cdr``: while ``l`` is a pair, and one flag covering the
+        built-ins of the test and ``E`` is up, ``E`` runs knowing it, and the test, which a
+        pair refutes (:func:`~.fused.refuted`), is not computed; otherwise the test chooses
+        as written. The walk ``(cons (f (car l)) (walk f (cdr l)))`` then tests ``l`` once a
+        round, not three times. False, emitting nothing, where that does not apply."""
+        if type(test) is not Call or type(test.operator) is not GlobalRef or len(test.operands) != 1:
+            return False
+        operand = test.operands[0]
+        if type(operand) is Call and len(operand.operands) == 1:  # (not (pair? l))
+            operand = operand.operands[0]
+        if type(operand) is not LocalRef or operand.checked:
+            return False
+        local = self.simple(operand)
+        if local is None or not local.isidentifier() or not refuted(self, test, {local: PAIR}):
+            return False
+        taken_apart = any(
+            type(sub) is Call
+            and type(sub.operator) is GlobalRef
+            and sub.operator.name.name in ("car", "cdr")
+            and len(sub.operands) == 1
+            and type(sub.operands[0]) is LocalRef
+            and sub.operands[0].name == operand.name
+            for part in rest
+            for sub in subtree(part)
+        )
+        cover = self.cover(test.operator, [test, *rest], rest, 3) if taken_apart else None
+        if cover is None:
+            return False
+        known = {local: PAIR}
+        arms = [(None, {}, else_arm)]
+        self.guarded_arms(cover, rest, [f"type({local}) is Pair"], known, {}, arms, [(test, then_arm)], else_arm)
+        return True
+
+    def cover(self, operator: GlobalRef, named: list[Node], parts: list[Node], depth: int) -> Cover | None:
+        """For a branch specialized on a test of the global frame ``operator`` is in: the flag
+        up while every built-in that ``named`` (the tests and ``parts``, the code emitted
+        twice) calls holds it, and those names. None when the branch cannot be specialized
+        here: inside another one, in the ordinary arm of one, past :data:`MAX_INDENT` (the
+        branch nests ``depth`` levels), past the body's :data:`SPECIALIZE_BUDGET`, or naming a
+        built-in of another interpreter's global frame."""
+        if self.facts or self.known_flags or self.plain or not self.in_body or self.indent + depth > MAX_INDENT:
+            return None
+        if sum(self.size_of(part) for part in parts) > self.specialize_budget:
+            return None
+        gvars = operator.gvars
+        if not isinstance(gvars, GlobalBindings):
+            return None
+        names: set[Symbol] = set()  # the built-ins code may compute inline (others are calls out)
+        for part in named:
+            for sub in subtree(part):
+                if type(sub) is Call and type(sub.operator) is GlobalRef and sub.operator.name in gvars.intact:
+                    if sub.operator.gvars is not gvars:
+                        return None
+                    names.add(sub.operator.name)
+        if not names:
+            return None
+        flags = frozenset(gvars.intact[name] for name in names)
+        return Cover(gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags)), names, flags)
+
+    def guarded_arms(
+        self,
+        cover: Cover,
+        parts: list[Node],
+        guards: list[str],
+        known: dict[str, str],
+        fields: dict[str, tuple[str, str]],
+        arms: list[tuple[str | None, dict[str, str], Callable[[], None]]],
+        ordinary: list[tuple[Node, Callable[[], None]]],
+        last: Callable[[], None],
+    ) -> None:
+        """Emit a specialized branch (:meth:`specialize`, :meth:`walk_pair`): while the
+        ``guards`` and the ``cover`` flag hold, each of ``arms`` (its ``if``/``else`` line or
+        None, and what it may take as known beside ``known`` and ``fields``); otherwise each
+        of the ``ordinary`` tests in turn chooses its arm, and ``last`` runs when none does."""
+        flag, flags = cover.flag, cover.flags
+        self.specialize_budget -= sum(self.size_of(part) for part in parts)
+        self.line(f"if {' and '.join([*guards, self.flag(flag)])}:")  # the flag last, as a guard's
         saved, first_local = (self.facts, self.known_flags, self.known_fields), self.counter
         spare_before = list(self.spare_temps)
         tested, made = self.frame_made, False  # each arm starts from the test (frame_made)
         self.indent += 1
-        for facts, arm, keyword in ((fused.when_true, then_arm, "if"), (fused.when_false, else_arm, "else")):
+        for head, facts, arm in arms:
             self.frame_made = tested
-            self.facts, self.known_flags = {**saved[0], **fused.known, **facts}, saved[1] | flags | {cover}
-            self.known_fields = {**saved[2], **fused.fields}
-            value = fused.value if fused.result == BOOL else f"{fused.value} is not False"
-            if test.operator.name.name in COMPARISONS:  # type: ignore[attr-defined]
-                value = jumped_on(value)
-            self.line(f"if {value}:" if keyword == "if" else "else:")
-            self.indent += 1
+            self.facts, self.known_flags = {**saved[0], **known, **facts}, saved[1] | flags | {flag}
+            self.known_fields = {**saved[2], **fields}
+            if head is not None:
+                self.line(head)
+                self.indent += 1
             arm()
             made |= self.frame_made
-            self.indent -= 1
+            if head is not None:
+                self.indent -= 1
         self.indent -= 1
         self.facts, self.known_flags, self.known_fields = saved
         self.frame_made = tested
@@ -1292,7 +1371,7 @@ class Emitter:
         self.spare_temps = spare_before
         self.line("else:")
         self.indent += 1
-        for condition, arm in [*([prior] if prior is not None else []), (test, then_arm)]:
+        for condition, arm in ordinary:
             self.plain = True
             first = len(self.temps_in_use)
             try:
@@ -1309,11 +1388,10 @@ class Emitter:
             self.indent -= 1
             self.line("else:")
             self.indent += 1
-        else_arm()
+        last()
         self.frame_made |= made
-        self.indent -= 2 + lift
+        self.indent -= 1 + len(ordinary)
         self.counter = max(self.counter, used)
-        return True
 
     def size_of(self, node: Node) -> int:
         """How many nodes ``node``'s subtree holds (sizes of the whole body found once)."""
@@ -2166,6 +2244,15 @@ class Emitter:
             self.line(f"if type({result}) is TailCall:")
             self.line(f"    {result} = apply_procedure({result}.proc, {result}.args)")
         self.indent -= 1
+
+
+class Cover(NamedTuple):
+    """The flag a specialized branch is taken under (``Emitter.cover``): up while each of
+    the built-ins ``names`` holds, whose own ``flags`` it combines."""
+
+    flag: Flag
+    names: set[Symbol]
+    flags: frozenset[Flag]
 
 
 class Loop(NamedTuple):
