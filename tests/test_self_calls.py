@@ -210,6 +210,32 @@ def test_a_round_drops_the_frame_only_if_it_may_have_made_it(sources: list[str])
     )
     assert interp.eval("(map (lambda (p) (p)) (collect '(1 2 3 4 5 6 7 8)))") == [8, 6, 4, 2]
     source = "\n".join(sources)
-    rounds = re.findall(r"\n( +)if inv\d+:\n((?:\1 .*\n)*?)\1    continue", source)
+    rounds = re.findall(r"\n( +)if (?:inv\d+|True):\n((?:\1 .*\n)*?)\1    continue", source)
     dropping = ["env = None" in body for _pad, body in rounds]
     assert True in dropping and False in dropping, source
+
+
+def test_a_specialized_branch_is_taken_under_the_self_flag_too(sources: list[str]) -> None:
+    """A branch specialized on its test (``Emitter.specialize``) whose arms call the
+    procedure itself is taken while ``lexical_self`` is up as well: its self calls then
+    loop with no test of that flag. A task that assigns the name takes the flag down, and
+    the ordinary arms read the name again."""
+    interp = Interpreter()
+    interp.eval(
+        """(define-task (swap-walk!) (context (inherit full))
+             (set! walk (lambda (l n) (list 'swapped n))))
+           (define (count-odd l)
+             (letrec ((walk (lambda (l n)
+                              (if (null? l) n
+                                  (if (odd? (car l))
+                                      (walk (cdr l) (+ n 1))
+                                      (begin (if (= (car l) 4) (swap-walk!)) (walk (cdr l) n)))))))
+               (walk l 0)))"""
+    )
+    assert interp.eval("(count-odd '(1 3 5 2 7))") == 4
+    source = "\n".join(sources)
+    guard = re.search(r"if type\(arg0\) is Pair and type\(t\d+ := \(arg0\.car\)\) is int and (.*):", source)
+    assert guard is not None, source
+    flags = [re.search(rf"\n *{name} = (.*)\n", source) for name in guard[1].split(" and ")]
+    assert any(found is not None and "okme" in found[1] for found in flags), source
+    assert write_string(interp.eval_scheme("(count-odd '(1 4 3 5))")) == "(swapped 1)"

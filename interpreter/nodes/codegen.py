@@ -1326,7 +1326,22 @@ class Emitter:
         if not names:
             return None
         flags = frozenset(gvars.intact[name] for name in names)
-        return Cover(gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags)), names, flags)
+        flag = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
+        return Cover(flag, names, flags, self.self_flag_for(parts))
+
+    def self_flag_for(self, parts: list[Node]) -> Flag | None:
+        """The interpreter's ``lexical_self`` flag (see :meth:`calls_itself`) if ``parts``
+        call the name this body's procedure is bound to: a branch specialized under it too
+        has its self calls loop without testing it again. Else None."""
+        proc = self.procedure
+        if proc is None or proc.binding is None or self.loops:
+            return None
+        name = proc.binding[0]
+        for part in parts:
+            for sub in subtree(part):
+                if type(sub) is Call and type(sub.operator) is LocalRef and sub.operator.name == name:
+                    return proc.rt.lexical_self
+        return None
 
     def guarded_arms(
         self,
@@ -1344,8 +1359,11 @@ class Emitter:
         None, and what it may take as known beside ``known`` and ``fields``); otherwise each
         of the ``ordinary`` tests in turn chooses its arm, and ``last`` runs when none does."""
         flag, flags = cover.flag, cover.flags
+        if cover.itself is not None:
+            flags |= {cover.itself}
+            guards = [*guards, self.flag(cover.itself, "okme")]
         self.specialize_budget -= sum(self.size_of(part) for part in parts)
-        self.line(f"if {' and '.join([*guards, self.flag(flag)])}:")  # the flag last, as a guard's
+        self.line(f"if {' and '.join([*guards, self.flag(flag)])}:")  # the flags last, as a guard's
         saved, first_local = (self.facts, self.known_flags, self.known_fields), self.counter
         spare_before = list(self.spare_temps)
         tested, made = self.frame_made, False  # each arm starts from the test (frame_made)
@@ -2247,12 +2265,13 @@ class Emitter:
 
 
 class Cover(NamedTuple):
-    """The flag a specialized branch is taken under (``Emitter.cover``): up while each of
-    the built-ins ``names`` holds, whose own ``flags`` it combines."""
+    """The flags a specialized branch is taken under (``Emitter.cover``): ``flag``, up while
+    each of the built-ins ``names`` holds (it combines their ``flags``), and ``itself``."""
 
     flag: Flag
     names: set[Symbol]
     flags: frozenset[Flag]
+    itself: Flag | None  # Emitter.self_flag_for
 
 
 class Loop(NamedTuple):

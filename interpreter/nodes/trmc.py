@@ -138,7 +138,7 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
     pairs = [em.fresh("p") for _ in heads]
 
     def round_of_loop(test: str, closure: str | None, keep: str | None = None) -> None:
-        em.line(f"if {' and '.join(part for part in [*intact, test] if part != 'True')}:")
+        em.line(f"if {' and '.join(part for part in [*intact, test] if part != 'True') or 'True'}:")
         em.indent += 1
         if keep is not None:
             em.line(f"{keep}({closure})")
