@@ -3,6 +3,8 @@ exactly like frame variables, whoever reads or assigns them."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from interpreter import Interpreter, SchemeError
@@ -305,3 +307,16 @@ def test_a_statement_reuses_the_temporaries_an_earlier_one_left_dead() -> None:
     assert interp.eval("(h '(1 2))") == [5, 3]
     run = interp.eval_scheme("h").run
     assert run.__code__.co_nlocals < 25, run.__code__.co_varnames  # 34 when each statement had its own
+
+
+@pytest.mark.parametrize("call", ["(vector-ref 0 (length l))", "(vector-set! 7 (length l) 'x)"])
+def test_an_integer_literal_where_a_vector_goes_is_the_usual_error(call: str) -> None:
+    """``(vector-ref 0 i)`` compiled as a statement: the literal goes in a name, since the
+    code that subscripts it (which the guard never lets run) would be a SyntaxWarning."""
+    interp = Interpreter()
+    interp.eval(f"(define (f l) {call})")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(SchemeError) as info:
+            interp.eval("(f '(1))")
+    assert info.value.kind == "type-error" and "expected a vector, got" in info.value.message

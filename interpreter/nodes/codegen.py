@@ -2117,9 +2117,12 @@ class Emitter:
         return self.scopes[-1].env
 
     def name_operands(self, args: list[str], guarded: tuple[Any, ...]) -> None:
-        """Put each operand's value in a name, for a guard to test (in place)."""
+        """Put each operand's value in a name, for a guard to test (in place). An integer
+        literal stays as it is, parenthesized, unless the code subscripts it: ``(0)[i]``,
+        which never runs (the guard wants a vector), is a SyntaxWarning when compiled."""
         for i, arg in enumerate(args):
-            if is_int_literal(arg) and not compares_identity(guarded, "abcd"[i]):
+            subscripted = "{" + "abcd"[i] + "}[" in guarded[2]
+            if is_int_literal(arg) and not compares_identity(guarded, "abcd"[i]) and not subscripted:
                 args[i] = f"({arg})"  # parenthesized, the guard may take its attributes
             elif not arg.isidentifier() or arg in ("True", "False"):
                 args[i] = self.fresh("t")
