@@ -147,3 +147,21 @@ def test_a_walk_takes_its_list_apart_knowing_it_is_a_pair(sources: list[str]) ->
     assert re.search(r"t\d+ = \(arg1\.car\)\n", source), source
     interp.eval("(set! null? pair?)")
     assert interp.eval("(walk (lambda (x) (* x x)) '(1 2 3))") == []
+
+
+def test_a_walk_leaves_a_test_inside_that_learns_more(sources: list[str]) -> None:
+    """merge: ``(cond ((null? a) b) ((null? b) a) ((< (car a) (car b)) …) …)``. The third
+    clause's test, specialized, finds both lists pairs and both cars exact integers; the
+    walk on ``(null? a)`` would have kept it from being specialized (no branch is
+    specialized inside another), so it is not taken."""
+    interp = Interpreter()
+    interp.eval(
+        """(define (merge a b)
+             (cond ((null? a) b)
+                   ((null? b) a)
+                   ((< (car a) (car b)) (cons (car a) (merge (cdr a) b)))
+                   (else (cons (car b) (merge a (cdr b))))))"""
+    )
+    assert interp.eval("(merge '(1 3 5) '(2 4))") == [1, 2, 3, 4, 5]
+    source = "\n".join(sources)
+    assert re.search(r"if type\(arg0\) is Pair and type\(t\d+ := \(arg0\.car\)\) is int and type\(arg1\) is Pair", source)

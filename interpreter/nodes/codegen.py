@@ -1152,8 +1152,9 @@ class Emitter:
             ):
                 return
         rest_code = [part for c in rest for part in (c.test, c.body) if part is not None]
+        rest_tests = tuple(c.test for c in rest if c.test is not None)
         if clause.body is not None and self.walk_pair(
-            clause.test, lambda: arm(clause.body), rest_code, lambda: self.cond_clauses(rest, arm, give)
+            clause.test, lambda: arm(clause.body), rest_code, lambda: self.cond_clauses(rest, arm, give), rest_tests
         ):
             return
         if clause.body is None:  # (cond (test) …): the test's value is the clause's
@@ -1266,14 +1267,21 @@ class Emitter:
         return True
 
     def walk_pair(
-        self, test: Node, then_arm: Callable[[], None], rest: list[Node], else_arm: Callable[[], None]
+        self,
+        test: Node,
+        then_arm: Callable[[], None],
+        rest: list[Node],
+        else_arm: Callable[[], None],
+        later_tests: tuple[Node, ...] = (),
     ) -> bool:
         """``(if (null? l) A E)`` where ``E`` (``rest``: the code ``else_arm`` emits) takes
         ``l`` apart with ``car`` or ``cdr``: while ``l`` is a pair, and one flag covering the
         built-ins of the test and ``E`` is up, ``E`` runs knowing it, and the test, which a
         pair refutes (:func:`~.fused.refuted`), is not computed; otherwise the test chooses
         as written. The walk ``(cons (f (car l)) (walk f (cdr l)))`` then tests ``l`` once a
-        round, not three times. False, emitting nothing, where that does not apply."""
+        round, not three times. Not where a test inside (or one of ``later_tests``, the
+        clauses after a ``cond``'s) may be specialized itself. False, emitting nothing,
+        where that does not apply."""
         if type(test) is not Call or type(test.operator) is not GlobalRef or len(test.operands) != 1:
             return False
         operand = test.operands[0]
@@ -1284,6 +1292,7 @@ class Emitter:
         local = self.simple(operand)
         if local is None or not local.isidentifier() or not refuted(self, test, {local: PAIR}):
             return False
+        inside = [sub for part in rest for sub in subtree(part)]
         taken_apart = any(
             type(sub) is Call
             and type(sub.operator) is GlobalRef
@@ -1291,10 +1300,14 @@ class Emitter:
             and len(sub.operands) == 1
             and type(sub.operands[0]) is LocalRef
             and sub.operands[0].name == operand.name
-            for part in rest
-            for sub in subtree(part)
+            for sub in inside
         )
-        cover = self.cover(test.operator, [test, *rest], rest, 3) if taken_apart else None
+        # a test inside that specialize may take learns more (merge's (< (car a) (car b))),
+        # and no branch is specialized inside another
+        later = [*later_tests, *(test for sub in inside for test in tests_of(sub))]
+        if not taken_apart or any(watched_call(test) for test in later):
+            return False
+        cover = self.cover(test.operator, [test, *rest], rest, 3)
         if cover is None:
             return False
         known = {local: PAIR}
@@ -2301,6 +2314,27 @@ def is_simple_constant(value: Any) -> bool:
     integers of at most :data:`LITERAL_DIGITS` digits. Bigger integers are constants of
     the namespace (their ``repr`` is quadratic, and refused past Python's 4,300 digits)."""
     return type(value) in SIMPLE_CONSTANTS and (type(value) is bool or -LITERAL_LIMIT < value < LITERAL_LIMIT)
+
+
+def tests_of(node: Node) -> list[Node]:
+    """The tests of an ``if``, a ``cond`` or a ``do`` (which ``Emitter.specialize`` may take)."""
+    kind = type(node)
+    if kind is If:
+        return [node.test]  # type: ignore[attr-defined]
+    if kind is Cond:
+        return [c.test for c in node.clauses if c.test is not None]  # type: ignore[attr-defined]
+    if kind is Do:
+        return [node.test]  # type: ignore[attr-defined]
+    return []
+
+
+def watched_call(node: Node) -> bool:
+    """Whether ``node`` calls a global whose name is watched for its built-in."""
+    return (
+        type(node) is Call
+        and type(node.operator) is GlobalRef
+        and node.operator.name in getattr(node.operator.gvars, "intact", {})
+    )
 
 
 def jumped_on(expr: str) -> str:
