@@ -25,6 +25,7 @@ from ..datatypes import (
     Values,
     spine,
     values_of,
+    walk_to_python,
 )
 from ..equality import is_equal, is_eqv
 from ..errors import SchemeError, type_error
@@ -76,26 +77,8 @@ def build_list(items: list[Any], tail: Any = NIL) -> Any:
 
 def to_pylist(who: str, lst: Any) -> list[Any]:
     """The elements of a proper list; a type error for improper or circular lists."""
-    out: list[Any] = []
-    append = out.append
-    slow = lst
-    p = lst
-    while type(p) is Pair:
-        for _ in POLL_CHUNK:
-            if type(p) is not Pair:
-                break
-            append(p.car)
-            p = p.cdr
-            if type(p) is not Pair:
-                break
-            append(p.car)
-            p = p.cdr
-            slow = slow.cdr
-            if p is slow:
-                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
-        else:
-            poll_limits()
-    if p is not NIL:
+    out, tail = walk_to_python(lst, who)
+    if tail is not NIL:
         raise type_error(who, "a proper list", lst)
     return out
 
