@@ -1160,22 +1160,29 @@ class Emitter:
         if clause.body is None:  # (cond (test) …): the test's value is the clause's
             value = self.fresh("t")
             self.line(f"{value} = {self.test(clause.test)}")
-            self.line(f"if {value} is not False:")
-        else:
-            first = len(self.temps_in_use)
-            self.line(f"if {self.truth(clause.test)}:")
-            self.free_temps(first)  # the test's temporaries: no clause reads them
+            self.if_else(f"{value} is not False", lambda: give(value), lambda: self.cond_clauses(rest, arm, give))
+            return
+        first = len(self.temps_in_use)
+        truth = self.truth(clause.test)
+        self.if_else(truth, lambda: arm(clause.body), lambda: self.cond_clauses(rest, arm, give), first)
+
+    def if_else(
+        self, condition: str, then_arm: Callable[[], None], else_arm: Callable[[], None], first: int | None = None
+    ) -> None:
+        """Emit ``if condition:`` and its two arms, each starting from what the test left
+        (:attr:`frame_made`). ``first``: the temporaries taken since (by the condition)
+        are dead in both arms (:meth:`free_temps`)."""
+        self.line(f"if {condition}:")
+        if first is not None:
+            self.free_temps(first)
         tested = self.frame_made
         self.indent += 1
-        if clause.body is None:
-            give(value)
-        else:
-            arm(clause.body)
+        then_arm()
         self.indent -= 1
         self.line("else:")
         self.indent += 1
         made, self.frame_made = self.frame_made, tested
-        self.cond_clauses(rest, arm, give)
+        else_arm()
         self.frame_made |= made
         self.indent -= 1
 
@@ -1201,21 +1208,7 @@ class Emitter:
         if self.walk_pair(node.test, lambda: arm(node.then), [otherwise], lambda: arm(otherwise)):
             return
         first = len(self.temps_in_use)
-        self.line(f"if {self.truth(node.test)}:")
-        self.free_temps(first)  # the test's temporaries: neither arm reads them
-        tested = self.frame_made
-        self.indent += 1
-        arm(node.then)
-        self.indent -= 1
-        self.line("else:")
-        self.indent += 1
-        made, self.frame_made = self.frame_made, tested
-        if node.otherwise is None:
-            arm(Const(_void()))
-        else:
-            arm(node.otherwise)
-        self.frame_made |= made
-        self.indent -= 1
+        self.if_else(self.truth(node.test), lambda: arm(node.then), lambda: arm(otherwise), first)
 
     def specialize(
         self,
@@ -1402,27 +1395,25 @@ class Emitter:
         self.spare_temps = spare_before
         self.line("else:")
         self.indent += 1
-        for condition, arm in ordinary:
-            self.plain = True
-            first = len(self.temps_in_use)
-            try:
-                truth = self.truth(condition)
-            finally:
-                self.plain = False
-            self.line(f"if {truth}:")
-            self.free_temps(first)  # the ordinary test's temporaries: no arm reads them
-            tested = self.frame_made
-            self.indent += 1
-            arm()
-            made |= self.frame_made
-            self.frame_made = tested
-            self.indent -= 1
-            self.line("else:")
-            self.indent += 1
-        last()
+        self.ordinary_tests(ordinary, last)
         self.frame_made |= made
-        self.indent -= 1 + len(ordinary)
+        self.indent -= 1
         self.counter = max(self.counter, used)
+
+    def ordinary_tests(self, tests: list[tuple[Node, Callable[[], None]]], last: Callable[[], None]) -> None:
+        """Each test in turn chooses its arm, as written (no fused forms); ``last`` runs
+        when none does."""
+        if not tests:
+            last()
+            return
+        (condition, arm), later = tests[0], tests[1:]
+        self.plain = True
+        first = len(self.temps_in_use)
+        try:
+            truth = self.truth(condition)
+        finally:
+            self.plain = False
+        self.if_else(truth, arm, lambda: self.ordinary_tests(later, last), first)
 
     def size_of(self, node: Node) -> int:
         """How many nodes ``node``'s subtree holds (sizes of the whole body found once)."""
