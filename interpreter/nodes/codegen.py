@@ -1256,7 +1256,7 @@ class Emitter:
             value = jumped_on(value)
         arms = [(f"if {value}:", fused.when_true, then_arm), ("else:", fused.when_false, else_arm)]
         ordinary = [*([prior] if prior is not None else []), (test, then_arm)]
-        self.guarded_arms(cover, parts, fused.guards, fused.known, fused.fields, arms, ordinary, else_arm)
+        self.guarded_arms(cover, fused.guards, fused.known, fused.fields, arms, ordinary, else_arm)
         return True
 
     def walk_pair(
@@ -1297,15 +1297,15 @@ class Emitter:
         )
         # a test inside that specialize may take learns more (merge's (< (car a) (car b))),
         # and no branch is specialized inside another
-        later = [*later_tests, *(test for sub in inside for test in tests_of(sub))]
-        if not taken_apart or any(watched_call(test) for test in later):
+        later = [*later_tests, *(inner for sub in inside for inner in tests_of(sub))]
+        if not taken_apart or any(watched_call(inner) for inner in later):
             return False
         cover = self.cover(test.operator, [test, *rest], rest, 3)
         if cover is None:
             return False
         known = {local: PAIR}
         arms = [(None, {}, else_arm)]
-        self.guarded_arms(cover, rest, [f"type({local}) is Pair"], known, {}, arms, [(test, then_arm)], else_arm)
+        self.guarded_arms(cover, [f"type({local}) is Pair"], known, {}, arms, [(test, then_arm)], else_arm)
         return True
 
     def cover(self, operator: GlobalRef, named: list[Node], parts: list[Node], depth: int) -> Cover | None:
@@ -1317,7 +1317,8 @@ class Emitter:
         built-in of another interpreter's global frame."""
         if self.facts or self.known_flags or self.plain or not self.in_body or self.indent + depth > MAX_INDENT:
             return None
-        if sum(self.size_of(part) for part in parts) > self.specialize_budget:
+        size = sum(self.size_of(part) for part in parts)
+        if size > self.specialize_budget:
             return None
         gvars = operator.gvars
         if not isinstance(gvars, GlobalBindings):
@@ -1333,7 +1334,7 @@ class Emitter:
             return None
         flags = frozenset(gvars.intact[name] for name in names)
         flag = gvars.combined(frozenset(names)) if len(names) > 1 else next(iter(flags))
-        return Cover(flag, names, flags, self.self_flag_for(parts))
+        return Cover(flag, names, flags, self.self_flag_for(parts), size)
 
     def self_flag_for(self, parts: list[Node]) -> Flag | None:
         """The interpreter's ``lexical_self`` flag (see :meth:`calls_itself`) if ``parts``
@@ -1352,7 +1353,6 @@ class Emitter:
     def guarded_arms(
         self,
         cover: Cover,
-        parts: list[Node],
         guards: list[str],
         known: dict[str, str],
         fields: dict[str, tuple[str, str]],
@@ -1368,7 +1368,7 @@ class Emitter:
         if cover.itself is not None:
             flags |= {cover.itself}
             guards = [*guards, self.flag(cover.itself, "okme")]
-        self.specialize_budget -= sum(self.size_of(part) for part in parts)
+        self.specialize_budget -= cover.size
         self.line(f"if {' and '.join([*guards, self.flag(flag)])}:")  # the flags last, as a guard's
         saved, first_local = (self.facts, self.known_flags, self.known_fields), self.counter
         spare_before = list(self.spare_temps)
@@ -2279,6 +2279,7 @@ class Cover(NamedTuple):
     names: set[Symbol]
     flags: frozenset[Flag]
     itself: Flag | None  # Emitter.self_flag_for
+    size: int  # the nodes the branch emits twice (of the body's SPECIALIZE_BUDGET)
 
 
 class Loop(NamedTuple):
