@@ -29,9 +29,13 @@ anything else (chars,          unchanged                       unchanged (opaque
 keywords, ports, host objects)
 =============================  ==============================  ==============================
 
-Element values are converted recursively. A structure that contains itself cannot be
-converted (a ``value-error``); a list whose tail loops or is not ``'()`` stays a
-:class:`Pair`. A dict key that would be unhashable as Python stays a Scheme value.
+Element values are converted recursively. Shared substructure stays shared: a part met
+twice becomes one Python object (one Scheme object, the other way), so a value built by
+doubling converts in time linear in its distinct parts. A structure that contains itself
+cannot be converted (a ``value-error``); a list whose tail loops or is not ``'()`` stays
+a :class:`Pair`. A dict key that would be unhashable as Python stays a Scheme value.
+Conversions poll the run's limits as they go. Values bound for JSON, which cannot share,
+are measured first by :func:`check_unfolded` (shared parts counted at every meeting).
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ from .datatypes import (
 )
 from .errors import SchemeError
 from .limits import MAX_ELEMENTS, too_large
+from .polling import POLL_EVERY, poll_limits
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -115,7 +120,7 @@ class Converter:
     def to_python(self, x: Any) -> Any:
         """``x`` as a Python value (see the module's table)."""
         try:
-            return self._py(x, Walk())
+            return self._py(x, Walk(share=True))
         except RecursionError:
             raise SchemeError("value is nested too deeply to convert to Python", kind="value-error") from None
 
@@ -190,7 +195,7 @@ class Converter:
     def to_scheme(self, x: Any) -> Any:
         """``x`` as a Scheme value (see the module's table)."""
         try:
-            return self._scm(x, Walk())
+            return self._scm(x, Walk(share=True))
         except RecursionError:
             raise SchemeError("value is nested too deeply to convert to Scheme", kind="value-error") from None
 
@@ -245,30 +250,109 @@ class Converter:
 
 class Walk(set[int]):
     """One conversion: the ids of the containers being converted, and how many more
-    elements it may make (shared substructure is copied each time it is met, so a small
-    value could otherwise expand exponentially). The cap is :data:`MAX_ELEMENTS` elements
-    in all, as for one allocation: the largest vector a program may build converts."""
+    elements it may make. The cap is :data:`MAX_ELEMENTS` elements in all, as for one
+    allocation: the largest vector a program may build converts. With ``share``, a
+    container met again gives the object it was converted to (shared parts stay shared and
+    count once); without it, shared substructure is copied at every meeting, so the cap is
+    what stops a small value that expands exponentially. The run's limits are polled every
+    :data:`~interpreter.polling.POLL_EVERY` elements."""
 
-    def __init__(self, who: str | None = None) -> None:
+    def __init__(self, who: str | None = None, share: bool = False) -> None:
         super().__init__()
         self.left = MAX_ELEMENTS
         self.who = who  # names the conversion in its errors
+        self.done: dict[int, Any] | None = {} if share else None
+        self.next_poll = MAX_ELEMENTS - POLL_EVERY
 
     def inside(self, x: Any, build: Callable[[], Any], size: int | None = None) -> Any:
         """Run ``build`` for the container ``x`` (of ``size`` elements), refusing a container inside itself."""
         key = id(x)
+        done = self.done
+        if done is not None and key in done:
+            return done[key]
         if key in self:
             prefix = f"{self.who}: " if self.who else ""
             raise SchemeError(f"{prefix}cannot convert a structure that contains itself", kind="value-error")
         self.left -= size if size is not None else len(x) if hasattr(x, "__len__") else 0
-        if self.left < 0:
-            made = MAX_ELEMENTS - self.left
-            raise too_large(self.who or "conversion", made, MAX_ELEMENTS, "number of elements")
+        if self.left < self.next_poll:
+            if self.left < 0:
+                made = MAX_ELEMENTS - self.left
+                raise too_large(self.who or "conversion", made, MAX_ELEMENTS, "number of elements")
+            self.next_poll = self.left - POLL_EVERY
+            poll_limits()
         self.add(key)
         try:
-            return build()
+            out = build()
         finally:
             self.discard(key)
+        if done is not None:
+            done[key] = out
+        return out
+
+
+def _parts(x: Any) -> list[Any] | None:
+    """The elements of a container a conversion walks into (None for anything else)."""
+    t = type(x)
+    if t is Pair:
+        return proper_items(x)
+    if t is list or t is tuple:
+        return x
+    if t is dict:
+        return [*x.keys(), *x.values()]
+    if t is Record:
+        return x.values
+    from .primitives.hashtables import HashTable
+
+    if t is HashTable:
+        return [part for entry in x.entries.values() for part in entry]
+    return None
+
+
+def unfolded_size(root: Any, limit: int) -> int:
+    """The elements a tree copy of ``root`` holds (shared parts counted at every meeting,
+    as JSON must write them), found in time linear in the distinct parts; the count stops
+    a little past ``limit``. Parts that contain themselves count once (a conversion refuses them)."""
+    parts = _parts(root)
+    if parts is None:
+        return 0
+    sizes: dict[int, int] = {}
+    active = {id(root)}
+    frames: list[list[Any]] = [[root, parts, 0, len(parts)]]
+    visited = 0
+    while True:
+        frame = frames[-1]
+        node, parts, i, total = frame
+        if i == len(parts):
+            frames.pop()
+            active.discard(id(node))
+            total = min(total, limit + 1)
+            sizes[id(node)] = total
+            if not frames:
+                return total
+            frames[-1][3] += total
+            continue
+        frame[2] = i + 1
+        child = parts[i]
+        key = id(child)
+        if key in sizes:
+            frame[3] += sizes[key]
+        elif key not in active:
+            inner = _parts(child)
+            if inner is not None:
+                active.add(key)
+                frames.append([child, inner, 0, len(inner)])
+                visited += 1
+                if visited & 0x3FFF == 0:
+                    poll_limits()
+
+
+def check_unfolded(x: Any, who: str) -> None:
+    """Refuse ``x`` (``resource-exhaustion``) if written out as a tree it holds more than
+    :data:`MAX_ELEMENTS` elements: a value built by doubling is refused at once instead of
+    expanding."""
+    size = unfolded_size(x, MAX_ELEMENTS)
+    if size > MAX_ELEMENTS:
+        raise too_large(who, size, MAX_ELEMENTS, "number of elements (shared parts counted at each use)")
 
 
 def proper_items(x: Any) -> list[Any] | None:

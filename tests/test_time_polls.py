@@ -98,6 +98,11 @@ CALLS = [
     "(write V)",
     "(write (list L L))",
     "(write-shared (list L L))",
+    # values crossing into Python, records and hash keys (issue 33 item 1)
+    "(host L)",
+    "(host (list V V))",
+    '(make-task-result "x" (quote COMPLETE) (list (cons (quote k) L)))',
+    "(hash-table-set! (make-equal-hash-table) L 1)",
 ]
 
 
@@ -106,6 +111,7 @@ def interp() -> Interpreter:
     interp = Interpreter(timeout=TIMEOUT, stdout=io.StringIO())
     interp.define_primitive("wait", lambda: time.sleep(TIMEOUT + 0.05))
     interp.define("N", N)
+    interp.define("host", lambda value: 0)
     interp.define("L", list(range(N)))
     interp.define("L2", list(range(N)))
     interp.define("V", tuple(range(N)))

@@ -107,7 +107,11 @@ def failed_result_error(value: Any) -> dict[str, Any] | None:
 
 def jsonable(interp: Interpreter, value: Any) -> Any:
     """``value`` as JSON data: records as their fields, symbols as names, anything else written."""
-    return json.loads(json.dumps(interp.converter.to_python(value), default=_json_default))
+    from ..conversion import check_unfolded
+
+    data = interp.converter.to_python(value)
+    check_unfolded(data, "result")  # shared parts stay shared in Python; JSON writes each use
+    return json.loads(json.dumps(data, default=_json_default))
 
 
 def _json_default(x: Any) -> Any:

@@ -6,9 +6,11 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from ..conversion import unfolded_size
 from ..datatypes import VOID, Char, MString, Pair, Record, Symbol, cons
 from ..errors import SchemeError, type_error
 from ..memory import reserve
+from ..polling import POLL_MASK, poll_limits
 from .lists import apply_fn, build_list, check_proc, to_pylist
 from .registry import BUILTINS, primitive
 
@@ -61,9 +63,18 @@ def equal_key(x: Any) -> Any:
         return _atom_key(x)
     tokens: list[Any] = []
     stack: list[Any] = [x]
+    measured = False
+    rounds = 0
     while stack:
         if len(tokens) + len(stack) > MAX_KEY_TOKENS:
             raise key_too_large()
+        rounds += 1
+        if rounds & POLL_MASK == 0:  # a big key: measure it once, poll as it grows
+            if not measured:
+                measured = True
+                if unfolded_size(x, MAX_KEY_TOKENS) > MAX_KEY_TOKENS:
+                    raise key_too_large()
+            poll_limits()
         v = stack.pop()
         t = type(v)
         if t is Pair:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..conversion import Walk, proper_items
+from ..conversion import Walk, check_unfolded, proper_items
 from ..datatypes import Char, Keyword, MString, Nil, Pair, Symbol, Void, cons, make_list, sym
 from ..errors import SchemeError
 
@@ -40,6 +40,7 @@ def to_python(x: Any, who: str) -> Any:
     Circular lists, structures that contain themselves and values too big or too deep
     to store are ``SchemeError``s naming ``who``."""
     try:
+        check_unfolded(x, who)
         return _plain(x, who, Walk(who))
     except RecursionError:
         raise SchemeError(f"{who}: value is nested too deeply to store in a record", kind="value-error") from None
