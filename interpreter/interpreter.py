@@ -25,6 +25,7 @@ from .evaluator import ContinuationInvoked, Interrupted, Runtime, apply_procedur
 from .limits import OutputBudget, Watchdog
 from .memory import MemoryBudget, run_limits
 from .nodes.fastpath import INLINE_NAMES
+from .parallel import DEFAULT_MAX_THREADS
 from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
@@ -48,7 +49,7 @@ ISOLATED_SETTINGS = frozenset(
     [
         "max_steps", "timeout", "max_depth", "stdlib", "allow_files", "model", "record", "replay",
         "allow_scripts", "task_limits", "allow_python", "allow_models", "max_output", "max_memory", "max_digits",
-        "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency",
+        "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency", "max_threads",
     ]
 )
 
@@ -102,6 +103,7 @@ class Interpreter:
         memory: str | Path | Memory | None = None,
         memory_ranking: Ranking | None = None,
         max_concurrency: int = 8,
+        max_threads: int = DEFAULT_MAX_THREADS,
     ) -> None:
         #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
         self.isolation: Isolation | None = None
@@ -129,6 +131,8 @@ class Interpreter:
         self.input = Parameter(_stdin_port(stdin, self.runtime), name="current-input-port")
         self.max_output = max_output
         self.max_concurrency = max_concurrency_setting("Interpreter", max_concurrency)
+        #: The most branches one parallel form runs at once; higher requests are clamped (parallel.py).
+        self.max_threads = max_concurrency_setting("Interpreter", max_threads)
         # What a batch worker process needs to rebuild this interpreter (batch/spec.py): the
         # settings that travel (capabilities, limits, model, replay) and the program its host gave it.
         self.settings: dict[str, Any] = {
@@ -145,6 +149,7 @@ class Interpreter:
             "task_limits": task_limits.model_dump() if isinstance(task_limits, Limits) else task_limits,
             "max_output": max_output,
             "max_concurrency": max_concurrency,
+            "max_threads": max_threads,
             "max_memory": max_memory,
             "max_digits": max_digits,
         }

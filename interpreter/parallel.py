@@ -7,6 +7,14 @@ checking its own limits as it waits, so a timeout, a step limit or Ctrl-C stops 
 branch; branches blocked in a model call or a script stop too, since those waits
 check the branch's limits as they go.
 
+Threads: a form runs at most ``cap`` branches at once, and ``cap`` is at most the
+interpreter's ``max_threads`` (default :data:`DEFAULT_MAX_THREADS`; a higher request is
+clamped and the form's trace span says so: ``requested_concurrency``). Worker threads
+start lazily: one to begin, and another each time a worker takes a job while every
+started worker is busy, so short jobs run on few threads and blocking ones (model
+calls) reach the cap. Each branch checks the run's limits before it starts, so a form
+of a million short jobs ends at the deadline like any loop.
+
 Errors: under ``raise`` the first error cancels the branches still running and is
 raised once every branch has stopped, naming the element's index. Under ``collect``
 an ordinary error becomes a FAILED TaskResult in its place; the runtime's own limits
@@ -31,6 +39,8 @@ if TYPE_CHECKING:
 
 #: ``#:max-concurrency`` when neither the form nor the interpreter says.
 DEFAULT_MAX_CONCURRENCY = 8
+#: ``Interpreter(max_threads=…)`` by default: the most branches any one form runs at once.
+DEFAULT_MAX_THREADS = 64
 #: Seconds between the waiting thread's limit checks.
 WAIT_STEP = 0.05
 ON_ERROR = ("raise", "collect")
@@ -48,7 +58,11 @@ class FanOut:
     who: str
     noun: str
     context: contextvars.Context  # the contextvars of the thread that runs the form (its trace span)
+    cap: int = 1
+    room: int = 0  # the recursion room each worker's branches get (stack.with_room)
     results: list[Any] = field(default_factory=list)
+    threads: list[threading.Thread] = field(default_factory=list)
+    busy: int = 0  # workers running a job now
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_index: int = 0
     stopping: bool = False
@@ -57,13 +71,40 @@ class FanOut:
     running: set[Branch] = field(default_factory=set)
 
     def take(self) -> int | None:
-        """The next job's index, or None when there is none (or the form is stopping)."""
+        """The next job's index, or None when there is none (or the form is stopping).
+        Taking a job while every started worker is busy starts one more, up to the cap."""
         with self.lock:
             if self.stopping or self.next_index >= len(self.jobs):
                 return None
             index = self.next_index
             self.next_index += 1
-            return index
+            self.busy += 1
+            started = len(self.threads)
+            grow = self.busy >= started and started < self.cap and self.next_index < len(self.jobs)
+        if grow:
+            self.start_worker()
+        return index
+
+    def start_worker(self) -> None:
+        """Start one more worker thread (it is listed before it starts, so the waiting
+        thread never misses it). If the system refuses a thread, the workers already
+        running carry on; with none, the form fails with a ``resource-exhaustion`` error."""
+        name = f"taskscheme-{self.who}-{len(self.threads)}"
+        worker = threading.Thread(target=with_room, args=(self.work, self.room), name=name, daemon=True)
+        with self.lock:
+            self.threads.append(worker)
+        try:
+            worker.start()
+        except RuntimeError as exc:  # "can't start new thread"
+            with self.lock:
+                self.threads.remove(worker)
+                alone = not self.threads
+            if alone:
+                raise SchemeError(
+                    f"{self.who}: cannot start a thread ({exc})",
+                    kind="resource-exhaustion",
+                    details={"resource": "threads", "limit": self.cap, "used": 0},
+                ) from None
 
     def work(self) -> None:
         """A worker thread: run jobs until there are none left."""
@@ -71,16 +112,18 @@ class FanOut:
             branch = Branch(self.parent)
             with self.lock:
                 if self.stopping:
+                    self.busy -= 1
                     return
                 self.running.add(branch)
             job = self.jobs[index]
             try:
-                self.results[index] = self.context.copy().run(branch.run, lambda: job(branch))
+                self.results[index] = self.context.copy().run(branch.run, lambda: start(branch, job))
             except BaseException as exc:  # every escape is handed to the waiting thread
                 self.fail(index, exc)
             finally:
                 with self.lock:
                     self.running.discard(branch)
+                    self.busy -= 1
 
     def fail(self, index: int | None, exc: BaseException) -> None:
         """Record a failure: collect it in place, or stop the form with it."""
@@ -122,6 +165,12 @@ class FanOut:
         raise exc
 
 
+def start(branch: Branch, job: Job) -> Any:
+    """Run ``job`` in ``branch`` once the run's limits allow a new branch."""
+    branch.check_limits()
+    return job(branch)
+
+
 def ends_the_run(err: SchemeError) -> bool:
     """The runtime's own limits and interruption end the whole form in every mode
     (a task's RESOURCE_EXHAUSTION, a TaskError, is an ordinary failure)."""
@@ -153,23 +202,28 @@ def run_parallel(
     if not jobs:
         return []
     rt, hub = interp.runtime, interp.events
-    span = hub.open("parallel", who, {"branches": len(jobs), "max_concurrency": cap})
+    info: dict[str, Any] = {"branches": len(jobs), "max_concurrency": min(cap, interp.max_threads)}
+    if cap > interp.max_threads:
+        info["requested_concurrency"] = cap  # clamped to the interpreter's max_threads
+    span = hub.open("parallel", who, info)
     form = FanOut(
-        jobs, rt.current(), on_error == "collect", who, noun, contextvars.copy_context(), results=[None] * len(jobs)
+        jobs,
+        rt.current(),
+        on_error == "collect",
+        who,
+        noun,
+        contextvars.copy_context(),
+        cap=info["max_concurrency"],
+        room=sys.getrecursionlimit(),  # each worker's branches recurse on a roomy frame (stack.with_room)
+        results=[None] * len(jobs),
     )
     rt.enter_parallel()
-    room = sys.getrecursionlimit()  # each worker's branches recurse on a roomy frame (stack.with_room)
-    workers = [
-        threading.Thread(target=with_room, args=(form.work, room), name=f"taskscheme-{who}-{i}", daemon=True)
-        for i in range(min(cap, len(jobs)))
-    ]
     try:
-        for worker in workers:
-            worker.start()
-        wait_for(workers, form)
+        form.start_worker()
+        wait_for(form)
     finally:
         form.cancel_all()
-        settle(workers)
+        settle(form)
         rt.leave_parallel()
         status = "error" if form.error is not None else "ok"
         error = form.error[1] if form.error is not None else None
@@ -178,23 +232,36 @@ def run_parallel(
     return form.results
 
 
-def wait_for(workers: list[threading.Thread], form: FanOut) -> None:
+def alive_workers(form: FanOut) -> list[threading.Thread] | None:
+    """The form's workers still running; None once every worker it started has ended
+    (a worker starts others only while it runs, so none can start after that)."""
+    with form.lock:
+        threads = list(form.threads)
+    alive = [t for t in threads if t.is_alive()]
+    if alive:
+        return alive
+    with form.lock:
+        return None if len(form.threads) == len(threads) else []
+
+
+def wait_for(form: FanOut) -> None:
     """Wait for the workers, checking the waiting context's limits meanwhile."""
-    for worker in workers:
-        while worker.is_alive():
-            worker.join(WAIT_STEP)
-            if form.error is None:
-                try:
-                    form.parent.check()
-                except SchemeError as err:
-                    form.stop(None, err)
+    while (alive := alive_workers(form)) is not None:
+        if alive:
+            alive[0].join(WAIT_STEP)
+        if form.error is None:
+            try:
+                form.parent.check()
+            except SchemeError as err:
+                form.stop(None, err)
 
 
-def settle(workers: list[threading.Thread]) -> None:
+def settle(form: FanOut) -> None:
     """Wait for cancelled workers to stop; a second Ctrl-C stops waiting for them."""
     try:
-        for worker in workers:
-            worker.join()
+        while (alive := alive_workers(form)) is not None:
+            for worker in alive:
+                worker.join()
     except KeyboardInterrupt:
         pass
 

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Procedure, list_to_python, make_list
 from ..errors import type_error
-from ..parallel import max_concurrency, on_error_mode, run_parallel
+from ..parallel import Job, max_concurrency, on_error_mode, run_parallel
 from ..tasks.arguments import check_keywords, split_keywords
 from .registry import installer
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
+
+
+class Applications(Sequence[Job]):
+    """The jobs ``(f x)`` for each ``x`` of ``items``, each made when a worker takes it
+    (a million branches hold no million closures while they wait)."""
+
+    def __init__(self, f: Procedure, items: list[Any]) -> None:
+        self.f = f
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: Any) -> Any:
+        f, x = self.f, self.items[index]
+        return lambda branch: branch.apply(f, [x])
 
 
 @installer
@@ -32,9 +49,6 @@ def install_parallel(interp: Interpreter) -> None:
         cap = max_concurrency("parallel-map", opts.get("max_concurrency", interp.max_concurrency))
         mode = on_error_mode("parallel-map", opts.get("on_error", "raise"))
 
-        def job(x: Any) -> Any:
-            return lambda branch: branch.apply(f, [x])
-
-        return make_list(run_parallel(interp, [job(x) for x in items], cap=cap, on_error=mode))
+        return make_list(run_parallel(interp, Applications(f, items), cap=cap, on_error=mode))
 
     interp.define_primitive("parallel-map", parallel_map)
