@@ -107,16 +107,35 @@ def _drain(out: queue.Queue[Any], driver: threading.Thread, interp: Interpreter)
 
 # -- processes -------------------------------------------------------------------------------
 def in_processes(spec: ProgramSpec, task: str, items: list[Item], workers: int) -> Iterator[ItemRecord]:
-    """Worker processes (started fresh, not forked), each building the program once."""
+    """Worker processes (started fresh, not forked), each building the program once.
+    They end with this process, however it ends (lifecycle.py); a batch stopped early
+    (closed, Ctrl-C, SIGTERM) kills them rather than wait for the items in flight."""
     import multiprocessing
+    import os
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    from .lifecycle import stop_workers, watch_parent
+
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),))
+    finished = False
     try:
         futures = [pool.submit(run_remote, spec, task, i, given) for i, given in items]
         for future in as_completed(futures):
             yield future.result()
+        finished = True
+    except BrokenProcessPool:
+        from ..errors import SchemeError
+
+        raise SchemeError(
+            "batch: a worker process died (killed, or out of memory); run again with the same --output to resume",
+            kind="resource-exhaustion",
+            details={"resource": "process", "limit": None, "used": None},
+        ) from None
     finally:
+        if not finished:
+            stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
 
 

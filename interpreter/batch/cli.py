@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SchemeError
+from .lifecycle import TERMINATED_STATUS, Terminated, Termination
 from .output import Output, read_inputs, written_indices
 from .progress import BatchProgress
 
@@ -23,7 +24,8 @@ Items run as threads of one interpreter (default), in worker processes
 (--processes), or on a Dask cluster (--cluster tcp://HOST:8786 or local:N;
 needs pip install 'taskscheme[cluster]'). --timeout and --max-steps apply to
 each item. Exit status: 0 when every item completed, 1 when some failed,
-2 for bad arguments, 130 when interrupted.
+2 for bad arguments, 130 when interrupted, 143 on SIGTERM (the record being
+written is finished first; worker processes end with the batch).
 """
 
 
@@ -90,13 +92,19 @@ def run(interp: Interpreter, opts: argparse.Namespace, inputs: list[Any], done: 
     skipped = len(done & set(range(len(inputs))))
     progress = BatchProgress(sys.stderr, len(inputs), skipped, live=not opts.quiet and is_terminal(sys.stderr))
     output = Output(opts.output)
+    records = None
     try:
-        records = interp.batch(
-            opts.task, inputs, workers=opts.workers, processes=opts.processes, cluster=opts.cluster, skip=done
-        )
-        for record in records:
-            output.write(record)
-            progress.add(record)
+        with Termination() as termination:
+            records = interp.batch(
+                opts.task, inputs, workers=opts.workers, processes=opts.processes, cluster=opts.cluster, skip=done
+            )
+            for record in records:
+                with termination.writing_record():
+                    output.write(record)
+                progress.add(record)
+    except Terminated:
+        print("\nbatch: terminated; run again with the same --output to resume", file=sys.stderr)
+        return TERMINATED_STATUS
     except KeyboardInterrupt:
         print("\nbatch: interrupted; run again with the same --output to resume", file=sys.stderr)
         return 130
@@ -104,6 +112,8 @@ def run(interp: Interpreter, opts: argparse.Namespace, inputs: list[Any], done: 
         print(err.format(), file=sys.stderr)
         return 130 if err.message == "interrupted" else 1
     finally:
+        if records is not None and hasattr(records, "close"):
+            records.close()  # stops the branches or kills the worker processes still running
         output.close()
     if not opts.quiet:
         progress.finish()
