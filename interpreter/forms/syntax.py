@@ -30,6 +30,7 @@ from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, strip
 from ..nodes.binding import Let
 from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
 from ..primitives.registry import installer, primitive
+from ..regular_files import open_regular
 from ..stdlib_files import read_stdlib
 from .binding import defines_of
 
@@ -335,7 +336,8 @@ class Include(Macro):
             path = Path(name) if Path(name).is_absolute() else base / name
             interp.check_file_access(path, "include")
             try:
-                text = path.read_text(encoding="utf-8")
+                with open_regular(path, "include", "r") as file:
+                    text = file.read()
             except OSError as exc:
                 raise SchemeError(f"include: cannot read {name}: {exc.strerror or exc}", kind="file-error") from None
             data = [datum for datum, _ in read_with_spans(text, str(path))]

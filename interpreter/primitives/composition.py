@@ -10,6 +10,7 @@ import pydantic
 
 from ..datatypes import MString, make_list, sym
 from ..errors import SchemeError, type_error
+from ..regular_files import refuse_special
 from ..tasks.errors import from_validation
 from ..tasks.evaluation import find_json
 from ..tasks.records import SchemeRecord, TaskResult
@@ -80,6 +81,7 @@ def install(interp: Interpreter) -> None:
         if not target.is_absolute() and interp.loading:
             target = interp.loading[-1].parent / target
         interp.check_file_access(target, "load-task-templates")
+        refuse_special(target, "load-task-templates")  # a FIFO or a device would block past the timeout
         return make_list(sym(name) for name in load_templates(interp, target))
 
     interp.define_primitive("load-task-templates", load_task_templates)

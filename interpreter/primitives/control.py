@@ -22,6 +22,7 @@ from ..errors import SchemeError, SchemeExit, arity_error, type_error
 from ..evaluator import Continuation, ContinuationInvoked, apply_procedure
 from ..nodes.binding import values_list
 from ..nodes.control import GUARD, condition_of, force
+from ..regular_files import refuse_special
 from .registry import installer, primitive
 
 if TYPE_CHECKING:
@@ -231,6 +232,7 @@ def install_control(interp: Interpreter) -> None:
         base = interp.loading[-1].parent if interp.loading else Path.cwd()
         target = Path(text) if Path(text).is_absolute() else base / text
         interp.check_file_access(target, "load")
+        refuse_special(target, "load")  # a FIFO or a device would block past the timeout
         interp.eval_file(target)
         return VOID
 

@@ -15,6 +15,7 @@ from ..capabilities import require_scripts
 from ..datatypes import VOID, make_list
 from ..errors import SchemeError
 from ..ports import InputPort, OutputPort
+from ..regular_files import open_regular
 from .io import BinaryInputPort, BinaryOutputPort
 from .lists import apply_fn, check_proc
 from .registry import installer
@@ -56,7 +57,8 @@ def install_system(interp: Interpreter) -> None:
         """A textual input port reading the file ``name``."""
         path = target("open-input-file", name)
         try:
-            return InputPort(path.read_text(encoding="utf-8"), str(path))
+            with open_regular(path, "open-input-file", "r") as file:
+                return InputPort(file.read(), str(path))
         except OSError as exc:
             raise file_error("open-input-file", path, exc) from None
 
@@ -64,7 +66,8 @@ def install_system(interp: Interpreter) -> None:
         """A binary input port reading the file ``name``."""
         path = target("open-binary-input-file", name)
         try:
-            return BinaryInputPort(path.read_bytes(), str(path))
+            with open_regular(path, "open-binary-input-file", "rb") as file:
+                return BinaryInputPort(file.read(), str(path))
         except OSError as exc:
             raise file_error("open-binary-input-file", path, exc) from None
 
@@ -72,7 +75,7 @@ def install_system(interp: Interpreter) -> None:
         """A textual output port writing (replacing) the file ``name``."""
         path = target("open-output-file", name)
         try:
-            return FileOutputPort(path.open("w", encoding="utf-8"), str(path))
+            return FileOutputPort(open_regular(path, "open-output-file", "w"), str(path))
         except OSError as exc:
             raise file_error("open-output-file", path, exc) from None
 
@@ -80,7 +83,7 @@ def install_system(interp: Interpreter) -> None:
         """A binary output port writing (replacing) the file ``name``."""
         path = target("open-binary-output-file", name)
         try:
-            file = path.open("wb")
+            file = open_regular(path, "open-binary-output-file", "wb")
         except OSError as exc:
             raise file_error("open-binary-output-file", path, exc) from None
         return BinaryOutputPort(str(path), file.write, file.close)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SchemeError
+from ..regular_files import open_regular
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -64,7 +65,8 @@ class ModelRequest:
                 ids.append(target)
                 continue
             try:
-                ids.append("sha256:" + hashlib.sha256(Path(target).read_bytes()).hexdigest())
+                with open_regular(Path(target), "attachment", "rb") as file:
+                    ids.append("sha256:" + hashlib.sha256(file.read()).hexdigest())
             except OSError as exc:
                 raise SchemeError(
                     f"cannot read the attachment {target}: {exc.strerror or exc}", kind="file-error"
