@@ -22,6 +22,7 @@ from .interpreter import Interpreter
 from .interrupts import interruptible
 from .printer import write_string
 from .reader import read_with_spans
+from .tasks.disk import CappedStream
 from .tasks.failures import (
     dropped_failure_error,
     dropped_failure_warning,
@@ -117,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=byte_size,
         metavar="SIZE",
         help="stop the run once it adds SIZE bytes of memory (e.g. 500M, 2G) with a resource-exhaustion error",
+    )
+    running.add_argument(
+        "--max-file-bytes",
+        type=byte_size,
+        metavar="SIZE",
+        help="cap each file the run writes (--record, --trace, --cache, --memory) at SIZE bytes (default: no cap)",
     )
     running.add_argument(
         "--max-digits",
@@ -254,6 +261,7 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
     for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency", "max_memory", "max_digits"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
+    kwargs["max_file_bytes"] = opts.max_file_bytes  # None unless given: no cap, as before
     kwargs.update(model_call_settings(opts))
     if opts.exprs:
         command_line = ["-e", *([opts.file] if opts.file else []), *opts.args]
@@ -417,6 +425,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     opts = build_parser().parse_args(cache_flag_alone(args))
     try:
         trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
+        if trace_log is not None and opts.max_file_bytes is not None:
+            trace_log = CappedStream(trace_log, opts.max_file_bytes, opts.trace)  # type: ignore[assignment]
     except OSError as exc:
         print(f"error: --trace: cannot write {opts.trace}: {exc.strerror or exc}", file=sys.stderr)
         return 2

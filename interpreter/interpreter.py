@@ -32,6 +32,7 @@ from .primitives import python as _python  # noqa: F401 - python-import, python-
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .stack import with_room
 from .stdlib_files import startup_files
+from .tasks.disk import DEFAULT_MAX_FILE_BYTES, cap_files
 from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
 from .tasks.memory import Memory, Ranking
@@ -50,6 +51,7 @@ ISOLATED_SETTINGS = frozenset(
         "max_steps", "timeout", "max_depth", "stdlib", "allow_files", "model", "record", "replay",
         "allow_scripts", "task_limits", "allow_python", "allow_models", "max_output", "max_memory", "max_digits",
         "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency", "max_threads",
+        "max_file_bytes",
     ]
 )
 
@@ -104,6 +106,7 @@ class Interpreter:
         memory_ranking: Ranking | None = None,
         max_concurrency: int = 8,
         max_threads: int = DEFAULT_MAX_THREADS,
+        max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
     ) -> None:
         #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
         self.isolation: Isolation | None = None
@@ -182,6 +185,7 @@ class Interpreter:
         self.tasks.gateway.events = self.events
         configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
         self.tasks.gateway.may_write_files = allow_files is True
+        cap_files(self, max_file_bytes)  # the recording, the cache and the memory file (tasks/disk.py)
         self.analyzer.unbound_fallback = self.tasks.resolve_unbound
         for install in INSTALLERS:
             install(self)

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import SchemeError
 from ..regular_files import open_regular
+from .disk import cap_sqlite, disk_limit, is_full
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -97,6 +98,9 @@ def default_cache_path() -> Path:
 class ResponseCache:
     """Get and put model answers in one SQLite file, safely from many threads."""
 
+    #: The file's byte cap (disk.py; None: none), applied at each write.
+    max_bytes: int | None = None
+
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
         self._local = threading.local()
@@ -144,8 +148,11 @@ class ResponseCache:
         )
         try:
             with self._connect() as db:
+                cap_sqlite(db, self.max_bytes)
                 db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)", row)
         except sqlite3.Error as exc:
+            if self.max_bytes is not None and is_full(exc):
+                raise disk_limit(self.path, self.max_bytes) from None
             raise self._error("write", exc) from None
 
     def __len__(self) -> int:

@@ -273,6 +273,7 @@ class ModelGateway:
 
                 raise permission_denied("(cache #t)", "allow_files", "writing the response cache")
             self._task_cache = ResponseCache(self.cache_path)
+            self._task_cache.max_bytes = getattr(self, "max_file_bytes", None)  # disk.cap_files
         return self._task_cache
 
     # -- attempts and retries --------------------------------------------------------

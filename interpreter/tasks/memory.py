@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import Field
 
 from ..errors import SchemeError
+from .disk import cap_sqlite, disk_limit, is_full
 from .records import SchemeRecord
 
 if TYPE_CHECKING:
@@ -133,6 +134,9 @@ def fts_query(text: str) -> str:
 class Memory:
     """An FTS5 index of remembered texts; ``path`` None keeps it in memory."""
 
+    #: The file's byte cap (disk.py; None: none), applied at each use of a memory file.
+    max_bytes: int | None = None
+
     def __init__(self, path: str | os.PathLike[str] | None = None, ranking: Ranking | None = None) -> None:
         self.path = str(path) if path is not None else ":memory:"
         self.ranking: Ranking = ranking or Bm25Ranking()
@@ -181,8 +185,12 @@ class Memory:
 
         with self.lock:
             try:
+                if self.path != ":memory:":
+                    cap_sqlite(self.db, self.max_bytes)
                 yield self.db
             except sqlite3.Error as exc:
+                if self.max_bytes is not None and is_full(exc):
+                    raise disk_limit(self.path, self.max_bytes) from None
                 raise memory_error(f"memory: {exc}") from None
 
     def close(self) -> None:

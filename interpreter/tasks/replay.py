@@ -18,6 +18,7 @@ import pydantic
 from pydantic import Field
 
 from ..errors import SchemeError
+from .disk import check_room, file_size
 from .errors import task_failure
 from .records import SchemeRecord
 
@@ -50,6 +51,9 @@ class Recorder:
 
     A path that cannot be written is an error at once, not at the first call."""
 
+    #: The file's byte cap (disk.py; None: none).
+    max_bytes: int | None = None
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.started = False
@@ -67,6 +71,7 @@ class Recorder:
         line = record.model_dump_json() + "\n"
         with self.lock:
             mode = "a" if self.started else "w"
+            check_room(self.path, self.max_bytes, file_size(self.path) if self.started else 0, len(line.encode()))
             try:
                 with self.path.open(mode, encoding="utf-8") as out:
                     out.write(line)

@@ -265,7 +265,8 @@ class EventHub:
     def emit(self, event: Event) -> None:
         """Hand ``event`` to every subscriber, one event at a time even from many threads.
         One that fails is warned about and dropped, so a broken trace file does not end
-        the program it traces."""
+        the program it traces; one past a limit (a trace file at its byte cap) is dropped
+        and its ``resource-exhaustion`` error raised."""
         with self._lock:
             for fn in list(self.subscribers):
                 self._safely(fn, lambda f=fn: f(event))
@@ -277,6 +278,8 @@ class EventHub:
             for group in (self.subscribers, self.watchers):
                 if who in group:
                     group.remove(who)
+            if getattr(exc, "kind", None) == "resource-exhaustion":  # a full trace file (disk.py) ends the run
+                raise
             print(f"warning: trace subscriber dropped after {type(exc).__name__}: {exc}", file=sys.stderr)
 
 
