@@ -1,5 +1,5 @@
 """``python -m interpreter``: the ``taskscheme`` command line."""
 
-from .cli import main
+from .launch import main
 
 main()

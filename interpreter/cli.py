@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     tasks = parser.add_argument_group("models and tasks")
     tasks.add_argument("--model", metavar="NAME", help="the default model for tasks")
     tasks.add_argument("--record", metavar="FILE", help="record every model call to FILE")
+    tasks.add_argument(
+        "--record-overwrite", action="store_true", help="let --record replace a recording already in FILE"
+    )
     tasks.add_argument("--replay", metavar="FILE", help="answer model calls from a recording instead of a model")
     tasks.add_argument("--trace", metavar="FILE", help="write task and model events to FILE as JSON lines")
     tasks.add_argument("--usage", action="store_true", help="print model usage on standard error at the end")
@@ -423,6 +426,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     if command is not None:
         return command(args[1:])
     opts = build_parser().parse_args(cache_flag_alone(args))
+    if opts.record and not opts.record_overwrite and os.path.isfile(opts.record) and os.path.getsize(opts.record):
+        print(f"error: --record: {opts.record} already holds a recording; pass --record-overwrite to replace it",
+              file=sys.stderr)  # fmt: skip
+        return 2
     try:
         trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
         if trace_log is not None and opts.max_file_bytes is not None:
@@ -490,4 +497,6 @@ def main() -> None:
     except BrokenPipeError:  # e.g. `taskscheme prog.scm | head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 1
+    except KeyboardInterrupt:  # Ctrl-C before a program runs (start-up, the stdlib): quietly
+        status = 130
     sys.exit(status)

@@ -289,9 +289,9 @@ class Memory:
         count = 0
         for path in sorted(folder.rglob("*")):
             check()
+            real = allowed(path)  # every path, matching or not: a linked folder leading out is refused
             if not fnmatch.fnmatch(path.name, pattern):
                 continue
-            real = allowed(path)
             if not real.is_file():
                 continue
             if real.stat().st_size > MAX_FILE_BYTES:
