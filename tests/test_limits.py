@@ -205,11 +205,14 @@ def test_deeply_nested_source_is_an_error_not_a_crash() -> None:
 
 
 def test_converting_a_value_cannot_expand_it_without_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Shared structure is copied when converted: a small value could explode; a cap stops it."""
+    """Shared structure stays shared when converted (a doubled value is 80 pairs, not 2^40
+    elements); distinct elements past the cap are refused."""
     monkeypatch.setattr("interpreter.conversion.MAX_ELEMENTS", 10_000)
     interp = Interpreter()
     interp.eval('(define kept "yes")')
-    err = exhausted(interp, "(let loop ((x '()) (n 0)) (if (= n 40) x (loop (list x x) (+ n 1))))")
+    doubled = interp.eval("(let loop ((x '()) (n 0)) (if (= n 40) x (loop (list x x) (+ n 1))))")
+    assert doubled[0] is doubled[1]
+    err = exhausted(interp, "(iota 20000)")
     assert "limit 10000" in err.message
     assert len(interp.eval("(make-list 5000 0)")) == 5000
     survives(interp)
@@ -225,7 +228,9 @@ def test_a_tiny_timeout_limits_the_program_not_the_interpreters_own_set_up() -> 
 def test_the_largest_vector_converts_and_a_refusal_counts_the_elements_made() -> None:
     interp = Interpreter()
     assert len(interp.eval(f"(make-vector {MAX_ELEMENTS} 0)")) == MAX_ELEMENTS
-    err = exhausted(interp, "(let ((v (make-vector 3000000 0))) (list v v))")
+    shared = interp.eval("(let ((v (make-vector 3000000 0))) (list v v))")
+    assert shared[0] is shared[1]  # one vector, converted once
+    err = exhausted(interp, "(list (make-vector 3000000 0) (make-vector 3000000 0))")
     # 2 list elements + 3,000,000 + 3,000,000: the first count past the cap
     assert err.message == f"conversion: number of elements 6000002 is too large (limit {MAX_ELEMENTS})"
 
