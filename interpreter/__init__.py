@@ -22,18 +22,5 @@ def __getattr__(name: str) -> object:
     return value
 
 
-__all__ = [
-    "NIL",
-    "VOID",
-    "Char",
-    "ErrorRecord",
-    "Interpreter",
-    "Keyword",
-    "Pair",
-    "SchemeError",
-    "SchemeExit",
-    "Symbol",
-    "TransientModelError",
-    "cons",
-]
+__all__ = list(_HOMES)
 __version__ = "0.1.0"
