@@ -72,7 +72,8 @@ def test_a_batch_result_too_big_for_json_fails_its_item(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
-    first, second = (json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines())
+    records = (json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines())
+    first, second = sorted(records, key=lambda record: record["index"])  # written as items complete
     assert first["status"] == "FAILED" and first["error"]["type"] == "resource-exhaustion"
     assert "shared parts counted at each use" in first["error"]["message"]
     assert second["status"] == "COMPLETE" and second["result"] == [[[], []], [[], []]]
