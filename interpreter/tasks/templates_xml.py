@@ -7,7 +7,7 @@ by the interpreter's analyzer; so a loop from XML and the same loop in the DSL g
 the same ``LoopResult``. An inline director, evaluator or step becomes an atomic
 task named ``<template>/<role>``.
 
-Parsing is hardened: the stdlib expat parser with entity declarations and external
+Parsing (:mod:`.xml_parse`) is hardened: the stdlib expat parser with entity declarations and external
 entities refused (no billion laughs, no file disclosure). Malformed XML is an
 ``XML_PARSE_ERROR`` with line and column; a schema violation is a
 ``VALIDATION_ERROR`` whose ``path`` names the element.
@@ -15,21 +15,23 @@ entities refused (no billion laughs, no file disclosure). Malformed XML is an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from xml.parsers import expat
 
 import pydantic
 
 from ..analyzer import Scope
-from ..datatypes import NIL, Keyword, Pair, Span, Symbol, TailCall, cons
+from ..datatypes import Keyword, Span, Symbol, TailCall
 from ..errors import SchemeError
 from ..nodes.core import Lambda
 from .errors import TaskError, from_validation, validation_error
 from .loop import DIRECTOR_NAMES, EVALUATION_NAMES, SOLUTION_NAMES
-from .records import TaskDefinition, TaskParam, XmlParseFailure, context_for
+from .records import TaskDefinition, TaskParam, context_for
 from .templates import PLACEHOLDER, normal_name, placeholders
+from .xml_datums import _written, at, context_clause, described_prompt, kebab, relocate, span_of
+from .xml_parse import REPEATED, Element, parse_xml, xml_parse_error
+
+__all__ = ["TemplateLoader", "load_templates", "parse_xml", "xml_parse_error"]
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
@@ -63,119 +65,10 @@ COMPONENT = (*COMMON, "cond", "command", "timeout")
 #: The variable holding the previous step's output (its text) in a sequential template.
 PREVIOUS_OUTPUT = "previous-output"
 CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context", "max_stored_chars")
-REPEATED = ("task", "input", "case")
 #: Names a loop binds for its parts, in the seeds' spelling (``from="evaluation_feedback"``).
 LOOP_SOURCES = {normal_name(s.name) for s in (*DIRECTOR_NAMES, *SOLUTION_NAMES, *EVALUATION_NAMES)}
 #: ``from=`` names that mean another binding: the seeds pass the director's result as text.
 SOURCE_NAMES = {"director_result": "solution"}
-
-
-#: Limits on one template file: hostile XML must not take the host's time or memory
-#: (100,000 nested elements took 28 s, 2M character references 48 s).
-MAX_TEMPLATE_BYTES = 4_000_000
-MAX_ELEMENT_DEPTH = 64
-MAX_ELEMENTS = 20_000
-
-
-# -- parsing -------------------------------------------------------------------------------
-@dataclass
-class Element:
-    """An XML element with where it starts and its path from the root (``task[2]/director``)."""
-
-    tag: str
-    attrs: dict[str, str]
-    line: int
-    col: int
-    path: str
-    children: list[Element] = field(default_factory=list)
-    text: str = ""
-    text_line: int = 0  # where the text starts
-    text_col: int = 0
-
-    def text_start(self) -> tuple[int, int]:
-        """Line and column of the first non-blank character of the text."""
-        from .conditions import _position
-
-        offset = len(self.text) - len(self.text.lstrip())
-        return _position(self.text, offset, self.text_line or self.line, self.text_col or self.col)
-
-    def child(self, tag: str) -> Element | None:
-        found = [c for c in self.children if c.tag == tag]
-        return found[0] if found else None
-
-
-class Refused(Exception):
-    """An XML construct refused for safety (entity declarations, external entities)."""
-
-
-def parse_xml(text: str | bytes, filename: str) -> Element:
-    """The root element of ``text``; XML_PARSE_ERROR (with line and column) if it is not well-formed."""
-    parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    stack: list[Element] = []
-    roots: list[Element] = []
-    texts: dict[int, list[str]] = {}  # id of an element: the pieces of its text (joined at its end)
-    seen: dict[tuple[int, str], int] = {}  # (id of a parent, tag): children with the tag so far
-    count = [0]
-    if len(text) > MAX_TEMPLATE_BYTES:
-        raise xml_parse_error(f"{filename}: larger than {MAX_TEMPLATE_BYTES} bytes (refused)", filename, 1, 1)
-
-    def refuse(what: str) -> Any:
-        def handler(*_: Any) -> Any:
-            raise Refused(what)
-
-        return handler
-
-    def start(tag: str, attrs: dict[str, str]) -> None:
-        count[0] += 1
-        if len(stack) >= MAX_ELEMENT_DEPTH or count[0] > MAX_ELEMENTS:
-            raise Refused(f"more than {MAX_ELEMENT_DEPTH} nested or {MAX_ELEMENTS} elements")
-        parent = stack[-1] if stack else None
-        name = tag
-        if parent is not None and tag in REPEATED:
-            number = seen[id(parent), tag] = seen.get((id(parent), tag), 0) + 1
-            name = f"{tag}[{number}]"
-        path = f"{parent.path}/{name}" if parent is not None else tag
-        element = Element(tag, dict(attrs), parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, path)
-        (parent.children if parent is not None else roots).append(element)
-        stack.append(element)
-
-    def end(tag: str) -> None:
-        element = stack.pop()
-        element.text = "".join(texts.pop(id(element), ()))
-
-    def chars(data: str) -> None:
-        if stack:
-            element = stack[-1]
-            pieces = texts.setdefault(id(element), [])
-            if not pieces:
-                element.text_line, element.text_col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
-            pieces.append(data)
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
-    parser.EntityDeclHandler = refuse("entity declarations are not allowed")
-    parser.UnparsedEntityDeclHandler = refuse("entity declarations are not allowed")
-    parser.ExternalEntityRefHandler = refuse("external entities are not allowed")
-    try:
-        parser.Parse(text, True)
-    except expat.ExpatError as exc:
-        raise xml_parse_error(
-            f"{filename}: {expat.ErrorString(exc.code)}", filename, exc.lineno, exc.offset + 1
-        ) from None
-    except Refused as exc:
-        line, col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
-        raise xml_parse_error(f"{filename}: {exc} (refused for safety)", filename, line, col) from None
-    return roots[0]
-
-
-def xml_parse_error(message: str, filename: str, line: int, col: int) -> TaskError:
-    err = TaskError(
-        XmlParseFailure(message=f"{message} at line {line}, column {col}", location=f"{filename}:{line}:{col}")
-    )
-    err.span = Span(filename, line, col)
-    return err
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -749,51 +642,6 @@ class TemplateLoader:
         return at(span_of(element, self.file), *clauses)
 
 
-# -- datums --------------------------------------------------------------------------------
-def kebab(name: str) -> str:
-    return name.strip().replace("_", "-")
-
-
-def span_of(element: Element, filename: str) -> Span:
-    return Span(filename, element.line, element.col)
-
-
-def at(span: Span, *items: Any) -> Any:
-    """A list whose pairs remember ``span`` (so errors in generated code point into the XML)."""
-    result: Any = NIL
-    for item in reversed(items):
-        result = cons(item, result, span)
-    return result
-
-
-def relocate(datum: Any, element: Element, filename: str) -> Any:
-    """Point the spans of a datum read from an attribute or text at its XML element."""
-    stack = [datum]
-    while stack:
-        x = stack.pop()
-        if type(x) is Pair:
-            if x.span is not None:
-                x.span = Span(filename, element.line + x.span.line - 1, element.col if x.span.line == 1 else x.span.col)
-            stack += [x.car, x.cdr]
-    return datum
-
-
-def context_clause(settings: dict[str, Any], span: Span) -> Any:
-    """``(context (inherit …) …)`` for the settings given in XML, or None."""
-    names = {
-        "inherit_context": "inherit",
-        "accumulate_data": "accumulate",
-        "accumulation_format": "format",
-        "fresh_context": "fresh",
-        "max_stored_chars": "max-stored-chars",
-    }
-    items = []
-    for key, value in settings.items():
-        shown = value if isinstance(value, (bool, int)) else S(kebab(str(value)))
-        items.append(at(span, S(names[key]), shown))
-    return at(span, S("context"), *items) if items else None
-
-
 def validated_script(loader: TemplateLoader, element: Element, settings: dict[str, Any]) -> Any:
     from .records import ScriptSpec
 
@@ -801,18 +649,3 @@ def validated_script(loader: TemplateLoader, element: Element, settings: dict[st
         return ScriptSpec(**settings)
     except pydantic.ValidationError as exc:
         raise loader.invalid(element, f"script: {exc.errors()[0]['msg']}") from None
-
-
-def described_prompt(description: str, params: list[str]) -> str:
-    """The prompt of a seed-style component, which has a ``<description>`` and ``<inputs>`` but no
-    ``<instructions>``: the description, then each input it does not mention, labelled, so that
-    the model sees the solution it evaluates and the feedback it revises by."""
-    used = {normal_name(name) for name in placeholders(description)}
-    rest = [p for p in params if normal_name(p) not in used]
-    return description + "".join(f"\n\n{normal_name(p)}:\n{{{{{p}}}}}" for p in rest)
-
-
-def _written(datum: Any) -> str:
-    from ..printer import write_string
-
-    return write_string(datum)
