@@ -83,6 +83,10 @@ def describe_task(interp: Interpreter, name: str) -> str | None:
     if definition is None:
         return None
     lines = [f"{task_params(definition)}  {task_kind(definition)} task"]
+    described = [p for p in definition.params if p.description]
+    if described:
+        lines.append("inputs:")
+        lines.extend(f"  {p.name}: {p.description}" for p in described)
     fields = definition.model_dump(mode="json", exclude_defaults=True, exclude={"name", "type", "subtype", "params"})
     for key, value in fields.items():
         if value in ({}, [], None, ""):

@@ -69,6 +69,7 @@ def bind_arguments(definition: TaskDefinition, args: list[Any]) -> dict[str, Any
     for p in params:
         if p.name not in values:
             if p.required:
-                raise SchemeError(f"task {task}: missing required argument {p.name}", kind="arity-error")
+                what = f" ({p.description})" if p.description else ""
+                raise SchemeError(f"task {task}: missing required argument {p.name}{what}", kind="arity-error")
             values[p.name] = p.default
     return {n: values[n] for n in names}

@@ -191,11 +191,12 @@ class RetryPolicy(SchemeRecord):
 
 
 class TaskParam(SchemeRecord):
-    """A parameter: its name and, when optional, its default value."""
+    """A parameter: its name, what it is (an XML ``<input>``'s text) and, when optional, its default value."""
 
     name: str
     required: bool = True
     default: Any = None
+    description: str = ""
 
     @field_serializer("default")
     def _json_default(self, value: Any) -> Any:

@@ -67,6 +67,18 @@ PREVIOUS_OUTPUT = "previous-output"
 CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context", "max_stored_chars")
 #: Names a loop binds for its parts, in the seeds' spelling (``from="evaluation_feedback"``).
 LOOP_SOURCES = {normal_name(s.name) for s in (*DIRECTOR_NAMES, *SOLUTION_NAMES, *EVALUATION_NAMES)}
+#: Why a file whose root is a part of a template is refused (the seeds show such fragments).
+FRAGMENTS = {
+    "cond": "a <cond> is a fragment; it goes in a sequential template's <steps>",
+    "script_execution": "a <script_execution> is a fragment; it goes in a director_evaluator_loop template",
+    "context_management": "a <context_management> is a fragment; it goes in a <task>",
+    "input": "an <input> is a fragment; it goes in a <task>'s <inputs>",
+    "inputs": "<inputs> is a fragment; it goes in a <task>",
+    "steps": "<steps> is a fragment; it goes in a sequential template",
+    "director": "a <director> is a fragment; it goes in a director_evaluator_loop template",
+    "evaluator": "an <evaluator> is a fragment; it goes in a director_evaluator_loop template",
+    "xs:schema": "this is the XML Schema that templates follow, not a template",
+}
 #: ``from=`` names that mean another binding: the seeds pass the director's result as text.
 SOURCE_NAMES = {"director_result": "solution"}
 
@@ -123,6 +135,7 @@ class TemplateLoader:
         self.pending: list[tuple[TaskDefinition, Any]] = []
         self.slots: dict[str, None] = {}  # output slots of the template being read
         self.previous = False  # whether a step of it reads the previous step's output
+        self.described: dict[str, dict[str, str]] = {}  # element path: input name → its description
 
     # -- errors and small readers ----------------------------------------------------------
     def invalid(self, element: Element, message: str, path: str | None = None) -> TaskError:
@@ -130,8 +143,11 @@ class TemplateLoader:
         err.span = Span(self.file, element.line, element.col)
         return err
 
-    def check(self, element: Element, children: tuple[str, ...], attrs: tuple[str, ...] = ()) -> None:
-        """Refuse unknown attributes and child elements, and repeated ones that must be single."""
+    def check(
+        self, element: Element, children: tuple[str, ...], attrs: tuple[str, ...] = (), text: bool = False
+    ) -> None:
+        """Refuse unknown attributes and child elements, and repeated ones that must be single;
+        text beside the elements too, unless ``text`` (an ``<input>``'s description)."""
         for name in element.attrs:
             if name not in attrs:
                 known = ", ".join(attrs) or "none"
@@ -146,9 +162,10 @@ class TemplateLoader:
             if child.tag in seen and child.tag not in REPEATED:
                 raise self.invalid(child, f"<{child.tag}> appears twice in <{element.tag}>")
             seen.add(child.tag)
-        if element.text.strip() and children:
+        if element.text.strip() and children and not (text and not element.children):
             raise self.invalid(
-                element, f"<{element.tag}> holds text outside its elements: {element.text.strip()[:40]!r}"
+                element,
+                f"<{element.tag}> holds text outside its elements: {element.text.strip()[:40]!r}{fragment(element)}",
             )
 
     def text(self, element: Element, tag: str, required: bool = False) -> str | None:
@@ -216,7 +233,8 @@ class TemplateLoader:
         elif root.tag == "task":
             tasks = [root]
         else:
-            raise self.invalid(root, f"the root element must be <task> or <tasks>, not <{root.tag}>")
+            why = FRAGMENTS.get(root.tag, f"<{root.tag}> is not a template")
+            raise self.invalid(root, f"the root element must be <task> or <tasks>, not <{root.tag}>: {why}")
         stem = kebab(Path(self.file).stem)
         for index, element in enumerate(tasks, 1):
             self.template(element, stem if len(tasks) == 1 else f"{stem}-{index}")
@@ -240,8 +258,9 @@ class TemplateLoader:
             return
         fields = self.fields(element, kind, subtype)
         if kind == "atomic":
-            fields["body"] = self.text(element, "instructions") or described_prompt(
-                self.text(element, "description") or "", params
+            described = self.described.get(element.path, {})
+            fields["body"] = described_prompt(
+                self.text(element, "instructions") or self.text(element, "description") or "", params, described
             )
             if not fields["body"]:
                 raise self.invalid(element, "<task> needs a <instructions>", f"{element.path}/instructions")
@@ -263,16 +282,20 @@ class TemplateLoader:
             return []
         self.check(inputs, ("input",))
         names = []
+        described: dict[str, str] = {}
         for item in inputs.children:
-            self.check(item, ("task",), ("name", "from"))
+            self.check(item, ("task",), ("name", "from"), text=True)
             if item.child("task") is not None:
                 self.check(item.children[0], ("description",))
             name = item.attrs.get("name", "").strip()
             if not name:
                 raise self.invalid(item, "an <input> needs a name attribute", f"{item.path}@name")
             names.append(kebab(name))
+            if item.text.strip():  # seed 004: <input name="code">The code to analyze</input>
+                described[kebab(name)] = " ".join(item.text.split())
         if len(set(names)) != len(names):
             raise self.invalid(inputs, "an input is named twice")
+        self.described[element.path] = described
         return names
 
     def sources(self, element: Element, params: list[str]) -> list[str]:
@@ -411,10 +434,11 @@ class TemplateLoader:
         if any(d.name == name for d, _ in self.pending):
             raise self.invalid(element, f"task {name} is defined twice", f"{element.path}@name")
         try:
+            described = self.described.get(element.path, {})
             definition = TaskDefinition(
                 name=name,
                 type=kind,
-                params=[TaskParam(name=p) for p in params],
+                params=[TaskParam(name=p, description=described.get(p, "")) for p in params],
                 **fields,  # type: ignore[arg-type]
             )
         except pydantic.ValidationError as exc:
@@ -491,7 +515,9 @@ class TemplateLoader:
             part = element.child(role)
             if part is None:
                 raise self.invalid(
-                    element, f"a director_evaluator_loop template needs a <{role}>", f"{element.path}/{role}"
+                    element,
+                    f"a director_evaluator_loop template needs a <{role}>{fragment(element)}",
+                    f"{element.path}/{role}",
                 )
             call = self.component(part, f"{name}/{role}", role)
             clauses.append(at(span_of(part, self.file), S(role), call))
@@ -611,7 +637,9 @@ class TemplateLoader:
             role = kind
         prompt = self.text(element, "instructions")
         if not prompt and self.text(element, "description"):
-            prompt = described_prompt(self.text(element, "description") or "", params)
+            prompt = described_prompt(
+                self.text(element, "description") or "", params, self.described.get(element.path)
+            )
         if not prompt:
             raise self.invalid(
                 element,
@@ -649,3 +677,8 @@ def validated_script(loader: TemplateLoader, element: Element, settings: dict[st
         return ScriptSpec(**settings)
     except pydantic.ValidationError as exc:
         raise loader.invalid(element, f"script: {exc.errors()[0]['msg']}") from None
+
+
+def fragment(element: Element) -> str:
+    """Why a template with a missing part is one of the seeds' fragments, when it marks the gap."""
+    return " (the block elides parts, with '...' or <!-- other elements -->: it is a fragment)" if element.elided() else ""

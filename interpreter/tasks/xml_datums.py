@@ -56,13 +56,19 @@ def context_clause(settings: dict[str, Any], span: Span) -> Any:
     return at(span, S("context"), *items) if items else None
 
 
-def described_prompt(description: str, params: list[str]) -> str:
-    """The prompt of a seed-style component, which has a ``<description>`` and ``<inputs>`` but no
-    ``<instructions>``: the description, then each input it does not mention, labelled, so that
-    the model sees the solution it evaluates and the feedback it revises by."""
-    used = {normal_name(name) for name in placeholders(description)}
+def described_prompt(text: str, params: list[str], described: dict[str, str] | None = None) -> str:
+    """The prompt of a template or component: its ``<instructions>`` (or, for the seeds'
+    components, its ``<description>``), then each input the text does not place, as a labelled
+    section (its description beside its name), so that every input reaches the model: the
+    solution an evaluator judges, the feedback a director revises by, the code to analyze."""
+    used = {normal_name(name) for name in placeholders(text)}
     rest = [p for p in params if normal_name(p) not in used]
-    return description + "".join(f"\n\n{normal_name(p)}:\n{{{{{p}}}}}" for p in rest)
+    described = described or {}
+
+    def label(p: str) -> str:
+        return f"{normal_name(p)} ({described[p]})" if described.get(p) else normal_name(p)
+
+    return text + "".join(f"\n\n{label(p)}:\n{{{{{p}}}}}" for p in rest)
 
 
 def _written(datum: Any) -> str:

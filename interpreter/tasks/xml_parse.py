@@ -38,6 +38,12 @@ class Element:
     text: str = ""
     text_line: int = 0  # where the text starts
     text_col: int = 0
+    comments: list[str] = field(default_factory=list)  # ``<!-- other elements -->`` marks an elided part
+
+    def elided(self) -> bool:
+        """Whether the element leaves parts out, as the seeds' fragments do (``...``, ``<!-- other elements -->``)."""
+        marks = ("...", "…", "other elements")
+        return self.text.strip() in ("...", "…") or any(m in c for c in self.comments for m in marks)
 
     def text_start(self) -> tuple[int, int]:
         """Line and column of the first non-blank character of the text."""
@@ -102,15 +108,17 @@ def parse_xml(text: str | bytes, filename: str) -> Element:
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = chars
+    parser.CommentHandler = lambda text: stack[-1].comments.append(text) if stack else None
     parser.EntityDeclHandler = refuse("entity declarations are not allowed")
     parser.UnparsedEntityDeclHandler = refuse("entity declarations are not allowed")
     parser.ExternalEntityRefHandler = refuse("external entities are not allowed")
     try:
         parser.Parse(text, True)
     except expat.ExpatError as exc:
-        raise xml_parse_error(
-            f"{filename}: {expat.ErrorString(exc.code)}", filename, exc.lineno, exc.offset + 1
-        ) from None
+        why = expat.ErrorString(exc.code)
+        if exc.code == expat.errors.codes[expat.errors.XML_ERROR_JUNK_AFTER_DOC_ELEMENT]:
+            why += " (a file holds one root element: put several templates in <tasks>…</tasks>)"
+        raise xml_parse_error(f"{filename}: {why}", filename, exc.lineno, exc.offset + 1) from None
     except Refused as exc:
         line, col = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
         raise xml_parse_error(f"{filename}: {exc} (refused for safety)", filename, line, col) from None
