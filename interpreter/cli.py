@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument(
         "--memory", metavar="FILE", help="keep the memory (remember, recall, fresh context) in this SQLite file"
     )
+    tasks.add_argument(
+        "--target-script", metavar="COMMAND", help="the command of XML script steps that name none (seed 004)"
+    )
     running = parser.add_argument_group("running")
     running.add_argument(
         "--max-concurrency",
@@ -261,7 +264,8 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
     }
     if opts.isolate:
         kwargs["isolate"] = True
-    for key in ("model", "record", "replay", "timeout", "memory", "max_concurrency", "max_memory", "max_digits"):
+    settings = ("model", "record", "replay", "timeout", "memory", "max_concurrency", "max_memory", "max_digits")
+    for key in (*settings, "target_script"):
         if getattr(opts, key) is not None:
             kwargs[key] = getattr(opts, key)
     kwargs["max_file_bytes"] = opts.max_file_bytes  # None unless given: no cap, as before

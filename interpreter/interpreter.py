@@ -52,6 +52,7 @@ ISOLATED_SETTINGS = frozenset(
         "allow_scripts", "task_limits", "allow_python", "allow_models", "max_output", "max_memory", "max_digits",
         "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency", "max_threads",
         "max_file_bytes",
+        "target_script",
     ]
 )
 
@@ -107,6 +108,8 @@ class Interpreter:
         max_concurrency: int = 8,
         max_threads: int = DEFAULT_MAX_THREADS,
         max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
+        # the command of XML script steps that name none (seed 004; docs/composition.md)
+        target_script: str | Sequence[str] | None = None,
     ) -> None:
         #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
         self.isolation: Isolation | None = None
@@ -120,6 +123,7 @@ class Interpreter:
         self.allow_files = allow_files
         self.allow_scripts = allow_scripts
         self.allow_python = allow_python
+        self.target_script = target_script if isinstance(target_script, str | None) else list(target_script)
         self.global_env = Env(GlobalBindings())
         self.runtime = Runtime(max_depth=max_depth, max_steps=max_steps, timeout=timeout)
         self.max_memory = max_memory
@@ -155,6 +159,7 @@ class Interpreter:
             "max_threads": max_threads,
             "max_memory": max_memory,
             "max_digits": max_digits,
+            "target_script": self.target_script,
         }
         self.program_sources: list[tuple[str, str]] = []
         if max_output is not None:

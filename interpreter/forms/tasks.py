@@ -73,7 +73,7 @@ def define_task(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
         seen.add(clause)
         _parse_clause(spec, clause, item, span, who)
     lambda_node = _task_type(an, spec, body, scope, form.span, who)
-    return DefineTask(spec, defaults, lambda_node, an.interp, form.span)
+    return DefineTask(spec, defaults, lambda_node, an.interp, form.span, top_level=scope is None)
 
 
 def _param(param: Any, span: Span | None, who: str) -> tuple[str, tuple[Any, Span | None] | None]:

@@ -52,6 +52,7 @@ class ReplSession:
     def use(self, interp: Interpreter) -> None:
         """Make ``interp`` the session's interpreter; names bound now are not the user's."""
         self.interp = interp
+        interp.tasks.on_redefine = self.note_redefinition
         for number, value in enumerate(self.results, 1):  # earlier results survive ,reset
             interp.define(result_name(number), value)
         self.baseline = dict(interp.global_env.vars)
@@ -76,6 +77,11 @@ class ReplSession:
 
     def flush(self) -> None:
         self.interp.output.value.flush()
+
+    def note_redefinition(self, name: str, before: str | None, place: str | None) -> None:
+        """In the REPL a task defined again replaces the earlier one, with a note."""
+        earlier = f" (it was defined at {before})" if before is not None else ""
+        self.complain(f"note: task {name} redefined{earlier}")
 
     def complain(self, text: str) -> None:
         """Write a message to standard error, after whatever the program wrote."""

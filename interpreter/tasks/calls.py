@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..capabilities import check_file_access, require_scripts
-from ..datatypes import TailCall
+from ..datatypes import Pair, Span, TailCall
 from ..env import Env
 from ..errors import SchemeError
 from .arguments import bind_arguments
+from .errors import task_failure
 from .evaluation import parse_verdict
 from .memory import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
-from .records import EvaluationResult, TaskDefinition, TaskResult
+from .records import EvaluationResult, ScriptTaskResult, TaskDefinition, TaskResult
 from .scripts import failure_message, run_script, split_command, timeout_or_default
 from .templates import render
 from .tracing import trace_task
@@ -125,12 +126,7 @@ class TaskRunner:
         require_scripts(self.library.interp, f"task {definition.name}")
         spec = definition.script
         shell = spec.shell if spec else False
-        template = definition.body or ""
-        if shell:
-            command: str | list[str] = render(template, bound, show=_quoted)
-        else:
-            parts = split_command(template)
-            command = [render(part, bound) for part in parts]
+        command = self.command(definition, bound, shell)
         timeout = timeout_or_default(spec.timeout if spec and spec.timeout is not None else definition.limits.timeout)
         stdin = render(spec.input, bound) if spec and spec.input is not None else None
         started = self.library.interp.events.open("script", definition.name)
@@ -152,7 +148,42 @@ class TaskRunner:
         }
         if failure is not None:
             notes["error"] = {"type": "TASK_FAILURE", "reason": "script_failed", "message": failure}
-        return TaskResult(content=result.stdout, status="COMPLETE" if failure is None else "FAILED", notes=notes)
+        return ScriptTaskResult(
+            content=result.stdout,
+            status="COMPLETE" if failure is None else "FAILED",
+            notes=notes,
+            stdout=result.stdout,
+            stderr=result.stderr,
+            exit_code=result.exit_code,
+        )
+
+    def command(self, definition: TaskDefinition, bound: dict[str, Any], shell: bool) -> str | list[str]:
+        """The command a script task runs: its ``command`` argument (when it takes one), else its
+        own command template, else the loader's ``#:script``, else the interpreter's
+        ``target_script``; a task with none of them is a TASK_FAILURE at its definition."""
+        from ..printer import display_string
+
+        spec = definition.script
+        given = bound.get(spec.command_param) if spec is not None and spec.command_param else None
+        if given is not None and given is not False:
+            if isinstance(given, (list, Pair)):
+                return [display_string(x) for x in given]
+            return display_string(given) if shell else split_command(display_string(given))
+        template = definition.body or (spec.fallback if spec is not None else None) or ""
+        if not template:
+            default = getattr(self.library.interp, "target_script", None)
+            if default:
+                return default if isinstance(default, str) and shell else split_command(default)
+            err = task_failure(
+                "no_command",
+                f"script task {definition.name} has no command: give it a #:command argument or a <command>, "
+                "load its template with #:script, or set the interpreter's target_script (--target-script)",
+            )
+            err.span = _source_span(definition)
+            raise err
+        if shell:
+            return render(template, bound, show=_quoted)
+        return [render(part, bound) for part in split_command(template)]
 
     # -- procedure -------------------------------------------------------------------
     def procedure(self, task: Task, bound: dict[str, Any], caller: Env | None) -> Any:
@@ -181,3 +212,13 @@ def _quoted(value: Any) -> str:
     from ..printer import display_string
 
     return shlex.quote(display_string(value))
+
+
+def _source_span(definition: TaskDefinition) -> Span | None:
+    """Where a task was defined, from its ``metadata.source`` (``file:line:col``), or None."""
+    source = str(definition.metadata.get("source", ""))
+    file, _, rest = source.rpartition(":")
+    file, _, line = file.rpartition(":")
+    if not (file and line.isdigit() and rest.isdigit()):
+        return None
+    return Span(file, int(line), int(rest))

@@ -126,6 +126,11 @@ class TaskLibrary:
         self.runner = TaskRunner(self)
         self._tasks: dict[str, Task] = {}
         self._procedures: dict[str, TaskProcedure] = {}
+        #: Where each task was defined (``file:line:col``), when known.
+        self._places: dict[str, str] = {}
+        #: Called with (name, earlier place, new place) when a definition replaces a task;
+        #: the REPL sets it to print a note (a file's second definition is an error instead).
+        self.on_redefine: Callable[[str, str | None, str | None], None] | None = None
 
     @property
     def usage(self) -> Usage:
@@ -138,26 +143,52 @@ class TaskLibrary:
         implementation: Callable[..., Any] | None = None,
         *,
         replace: bool = False,
+        place: str | None = None,
     ) -> TaskProcedure:
         """Add a task; a duplicate name is a VALIDATION_ERROR unless ``replace``.
 
         A procedure task needs ``implementation``: from Python, a function called with
-        the parameters as keyword arguments (snake_case names).
+        the parameters as keyword arguments (snake_case names). ``place`` is where the
+        definition is (``file:line:col``), for messages about a later one.
         """
         name = definition.name
         if name in self._tasks and not replace:
             raise validation_error(f"task {name} is already registered", "name")
+        if name in self._tasks and self.on_redefine is not None and place != self._places.get(name):
+            self.on_redefine(name, self._places.get(name), place)
         if definition.type == "procedure" and implementation is None:
             raise validation_error(f"task {name}: a procedure task needs an implementation", "body")
         if implementation is not None and not getattr(implementation, "takes_bound_arguments", False):
             implementation = _python_body(implementation)
         self._tasks[name] = Task(definition, implementation)
+        if place is not None:
+            self._places[name] = place
+        else:
+            self._places.pop(name, None)
         return self.procedure(name)
+
+    def check_redefinition(self, name: str, place: str | None, who: str, remedy: str) -> None:
+        """Refuse a second definition of ``name`` made at another place than the first (seed
+        004's ``registerTask`` refuses a duplicate), naming both places; loading the same
+        definition again is not a second one. In the REPL (``on_redefine`` set) it replaces."""
+        if name not in self._tasks or self.on_redefine is not None:
+            return
+        before = self._places.get(name)
+        if before is not None and before == place:
+            return
+        first = f"at {before}" if before is not None else "by the host"
+        where = f" at {place}" if place is not None else ""
+        raise validation_error(
+            f"{who}: task {name} is already defined {first}; this second definition{where} would replace it "
+            f"({remedy})",
+            "name",
+        )
 
     def remove(self, name: str) -> None:
         """Forget the task ``name``."""
         self.task(name)
         del self._tasks[name]
+        self._places.pop(name, None)
 
     def lookup(self, name: str) -> Task | None:
         """The task ``name``, or None."""

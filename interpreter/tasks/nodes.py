@@ -92,7 +92,7 @@ def build_definition(spec: TaskSpec, params: list[TaskParam]) -> TaskDefinition:
 class DefineTask(Node):
     """Registers a task (replacing one of the same name, like ``define``)."""
 
-    __slots__ = ("defaults", "interp", "lambda_node", "spec")
+    __slots__ = ("defaults", "interp", "lambda_node", "spec", "top_level")
 
     def __init__(
         self,
@@ -101,11 +101,15 @@ class DefineTask(Node):
         lambda_node: Lambda | None,
         interp: Interpreter,
         span: Span | None,
+        top_level: bool = False,
     ) -> None:
         self.spec, self.defaults, self.lambda_node, self.interp, self.span = spec, defaults, lambda_node, interp, span
+        self.top_level = top_level
 
     def compile(self, tail: bool) -> Callable[[Env], Any]:
         spec, interp, span = self.spec, self.interp, self.span
+        place = str(span) if span is not None else None
+        checked = self.top_level  # a file's top level defines each task once; a procedure may redefine
         defaults = [d.compile(False) if d is not None else None for d in self.defaults]
         make_closure = self.lambda_node.compile(False) if self.lambda_node is not None else None
 
@@ -120,7 +124,10 @@ class DefineTask(Node):
                 if make_closure is not None:
                     closure = make_closure(interp.global_env)
                     body = DslBody(spec.name, closure, spec.subset, spec.inherit)
-                interp.tasks.register(definition, body, replace=True)
+                if checked and interp.loading:
+                    remedy = "a file defines each task once: rename one of them; the REPL replaces with a note"
+                    interp.tasks.check_redefinition(spec.name, place, "define-task", remedy)
+                interp.tasks.register(definition, body, replace=True, place=place)
             except SchemeError as err:
                 if err.span is None:
                     err.span = span

@@ -105,6 +105,15 @@ class EvaluationResult(TaskResult):
     notes: EvaluationNotes  # type: ignore[assignment]
 
 
+class ScriptTaskResult(TaskResult):
+    """What a script task returns (seed 004's ScriptTaskResult): ``content`` is its standard
+    output, with ``stdout``, ``stderr`` and ``exit_code`` beside it (and the run in ``notes``)."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
 class ScriptResult(SchemeRecord):
     """One run of an external command."""
 
@@ -212,6 +221,10 @@ class ScriptSpec(SchemeRecord):
     input: str | None = None
     shell: bool = False
     cwd: str | None = None
+    #: The parameter whose value, when given, is the command (an XML script step's ``command`` input).
+    command_param: str | None = None
+    #: The command when neither that parameter nor the definition gives one (``load-task-templates #:script``).
+    fallback: str | None = None
 
 
 class TaskDefinition(SchemeRecord):
@@ -255,7 +268,8 @@ class TaskDefinition(SchemeRecord):
             if p.required and seen_optional:
                 raise ValueError(f"required parameter {p.name} follows an optional one")
             seen_optional = seen_optional or not p.required
-        if self.type in ("atomic", "script") and not self.body:
+        finds_command = self.type == "script" and self.script is not None and self.script.command_param is not None
+        if self.type in ("atomic", "script") and not self.body and not finds_command:
             what = "prompt" if self.type == "atomic" else "command"
             raise ValueError(f"an {self.type} task needs a {what}")
         self._check_templates(names)

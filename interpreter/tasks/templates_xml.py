@@ -67,6 +67,8 @@ PREVIOUS_OUTPUT = "previous-output"
 CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context", "max_stored_chars")
 #: Names a loop binds for its parts, in the seeds' spelling (``from="evaluation_feedback"``).
 LOOP_SOURCES = {normal_name(s.name) for s in (*DIRECTOR_NAMES, *SOLUTION_NAMES, *EVALUATION_NAMES)}
+#: The input or argument that gives a script step its command at run time (seed 004's step has none).
+COMMAND_PARAM = "command"
 #: Why a file whose root is a part of a template is refused (the seeds show such fragments).
 FRAGMENTS = {
     "cond": "a <cond> is a fragment; it goes in a sequential template's <steps>",
@@ -93,11 +95,15 @@ def template_files(path: Path) -> list[Path]:
     return [path]
 
 
-def load_templates(interp: Interpreter, path: str | Path) -> list[str]:
+def load_templates(
+    interp: Interpreter, path: str | Path, *, script: str | None = None, replace: Any = False
+) -> list[str]:
     """Read the templates at ``path`` (a file or a folder) and register them; their names.
 
-    Each file is checked whole before anything in it is registered; a template
-    replaces a task of the same name, as ``define-task`` does.
+    Each file is checked whole before anything in it is registered. A name already
+    defined is a VALIDATION_ERROR naming both places (seed 004's ``registerTask``) unless
+    ``replace`` is true (or it is the same template loaded again). ``script`` is the command
+    of script steps that give none.
     """
     names: list[str] = []
     for file in template_files(Path(path)):
@@ -108,9 +114,9 @@ def load_templates(interp: Interpreter, path: str | Path) -> list[str]:
             raise SchemeError(
                 f"load-task-templates: cannot read {file}: {exc.strerror or exc}", kind="file-error"
             ) from None
-        loader = TemplateLoader(interp, str(file))
+        loader = TemplateLoader(interp, str(file), script)
         loader.load(parse_xml(text, str(file)))
-        names += loader.register()
+        names += loader.register(replace is not False)
     return names
 
 
@@ -129,9 +135,10 @@ class TemplateBody:
 class TemplateLoader:
     """Validates the templates of one file and turns them into definitions."""
 
-    def __init__(self, interp: Interpreter, filename: str) -> None:
+    def __init__(self, interp: Interpreter, filename: str, script: str | None = None) -> None:
         self.interp = interp
         self.file = filename
+        self.fallback = script  # load-task-templates #:script: the command of script steps that name none
         self.pending: list[tuple[TaskDefinition, Any]] = []
         self.slots: dict[str, None] = {}  # output slots of the template being read
         self.previous = False  # whether a step of it reads the previous step's output
@@ -343,20 +350,29 @@ class TemplateLoader:
         """A script template: ``<command>`` with ``{{input}}`` placeholders, an optional
         ``<timeout>``; inputs the command does not name go to its standard input (the seeds
         pass the director's output to the script). A non-zero exit is a FAILED result whose
-        notes hold the script's output; a failing step says the exit code and stderr."""
-        command = self.text(element, "command")
-        if not command:
-            raise self.invalid(element, "a script task needs a <command>", f"{element.path}/command")
+        notes hold the script's output; a failing step says the exit code and stderr.
+
+        Seed 004's script step has no ``<command>``: it finds one when it runs (a ``command``
+        input or argument, else the loader's ``#:script``, else the interpreter's
+        ``target_script``). A ``command`` input the ``<command>`` does not place replaces it."""
+        command = self.text(element, "command") or ""
+        if element.child("command") is not None and not command:
+            raise self.invalid(element, "<command> is empty", f"{element.path}/command")
         used = {normal_name(p) for p in placeholders(command)}
-        rest = [p for p in params if normal_name(p) not in used]
+        taking = COMMAND_PARAM if not command or (COMMAND_PARAM in params and COMMAND_PARAM not in used) else None
+        optional = (COMMAND_PARAM,) if taking and COMMAND_PARAM not in params else ()
+        rest = [p for p in params if normal_name(p) not in used and p != taking]
         script: dict[str, Any] = {"input": "\n".join(f"{{{{{p}}}}}" for p in rest) if rest else None}
+        if taking:
+            script["command_param"] = taking
+            script["fallback"] = self.fallback
         timeout = self.number(element, "timeout", float)
         if timeout is not None:
             script["timeout"] = timeout
         fields = self.fields(element, "script", element.attrs.get("subtype"))
-        fields["body"] = command
+        fields["body"] = command or None
         fields["script"] = validated_script(self, element, script)
-        self.add(element, name, "script", params, fields, None)
+        self.add(element, name, "script", [*params, *optional], fields, None, optional)
 
     def loop_inputs(self, element: Element) -> list[str]:
         """A loop template without ``<inputs>`` (as in the seeds) takes the names its parts
@@ -430,7 +446,16 @@ class TemplateLoader:
         except TaskError as err:
             raise self.invalid(element, err.record.message, f"{element.path}") from None  # type: ignore[attr-defined]
 
-    def add(self, element: Element, name: str, kind: str, params: list[str], fields: dict[str, Any], body: Any) -> None:
+    def add(
+        self,
+        element: Element,
+        name: str,
+        kind: str,
+        params: list[str],
+        fields: dict[str, Any],
+        body: Any,
+        optional: tuple[str, ...] = (),
+    ) -> None:
         if any(d.name == name for d, _ in self.pending):
             raise self.invalid(element, f"task {name} is defined twice", f"{element.path}@name")
         try:
@@ -438,7 +463,10 @@ class TemplateLoader:
             definition = TaskDefinition(
                 name=name,
                 type=kind,
-                params=[TaskParam(name=p, description=described.get(p, "")) for p in params],
+                params=[
+                    TaskParam(name=p, description=described.get(p, ""), required=p not in optional, default=False)
+                    for p in params
+                ],
                 **fields,  # type: ignore[arg-type]
             )
         except pydantic.ValidationError as exc:
@@ -449,9 +477,15 @@ class TemplateLoader:
             raise err from None
         self.pending.append((definition, body))
 
-    def register(self) -> list[str]:
+    def register(self, replace: bool) -> list[str]:
+        """Register the file's templates; unless ``replace``, none may redefine a task defined elsewhere."""
+        tasks = self.interp.tasks
+        if not replace:
+            for definition, _ in self.pending:
+                place = definition.metadata.get("source")
+                tasks.check_redefinition(definition.name, place, "load-task-templates", "#:replace #t")
         for definition, body in self.pending:
-            self.interp.tasks.register(definition, body, replace=True)
+            tasks.register(definition, body, replace=True, place=definition.metadata.get("source"))
         return [d.name for d, _ in self.pending]
 
     def compile(self, element: Element, name: str, params: list[str], datum: Any) -> TemplateBody:
@@ -681,4 +715,6 @@ def validated_script(loader: TemplateLoader, element: Element, settings: dict[st
 
 def fragment(element: Element) -> str:
     """Why a template with a missing part is one of the seeds' fragments, when it marks the gap."""
-    return " (the block elides parts, with '...' or <!-- other elements -->: it is a fragment)" if element.elided() else ""
+    if not element.elided():
+        return ""
+    return " (the block elides parts, with '...' or <!-- other elements -->: it is a fragment)"
