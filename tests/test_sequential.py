@@ -135,7 +135,7 @@ def test_a_failed_result_ends_the_sequence() -> None:
     r = run('(sequential (step a "one") (step b (make-task-result "it broke" "FAILED")) (step c "three"))')
     assert r.status == "FAILED"
     assert r.notes["failed_step"] == "b"
-    assert r.notes["error"] == {"type": "TASK_FAILURE", "message": "it broke", "location": "seq.scm:1:28"}
+    assert r.notes["error"] == {"type": "TASK_FAILURE", "message": "it broke", "location": "seq.scm:1:28", "step": "b"}
     assert len(r.notes["partial_results"]) == 1
 
 

@@ -63,7 +63,7 @@ def test_a_failed_script_task_result_is_reported(tmp_path: Path, capsys: pytest.
     source = '(define-task (check) (script "sh -c \'echo broken >&2; exit 3\'"))\n(check)\n'
     status, _, err = run_cli(tmp_path, capsys, source)
     assert status == 0
-    assert err.startswith("warning: prog.scm:2:1: dropped a FAILED TaskResult: ")
+    assert err.startswith("warning: prog.scm:2:1: dropped a FAILED ScriptTaskResult: ")
     assert "exited with code 3" in err and "broken" in err
 
 

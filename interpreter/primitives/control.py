@@ -88,11 +88,20 @@ def is_error_object(x: Any) -> bool:
     return isinstance(x, SchemeError)
 
 
-@primitive("error-object-message", "condition/report-string")
+@primitive("error-object-message")
 def error_object_message(e: Any) -> str:
     if not isinstance(e, SchemeError):
         raise type_error("error-object-message", "an error object", e)
     return e.message
+
+
+@primitive("condition/report-string")
+def condition_report_string(e: Any) -> str:
+    """The message and the irritants, as MIT Scheme reports them: ``(error "bad value:" 42)``
+    gives ``"bad value: 42"``."""
+    if not isinstance(e, SchemeError):
+        raise type_error("condition/report-string", "an error object", e)
+    return e.full_message()
 
 
 @primitive("error-object-irritants")

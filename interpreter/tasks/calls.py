@@ -20,7 +20,7 @@ from ..env import Env
 from ..errors import SchemeError
 from .arguments import bind_arguments
 from .errors import task_failure
-from .evaluation import parse_verdict
+from .evaluation import parse_verdict, with_script_result
 from .memory import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
 from .records import EvaluationResult, ScriptTaskResult, TaskDefinition, TaskResult
 from .scripts import failure_message, run_script, split_command, timeout_or_default
@@ -64,6 +64,8 @@ class TaskRunner:
     # -- atomic ----------------------------------------------------------------------
     def atomic(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
         prompt = render(definition.body or "", bound)
+        if definition.subtype == "evaluator":  # in a loop's evaluator phase it sees the script's result
+            prompt = with_script_result(definition.body or "", prompt)
         system = render(definition.system, bound) if definition.system else None
         matches = self.fresh_matches(definition, prompt)
         prompt = with_matches(prompt, matches)

@@ -7,14 +7,35 @@ INVALID_OUTPUT with the violations found.
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from typing import Any
 
 import pydantic
 
 from .errors import invalid_output
-from .records import EvaluationNotes
+from .records import EvaluationNotes, ScriptOutput
+from .templates import normal_name, placeholders
 
 FENCE = "```"
+
+#: The script run of the loop iteration whose evaluator phase is under way (None elsewhere). Seed
+#: 001: the Evaluator step "receives the complete environment"; an LLM evaluator called there
+#: sees the script's result in its prompt. A context variable: each parallel branch has its own.
+EVALUATED_SCRIPT: ContextVar[ScriptOutput | None] = ContextVar("evaluated_script", default=None)
+#: The names under which a loop binds the script's result (a template that places one places it itself).
+SCRIPT_NAMES = frozenset(("script_output", "script_stdout", "script_stderr", "script_exit_code"))
+
+
+def with_script_result(template: str, prompt: str) -> str:
+    """An evaluator's rendered ``prompt``, with the script result of the iteration it evaluates
+    under a heading, unless there is none or its ``template`` places it itself."""
+    script = EVALUATED_SCRIPT.get()
+    if script is None or {normal_name(n) for n in placeholders(template)} & SCRIPT_NAMES:
+        return prompt
+    return (
+        f"{prompt}\n\nScript result (script_exit_code: {script.exit_code}):\n"
+        f"script_stdout:\n{script.stdout or '(empty)'}\nscript_stderr:\n{script.stderr or '(empty)'}"
+    )
 
 
 def fenced_blocks(text: str) -> list[str]:

@@ -33,6 +33,9 @@ def failure_summary(value: Any) -> str:
     notes = value.notes if isinstance(value, TaskResult) and isinstance(value.notes, dict) else {}
     where = f" in step {notes['failed_step']}" if "failed_step" in notes else ""
     info = notes.get("error")
+    if where and isinstance(info, dict) and "iteration" in info:
+        phase = f", {info['phase']}" if info.get("phase") else ""
+        where += f" (iteration {info['iteration']}{phase})"
     if isinstance(info, dict) and "message" in info:
         return f"{info.get('type', 'TASK_FAILURE')}{where}: {info['message']}{_at(info.get('location'))}"
     content = (getattr(value, "content", "") or "").strip() or "no message"

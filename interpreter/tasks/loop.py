@@ -22,7 +22,7 @@ from ..datatypes import MString, Symbol, make_list
 from ..env import Env
 from ..errors import SchemeError
 from .errors import invalid_output, task_failure, type_and_message
-from .evaluation import flat_verdict, parse_verdict, verdict_violations
+from .evaluation import EVALUATED_SCRIPT, flat_verdict, parse_verdict, verdict_violations
 from .records import (
     ContextManagement,
     EvaluationNotes,
@@ -430,7 +430,11 @@ def _iteration(
         },
         base,
     )
-    output = as_task_result(_phase("director", phases.director, director_frame))
+    outer = EVALUATED_SCRIPT.set(None)  # a loop in an evaluator phase: its director sees no script
+    try:
+        output = as_task_result(_phase("director", phases.director, director_frame))
+    finally:
+        EVALUATED_SCRIPT.reset(outer)
     entry.output = output
     solution = output.content
     solution_frame = Env(
@@ -452,7 +456,11 @@ def _iteration(
         values[SCRIPT_STDOUT] = script_output.stdout
         values[SCRIPT_STDERR] = script_output.stderr
         values[SCRIPT_EXIT_CODE] = script_output.exit_code
-    answer = _phase("evaluator", phases.evaluator, solution_frame)
+    seen = EVALUATED_SCRIPT.set(script_output.output() if script_output is not None else None)
+    try:
+        answer = _phase("evaluator", phases.evaluator, solution_frame)
+    finally:
+        EVALUATED_SCRIPT.reset(seen)
     try:
         evaluation = as_evaluation(answer, "director-evaluator-loop evaluator")
     except SchemeError as err:

@@ -98,7 +98,9 @@ def content_of(value: Any) -> str:
 
 
 def failed_status(value: Any) -> bool:
-    return isinstance(value, SchemeRecord) and getattr(value, "status", None) == "FAILED"
+    """A step's value that ends the pipeline: a FAILED result, or an escalated quality gate
+    (seed 003: out of iterations, the gate escalates; the pipeline must not publish its draft)."""
+    return isinstance(value, SchemeRecord) and getattr(value, "status", None) in ("FAILED", "ESCALATE")
 
 
 def error_info(err: SchemeError) -> dict[str, Any]:
@@ -111,13 +113,45 @@ def error_info(err: SchemeError) -> dict[str, Any]:
 
 
 def failure_info(value: Any) -> dict[str, Any]:
-    """``{type, message}`` for a step that returned a FAILED result."""
+    """``{type, message …}`` for a step that returned a FAILED result: the inner error's type and
+    message (the root cause's, however deep), and, for a failed loop or pipeline, its own error
+    as ``cause`` (seed 002: where it happened, nested: the iteration and phase of a loop, the
+    step of a pipeline, and their causes in turn)."""
+    loop_error = getattr(value, "error", None)
+    if getattr(value, "status", None) == "ESCALATE":
+        return escalation_info(value)
+    if loop_error is not None and hasattr(loop_error, "iteration"):  # a FAILED LoopResult
+        cause = {k: v for k, v in loop_error.model_dump().items() if v is not None}
+        info = {"type": loop_error.type, "message": loop_error.message}
+        return {**info, "iteration": loop_error.iteration, "phase": loop_error.phase, "cause": cause}
     notes = getattr(value, "notes", None) or {}
     error = notes.get("error") if isinstance(notes, dict) else None
     if isinstance(error, dict) and "message" in error:
-        return {"type": str(error.get("type", "TASK_FAILURE")), "message": str(error["message"])}
+        info = {k: v for k, v in error.items() if k in ("type", "reason", "message")}
+        info.setdefault("type", "TASK_FAILURE")
+        info["message"] = str(info["message"])
+        if "failed_step" in notes:  # an inner pipeline: its error (with its step) is the cause
+            info["cause"] = dict(error)
+        return info
     message = content_of(value).strip() or "the step returned a FAILED result"
     return {"type": "TASK_FAILURE", "message": message}
+
+
+def escalation_info(gate: Any) -> dict[str, Any]:
+    """The error of a pipeline whose step is an escalated quality gate: reason ``escalated``,
+    the iteration it ended in and its last feedback."""
+    evaluation = getattr(gate, "final_evaluation", None)
+    feedback = evaluation.notes.feedback if evaluation is not None else ""
+    count = getattr(gate, "iterations_completed", 0)
+    message = f"escalated: the quality gate did not pass in {count} iteration{'s' if count != 1 else ''}"
+    info: dict[str, Any] = {
+        "type": "TASK_FAILURE",
+        "reason": "escalated",
+        "message": message + (f" ({feedback})" if feedback else ""),
+    }
+    if count:
+        info["iteration"] = count - 1
+    return info
 
 
 def truncated(text: str, limit: int) -> str:
@@ -296,15 +330,17 @@ def run_sequence(
             if err.span is None:
                 err.span = step.span
             hub.finish("step", f"{label}/{step.name}", start, "error", info={"index": index}, error=err)
-            return _failed(step, error_info(err), history, strict, err)
+            return _failed(step, {**error_info(err), "step": step.name}, history, strict, err)
         if failed_status(value):
             hub.finish("step", f"{label}/{step.name}", start, "FAILED", info=_step_info(hub, index, value))
             info = failure_info(value)
             if step.span is not None:
                 info["location"] = str(step.span)
+            info["step"] = step.name
             history.add(step.name, value, notes_of(value), started, before)
             failed = entries.pop()
-            return _failed(step, info, history, strict, None, failed.output)
+            extra = {"reason": "escalated", "gate": value} if info.get("reason") == "escalated" else {}
+            return _failed(step, info, history, strict, None, failed.output, extra)
         notes = notes_of(value)
         history.add(step.name, value, notes, started, before)
         if accumulate and index < final:  # after the last step no one reads it
@@ -348,11 +384,14 @@ def _failed(
     strict: bool,
     cause: SchemeError | None,
     output: Any = None,
+    extra: dict[str, Any] | None = None,
 ) -> TaskResult:
-    """The FAILED result (or, for ``sequential/strict``, the TASK_FAILURE raised)."""
+    """The FAILED result (or, for ``sequential/strict``, the TASK_FAILURE raised); ``extra``
+    goes into its notes (an escalated gate's record)."""
     message = f"step {step.name} failed: {error['type']}: {error['message']}"
     if strict:
-        err = task_failure("step_failed", message, list(history.entries))
+        err = task_failure(str(error.get("reason", "step_failed")), message, list(history.entries))
+        err.record.notes.update({"error": error, **(extra or {})})  # type: ignore[attr-defined]
         err.span = cause.span if cause is not None and cause.span is not None else step.span
         raise err from cause
     notes: dict[str, Any] = {
@@ -363,4 +402,5 @@ def _failed(
     }
     if output is not None:
         notes["failed_output"] = output
+    notes.update(extra or {})
     return TaskResult(content=message, status="FAILED", notes=notes)
