@@ -33,7 +33,7 @@ def test_the_seed_loop_template_loads_unchanged(tmp_path: Path) -> None:
         director == "Generate solution for {{original_prompt}}\n\nfeedback:\n{{feedback}}\n\niteration:\n{{iteration}}"
     )
     assert interp.tasks.describe("seed-loop/evaluator").subtype == "evaluator"
-    assert "(get/default evaluation 'notes 'success #f)" in loop.body
+    assert "(result-field evaluation 'notes 'success)" in loop.body
 
 
 def test_the_seed_loop_runs_with_its_script_and_condition(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pydantic
 from ..capabilities import require_scripts
 from ..datatypes import MString, Pair, Symbol, cons, list_to_python, make_list, sym
 from ..errors import SchemeError, type_error
-from ..tasks.access import get_path
+from ..tasks.access import get_path, result_field
 from ..tasks.arguments import check_keywords, split_keywords
 from ..tasks.errors import TaskError, from_validation, make_task_error
 from ..tasks.library import TaskProcedure
@@ -110,6 +110,13 @@ def get_default(record: Any, field: Any, *more: Any) -> Any:
         raise SchemeError("get/default: expected (get/default record field ... default)", kind="arity-error")
     *rest, default = more
     return get_path(record, [field, *rest], default, who="get/default")
+
+
+@primitive("result-field")
+def result_field_(value: Any, field: Any, *more: Any) -> Any:
+    """``(result-field value 'field …)``: a path as the seeds' conditions read it (``output.valid``):
+    a result's JSON content or notes; anything missing is ``#f``."""
+    return result_field(value, [field, *more])
 
 
 # -- task errors -------------------------------------------------------------------

@@ -123,3 +123,50 @@ def missing_field(container: Any, key: Any, who: str) -> SchemeError:
         kind="value-error",
         details={"field": key_name(key), "fields": names},
     )
+
+
+def result_field(value: Any, path: Sequence[Any]) -> Any:
+    """A property path read as the seeds' conditions read it (``output.valid``): a record's own
+    field; else, for a task result, its content's JSON fields (content that is JSON text, or
+    parsed data), then its notes; text holding a JSON object is read as that object. Anything
+    missing, and a path through a value that has no fields, is ``#f`` (JavaScript's ``undefined``)."""
+    for key in path:
+        value = _result_key(value, key)
+        if value is MISSING or value is None:
+            return False
+    return value
+
+
+def _result_key(value: Any, key: Any) -> Any:
+    from .records import TaskResult
+
+    if isinstance(value, (str, MString)):
+        value = _json_object(str(value))
+        if value is None:
+            return MISSING
+    if isinstance(value, TaskResult):
+        found = field_of(value, key, "result-field")
+        if found is not MISSING:
+            return found
+        content = value.content
+        data = _json_object(content) if isinstance(content, str) else to_scheme(content)
+        if data is not None and data is not False:
+            found = _result_key(data, key)
+            if found is not MISSING:
+                return found
+        return _result_key(value.notes, key)
+    try:
+        return field_of(value, key, "result-field")
+    except SchemeError:
+        return MISSING
+
+
+def _json_object(text: str) -> Any:
+    """The JSON object ``text`` holds (fenced or not), as Scheme data, or None."""
+    from .evaluation import find_json
+
+    try:
+        data = find_json(text)
+    except ValueError:
+        return None
+    return to_scheme(data) if isinstance(data, dict) else None

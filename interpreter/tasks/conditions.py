@@ -4,9 +4,10 @@ XML templates write termination conditions and ``<case test=…>`` as in the see
 ``evaluation.success === true``, ``output.errors > 0 && !done``. The subset:
 
 - property paths ``a.b.c`` (snake_case names become kebab-case variables; a missing
-  property is ``#f``, as JavaScript's ``undefined`` is falsy); on ``evaluation``, a
-  property other than ``content``/``status``/``notes`` is read from its notes
-  (``evaluation.success`` is the evaluation's success);
+  property is ``#f``, as JavaScript's ``undefined`` is falsy), read with ``result-field``:
+  a task result's fields, else its content's JSON fields, else its notes (``output.valid``
+  where ``output`` is the previous step's result); on ``evaluation``, a property other than
+  ``content``/``status``/``notes`` is read from its notes (``evaluation.success``);
 - ``=== !== == != < <= > >=``, ``&& || !`` and parentheses;
 - literals: numbers, strings in single or double quotes, ``true``, ``false``, ``null``.
 
@@ -226,7 +227,7 @@ class Parser:
         if root.text == "evaluation" and keys[0] not in RECORD_FIELDS:
             keys.insert(0, "notes")
         quoted = [self.at(root, S("quote"), S(k)) for k in keys]
-        return self.at(root, S("get/default"), variable, *quoted, False)
+        return self.at(root, S("result-field"), variable, *quoted)
 
 
 def _number(text: str) -> int | float:

@@ -23,6 +23,7 @@ import pydantic
 from ..analyzer import Scope
 from ..datatypes import Keyword, Span, Symbol, TailCall
 from ..errors import SchemeError
+from ..forms.composition import mentions
 from ..nodes.core import Lambda
 from .errors import TaskError, from_validation, validation_error
 from .loop import DIRECTOR_NAMES, EVALUATION_NAMES, SOLUTION_NAMES
@@ -64,6 +65,8 @@ BY_TYPE = {
 COMPONENT = (*COMMON, "cond", "command", "timeout")
 #: The variable holding the previous step's output (its text) in a sequential template.
 PREVIOUS_OUTPUT = "previous-output"
+#: The previous step's result, as the seeds' ``<case test="output.valid == true">`` reads it.
+OUTPUT = "output"
 CONTEXT = ("inherit_context", "accumulate_data", "accumulation_format", "fresh_context", "max_stored_chars")
 #: Names a loop binds for its parts, in the seeds' spelling (``from="evaluation_feedback"``).
 LOOP_SOURCES = {normal_name(s.name) for s in (*DIRECTOR_NAMES, *SOLUTION_NAMES, *EVALUATION_NAMES)}
@@ -142,6 +145,7 @@ class TemplateLoader:
         self.pending: list[tuple[TaskDefinition, Any]] = []
         self.slots: dict[str, None] = {}  # output slots of the template being read
         self.previous = False  # whether a step of it reads the previous step's output
+        self.reads_output = False  # whether a condition of it reads ``output`` (the previous step's result)
         self.described: dict[str, dict[str, str]] = {}  # element path: input name → its description
 
     # -- errors and small readers ----------------------------------------------------------
@@ -212,13 +216,18 @@ class TemplateLoader:
         from .conditions import ConditionError, translate
 
         if text[:1] in ("(", "#"):
-            return self.expression(element, text)
-        try:
-            return translate(text, self.file, line, col)
-        except ConditionError as exc:
-            err = validation_error(f"{self.file}:{exc.line}:{exc.col}: condition {text!r}: {exc.message}", element.path)
-            err.span = Span(self.file, exc.line, exc.col)
-            raise err from None
+            datum = self.expression(element, text)
+        else:
+            try:
+                datum = translate(text, self.file, line, col)
+            except ConditionError as exc:
+                err = validation_error(
+                    f"{self.file}:{exc.line}:{exc.col}: condition {text!r}: {exc.message}", element.path
+                )
+                err.span = Span(self.file, exc.line, exc.col)
+                raise err from None
+        self.reads_output = self.reads_output or mentions([datum], S(OUTPUT))
+        return datum
 
     def expression(self, element: Element, text: str) -> Any:
         """One DSL expression read from XML text, its positions pointing into the XML file."""
@@ -259,7 +268,7 @@ class TemplateLoader:
         params = self.params(element) + self.sources(element, self.params(element))
         subtype = element.attrs.get("subtype") or (kind if kind in SUBTYPES else None)
         kind = "atomic" if kind in SUBTYPES else kind
-        self.slots, self.previous = {}, False
+        self.slots, self.previous, self.reads_output = {}, False, False
         if kind == "script":
             self.script_task(element, name, params)
             return
@@ -277,7 +286,7 @@ class TemplateLoader:
             raise self.invalid(element.child("instructions") or element, f"a {kind} template has no <instructions>")
         if kind == "director_evaluator_loop" and element.child("inputs") is None:
             params = self.loop_inputs(element)
-        datum = self.sequence(element, name) if kind == "sequential" else self.loop(element, name, params)
+        datum = self.sequence(element, name, params) if kind == "sequential" else self.loop(element, name, params)
         datum = self.with_slots(datum, Span(self.file, element.line, element.col))
         fields["body"] = _written(datum)
         self.add(element, name, kind, params, fields, self.compile(element, name, params, datum))
@@ -499,7 +508,7 @@ class TemplateLoader:
         return TemplateBody(node.compile(False)(interp.global_env))
 
     # -- bodies ----------------------------------------------------------------------------
-    def sequence(self, element: Element, name: str) -> Any:
+    def sequence(self, element: Element, name: str, params: list[str]) -> Any:
         steps = element.child("steps")
         if steps is None or not steps.children:
             raise self.invalid(
@@ -515,11 +524,12 @@ class TemplateLoader:
         for index, step in enumerate(steps.children, 1):
             step_name = step.attrs.get("name") or step.attrs.get("ref") or str(index)
             calls.append((step, step_name, self.component(step, f"{name}/{step_name}", None)))
-        previous = S(PREVIOUS_OUTPUT)
+        previous, output = S(PREVIOUS_OUTPUT), S(OUTPUT)
         for step, step_name, call in calls:
             where = span_of(step, self.file)
+            value = S("value")
+            sets = []
             if self.previous:  # some step reads the previous step's output: keep its text
-                value = S("value")
                 text = at(
                     where,
                     S("if"),
@@ -527,11 +537,15 @@ class TemplateLoader:
                     at(where, S("get"), value, at(where, S("quote"), S("content"))),
                     value,
                 )
-                call = at(
-                    where, S("let"), at(where, at(where, value, call)), at(where, S("set!"), previous, text), value
-                )
+                sets.append(at(where, S("set!"), previous, text))
+            if self.reads_output:  # a <case test="output.valid …">: the previous step's result
+                sets.append(at(where, S("set!"), output, value))
+            if sets:
+                call = at(where, S("let"), at(where, at(where, value, call)), *sets, value)
             clauses.append(at(where, S("step"), S(kebab(step_name)), call))
         body = at(span, *clauses)
+        if self.reads_output:  # before the first step, an input named output (else #f)
+            body = at(span, S("let"), at(span, at(span, output, output if OUTPUT in params else False)), body)
         return at(span, S("let"), at(span, at(span, previous, "")), body) if self.previous else body
 
     def loop(self, element: Element, name: str, params: list[str]) -> Any:
