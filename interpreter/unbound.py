@@ -476,6 +476,17 @@ def _defines_a_task(walk: Walk, x: Pair, bound: Bound) -> None:
     walk.defined.update(defined_names(x))  # a task defined anywhere is a value everywhere
 
 
+def _define_model(walk: Walk, x: Pair, bound: Bound) -> None:
+    """``(define-model (name prompt system) body …)``: a procedure body; ``(define-model "name" expr)``:
+    the expression. What the model's code uses is reported before the run, like any other code."""
+    _defines_a_task(walk, x, bound)
+    target = x.cdr.car if type(x.cdr) is Pair else None
+    if type(target) is Pair and type(target.car) is Symbol and target.car.name != "quote":
+        walk.procedure_body(x.cdr.cdr, bound | params(target.cdr))
+    elif type(x.cdr) is Pair:
+        walk.exprs(x.cdr.cdr, bound)
+
+
 def _all(walk: Walk, x: Pair, bound: Bound) -> None:
     walk.exprs(rest(x), bound)
 
@@ -495,7 +506,7 @@ FORMS: dict[str, Handler] = {
     "define-record-type": _nothing,
     "define-syntax": _nothing,
     "define-task": _defines_a_task,
-    "define-model": _defines_a_task,
+    "define-model": _define_model,
     "let-syntax": _let_syntax,
     "letrec-syntax": _let_syntax,
     "syntax-rules": _nothing,

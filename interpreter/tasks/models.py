@@ -369,7 +369,7 @@ class ModelRegistry:
         if self.allow is True:  # suggest only what the program may reach
             with contextlib.suppress(Exception):  # a broken plugin must not hide the real problem
                 known += [alias for m in llm.get_models_with_aliases() for alias in (m.model.model_id, *m.aliases)]
-        similar = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
+        similar = difflib.get_close_matches(name, list(dict.fromkeys(known)), n=5, cutoff=0.6)  # each name once
         hint = f"; did you mean: {', '.join(similar)}?" if similar else ""
         if self.allow is not True:  # the same words whether llm has such a model or not
             hint += "; models installed with llm are reachable only with the allow_models capability"
