@@ -78,6 +78,11 @@ def parse_context(item: Pair, span: Span | None, task_type: str, who: str) -> tu
                 raise syntax_error(f"{who}: expected ({key} value)", setting_span)
             value = parts[1][0]
             settings[CONTEXT_FIELDS[key]] = value.name.replace("-", "_") if type(value) is Symbol else value
+        elif key == "warning-threshold":
+            raise syntax_error(
+                f"{who}: (warning-threshold …) belongs in a define-task's (context …): it watches that task's limits",
+                setting_span,
+            )
         else:
             known = ", ".join([*CONTEXT_FIELDS, "subset"])
             raise syntax_error(f"{who}: unknown context setting {key} (settings: {known})", setting_span)

@@ -203,8 +203,10 @@ def _parse_context(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> N
         elif key in CONTEXT_FIELDS:
             value = _one(setting, setting_span, who)
             spec.context[CONTEXT_FIELDS[key]] = value.name.replace("-", "_") if type(value) is Symbol else value
+        elif key == "warning-threshold":  # seed 004: warn past this fraction of the task's limits
+            spec.context["warning_threshold"] = _one(setting, setting_span, who)
         else:
-            known = ", ".join([*CONTEXT_FIELDS, "subset"])
+            known = ", ".join([*CONTEXT_FIELDS, "subset", "warning-threshold"])
             raise syntax_error(f"{who}: unknown context setting {key} (settings: {known})", setting_span)
 
 

@@ -71,7 +71,7 @@ class TaskRunner:
         prompt = with_matches(prompt, matches)
         gateway = self.library.gateway
         start = time.monotonic()
-        with gateway.activation(definition.name, definition.limits):
+        with gateway.activation(definition.name, definition.limits, definition.context.warning_threshold):
             model, response = gateway.complete(
                 definition.model,
                 prompt,
@@ -82,9 +82,15 @@ class TaskRunner:
                 cache=definition.cache,
                 attachments=self.attachments(definition, bound),
             )
+        usage = {
+            "input_tokens": response.input_tokens,
+            "output_tokens": response.output_tokens,
+            "peak_context_tokens": response.input_tokens,  # seed 004's ResourceMetrics, for this call
+            "last_turn_at": time.time(),
+        }
         notes: dict[str, Any] = {
             "model": model,
-            "usage": {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens},
+            "usage": usage,
             "duration_s": round(time.monotonic() - start, 6),
             "attempts": response.attempts,
             "cached": response.cached,
@@ -203,7 +209,11 @@ class TaskRunner:
         fresh = definition.context_management.fresh_context == "enabled"
         if not has_limits(definition) and not fresh:
             return run()
-        with self.library.gateway.activation(definition.name, definition.limits), fresh_context(fresh or FRESH.get()):
+        threshold = definition.context.warning_threshold
+        with (
+            self.library.gateway.activation(definition.name, definition.limits, threshold),
+            fresh_context(fresh or FRESH.get()),
+        ):
             result = run()
             if type(result) is TailCall:
                 result = apply_procedure(result.proc, result.args)

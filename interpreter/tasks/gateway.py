@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
@@ -31,6 +31,7 @@ from ..evaluator import PASS_THROUGH, Runtime
 from ..limits import Watchdog
 from .cache import ModelRequest, ResponseCache
 from .errors import TaskError, resource_exhausted, task_failure
+from .limit_warnings import announce, crossed
 from .models import ModelRegistry, ModelResponse, TransientModelError, accepts, is_transient
 from .records import Limits, RetryPolicy
 from .replay import CallRecord, CallUsage, Recorder, ReplayBook
@@ -58,6 +59,9 @@ class Activation:
     task: str
     limits: Limits
     turns: int = 0
+    #: ``(context (warning-threshold f))``: warn past this fraction of a limit (:mod:`.limit_warnings`).
+    warning_threshold: float | None = None
+    warned: set[str] = field(default_factory=set)
 
 
 def estimate_tokens(text: str) -> int:
@@ -99,6 +103,8 @@ class ModelGateway:
         # plugin scan) out of start-up.
         self.usage = Usage.model_construct()
         self.lock = threading.Lock()  # usage sums and turn counts: branches of a parallel form call at once
+        #: Where warnings about limits go (a line each): the interpreter's error port.
+        self.warn: Callable[[str], None] | None = None
         runtime.activations = [Activation(PROGRAM, limits or Limits.model_construct())]
 
     @property
@@ -113,9 +119,9 @@ class ModelGateway:
         return self.runtime.activations[0].limits
 
     @contextmanager
-    def activation(self, task: str, limits: Limits) -> Iterator[Activation]:
+    def activation(self, task: str, limits: Limits, warning_threshold: float | None = None) -> Iterator[Activation]:
         """Run a task under its own limits (and attribute its calls to it)."""
-        entry = Activation(task, limits)
+        entry = Activation(task, limits, warning_threshold=warning_threshold)
         stack = self.stack
         stack.append(entry)
         try:
@@ -208,6 +214,8 @@ class ModelGateway:
             hub.finish("model", name, span, "ok", usage=None if cached else tokens, info=info)
         if timeout is not None and duration > timeout and not cached:
             raise self._timed_out(name, duration, timeout)
+        if not cached:
+            self._near_limits("time", round(duration, 3))
         if response.input_tokens is not None and not cached:
             self._check_context(response.input_tokens)
         return name, response
@@ -330,6 +338,13 @@ class ModelGateway:
     def _take_turn(self) -> None:
         with self.lock:
             self._count_turn(self.stack)
+            found = [(a.turns, crossed([a], "turns", a.turns)) for a in self.stack if a.warning_threshold is not None]
+        for turns, crossing in found:
+            announce(crossing, "turns", turns, self.events, self.warn)
+
+    def _near_limits(self, resource: str, used: float) -> None:
+        """Warn of the activations whose warning threshold ``used`` crosses (:mod:`.limit_warnings`)."""
+        announce(crossed(self.stack, resource, used), resource, used, self.events, self.warn)
 
     @staticmethod
     def _count_turn(stack: list[Activation]) -> None:
@@ -354,6 +369,7 @@ class ModelGateway:
                 raise resource_exhausted(
                     "context", f"prompt of {tokens} tokens exceeds the max-context of {where}", tokens, limit
                 )
+        self._near_limits("context", tokens)
 
     def _timed_out(self, name: str, duration: float, timeout: float) -> SchemeError:
         return resource_exhausted(

@@ -124,6 +124,7 @@ class TaskLibrary:
             ReplayBook(replay) if replay is not None else None,
         )
         self.runner = TaskRunner(self)
+        self.gateway.warn = lambda line: _warn(interp, line)
         self._tasks: dict[str, Task] = {}
         self._procedures: dict[str, TaskProcedure] = {}
         #: Where each task was defined (``file:line:col``), when known.
@@ -274,3 +275,10 @@ def _python_body(fn: Callable[..., Any]) -> Callable[[dict[str, Any]], Any]:
         return fn(**{k.replace("-", "_"): v for k, v in bound.items()})
 
     return run
+
+
+def _warn(interp: Interpreter, line: str) -> None:
+    """A one-line warning on the interpreter's error port (the terminal, unless the host gave another)."""
+    port = interp.error_output.value
+    port.write(line + "\n")
+    port.flush()

@@ -144,6 +144,9 @@ class ContextManagement(SchemeRecord):
     #: Longest output a history keeps; a longer one is cut with a ``…[truncated K chars]`` marker
     #: (the full text stays in the trace).
     max_stored_chars: int = Field(default=100_000, ge=1)
+    #: Seed 004's ``warningThreshold``: a task warns (a trace event and a line on the terminal)
+    #: when it crosses this fraction of its ``max-turns``, ``max-context`` or ``timeout``.
+    warning_threshold: float | None = Field(default=None, gt=0, le=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> ContextManagement:

@@ -10,6 +10,7 @@ overlapping on threads (``parallel-map``) add up exactly.
 from __future__ import annotations
 
 import threading
+import time
 
 from pydantic import Field
 
@@ -27,6 +28,10 @@ class UsageFigures(SchemeRecord):
     input_tokens: int = 0
     output_tokens: int = 0
     duration_s: float = 0.0
+    #: The largest prompt of one call, in tokens (seed 004's ``context.peakUsage``).
+    peak_context_tokens: int = 0
+    #: When the last call was answered, in seconds since the epoch (seed 004's ``turns.lastTurnAt``).
+    last_turn_at: float | None = None
 
     def add(self, input_tokens: int, output_tokens: int, duration_s: float, attempts: int = 1) -> None:
         fields = self.__dict__  # pydantic keeps fields here; writing it skips a validator-less setattr hook per field
@@ -35,6 +40,8 @@ class UsageFigures(SchemeRecord):
         fields["input_tokens"] += input_tokens
         fields["output_tokens"] += output_tokens
         fields["duration_s"] = round(fields["duration_s"] + duration_s, 6)
+        fields["peak_context_tokens"] = max(fields.get("peak_context_tokens", 0), input_tokens)
+        fields["last_turn_at"] = time.time()
 
     def line(self) -> str:
         calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"
