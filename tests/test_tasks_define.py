@@ -41,7 +41,7 @@ def test_atomic_task_renders_prompt_and_system(ev):
     assert result.content.endswith("bullet style:\ndoc>")
     assert result.status == "COMPLETE"
     assert result.notes["model"] == "mirror"
-    assert set(result.notes["usage"]) == {"input_tokens", "output_tokens"}
+    assert set(result.notes["usage"]) == {"input_tokens", "output_tokens", "peak_context_tokens", "last_turn_at"}
     assert result.notes["duration_s"] >= 0
 
 

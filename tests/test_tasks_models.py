@@ -85,7 +85,12 @@ def test_python_models():
     interp.tasks.register(TaskDefinition(name="o", type="atomic", model="opts", body="p", options={"temperature": 0}))
     result = interp.eval("(o)")
     assert seen == {"temperature": 0}
-    assert result.notes["usage"] == {"input_tokens": 7, "output_tokens": 2}
+    usage = result.notes["usage"]
+    assert {k: usage[k] for k in ("input_tokens", "output_tokens", "peak_context_tokens")} == {
+        "input_tokens": 7,
+        "output_tokens": 2,
+        "peak_context_tokens": 7,
+    }
 
 
 def test_backend_exception_is_task_failure():
