@@ -45,7 +45,7 @@ def make() -> Interpreter:
 
 def without_durations(data: object) -> object:
     if isinstance(data, dict):
-        return {k: without_durations(v) for k, v in data.items() if k != "duration_s"}
+        return {k: without_durations(v) for k, v in data.items() if k not in ("duration_s", "last_turn_at")}
     if isinstance(data, list):
         return [without_durations(v) for v in data]
     return data

@@ -65,7 +65,7 @@ class TaskRunner:
     def atomic(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
         prompt = render(definition.body or "", bound)
         if definition.subtype == "evaluator":  # in a loop's evaluator phase it sees the script's result
-            prompt = with_script_result(definition.body or "", prompt)
+            prompt = with_script_result(definition.body or "", prompt, bound)
         system = render(definition.system, bound) if definition.system else None
         matches = self.fresh_matches(definition, prompt)
         prompt = with_matches(prompt, matches)

@@ -26,12 +26,17 @@ EVALUATED_SCRIPT: ContextVar[ScriptOutput | None] = ContextVar("evaluated_script
 SCRIPT_NAMES = frozenset(("script_output", "script_stdout", "script_stderr", "script_exit_code"))
 
 
-def with_script_result(template: str, prompt: str) -> str:
+def with_script_result(template: str, prompt: str, arguments: dict[str, Any]) -> str:
     """An evaluator's rendered ``prompt``, with the script result of the iteration it evaluates
-    under a heading, unless there is none or its ``template`` places it itself."""
+    under a heading, unless there is none or the evaluator places it itself: its ``template``
+    names one of :data:`SCRIPT_NAMES`, or one of its ``arguments`` is the script's output."""
     script = EVALUATED_SCRIPT.get()
     if script is None or {normal_name(n) for n in placeholders(template)} & SCRIPT_NAMES:
         return prompt
+    streams = {text for text in (script.stdout, script.stderr) if text}
+    for value in arguments.values():
+        if (isinstance(value, str) and value in streams) or getattr(value, "stdout", None) == script.stdout:
+            return prompt
     return (
         f"{prompt}\n\nScript result (script_exit_code: {script.exit_code}):\n"
         f"script_stdout:\n{script.stdout or '(empty)'}\nscript_stderr:\n{script.stderr or '(empty)'}"

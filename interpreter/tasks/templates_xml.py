@@ -683,11 +683,9 @@ class TemplateLoader:
             )
         if kind in SUBTYPES:
             role = kind
-        prompt = self.text(element, "instructions")
-        if not prompt and self.text(element, "description"):
-            prompt = described_prompt(
-                self.text(element, "description") or "", params, self.described.get(element.path)
-            )
+        prompt = self.text(element, "instructions") or self.text(element, "description")
+        if prompt:  # every input reaches the model: those the text does not place, labelled
+            prompt = described_prompt(prompt, params, self.described.get(element.path))
         if not prompt:
             raise self.invalid(
                 element,
