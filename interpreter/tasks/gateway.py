@@ -344,7 +344,9 @@ class ModelGateway:
 
     def _near_limits(self, resource: str, used: float) -> None:
         """Warn of the activations whose warning threshold ``used`` crosses (:mod:`.limit_warnings`)."""
-        announce(crossed(self.stack, resource, used), resource, used, self.events, self.warn)
+        with self.lock:  # branches of a parallel form share their parents' activations
+            found = crossed(self.stack, resource, used)
+        announce(found, resource, used, self.events, self.warn)
 
     @staticmethod
     def _count_turn(stack: list[Activation]) -> None:
