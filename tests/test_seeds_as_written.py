@@ -415,3 +415,26 @@ def test_an_unbound_name_in_a_model_body_is_reported_before_the_run(tmp_path: Pa
     assert out.getvalue() == ""
     with pytest.raises(SchemeError, match="unbound variable: lambd"):
         Interpreter().eval('(define-model "k" (lambd (p s) p))')
+
+
+def test_a_command_argument_replaces_the_templates_command(tmp_path: Path) -> None:
+    path = tmp_path / "run.xml"
+    path.write_text(f'<task type="script"><command>{PY} -c "print(1)"</command></task>')
+    interp = seeded()
+    interp.eval(f'(load-task-templates "{path}")')
+    assert interp.eval("(get (run) 'stdout)") == "1\n"
+    assert interp.eval(f"(get (run #:command (list \"{PY}\" \"-c\" \"print(2)\")) 'stdout)") == "2\n"
+
+
+def test_branches_of_a_parallel_map_warn_once_for_the_task_they_share() -> None:
+    err = io.StringIO()
+    interp = Interpreter(model="m", stderr=err)
+    interp.eval(
+        """(define-model "m" (lambda (p s) "ok"))
+           (define-task (ask q) (prompt "{{q}}"))
+           (define-task (fan) (context (warning-threshold 0.5)) (max-turns 8)
+             (parallel-map (lambda (q) (get (ask q) 'content)) '("a" "b" "c" "d" "e" "f")))
+           (fan)"""
+    )
+    assert err.getvalue().count("warning: task fan reached") == 1
+    assert "of its max-turns of 8" in err.getvalue()

@@ -363,12 +363,13 @@ class TemplateLoader:
 
         Seed 004's script step has no ``<command>``: it finds one when it runs (a ``command``
         input or argument, else the loader's ``#:script``, else the interpreter's
-        ``target_script``). A ``command`` input the ``<command>`` does not place replaces it."""
+        ``target_script``). A ``command`` input or argument (one the ``<command>`` does not place)
+        comes before the ``<command>``."""
         command = self.text(element, "command") or ""
         if element.child("command") is not None and not command:
             raise self.invalid(element, "<command> is empty", f"{element.path}/command")
         used = {normal_name(p) for p in placeholders(command)}
-        taking = COMMAND_PARAM if not command or (COMMAND_PARAM in params and COMMAND_PARAM not in used) else None
+        taking = None if COMMAND_PARAM in used else COMMAND_PARAM  # unless <command> places {{command}}
         optional = (COMMAND_PARAM,) if taking and COMMAND_PARAM not in params else ()
         rest = [p for p in params if normal_name(p) not in used and p != taking]
         script: dict[str, Any] = {"input": "\n".join(f"{{{{{p}}}}}" for p in rest) if rest else None}
