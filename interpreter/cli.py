@@ -30,6 +30,7 @@ from .tasks.failures import (
     is_failed_result,
     partial_report,
 )
+from .tasks.screen import close_screens
 from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
@@ -489,6 +490,7 @@ def _end_terminal_line(interp: Interpreter | None) -> None:
 
 
 def _flush(interp: Interpreter | None) -> None:
+    close_screens()  # every way out erases the live progress display first
     if interp is not None:
         with contextlib.suppress(OSError, ValueError):
             interp.output.value.flush()

@@ -37,6 +37,7 @@ from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
 from .tasks.memory import Memory, Ranking
 from .tasks.records import Limits, RetryPolicy
+from .tasks.screen import guard_output
 from .tasks.tracing import Event, EventHub
 
 if TYPE_CHECKING:
@@ -130,9 +131,10 @@ class Interpreter:
         self.max_digits = max_digits  # None: bignum.MAX_DIGITS
         self.runtime.memory = MemoryBudget(max_memory) if max_memory is not None else None
         self.analyzer = Analyzer(self)
-        out = stdout if stdout is not None else sys.stdout
+        # On a terminal, standard output and error go around the live progress display (tasks/screen.py).
+        out = stdout if stdout is not None else guard_output(sys.stdout)
         self.output = Parameter(OutputPort.to_stream(out), name="current-output-port")
-        err = stderr if stderr is not None else sys.stderr
+        err = stderr if stderr is not None else guard_output(sys.stderr)
         self.error_output = Parameter(OutputPort.to_stream(err, "stderr"), name="current-error-port")
         # stdin is a capability: an embedded program reads only the stream the host gives it
         self.input = Parameter(_stdin_port(stdin, self.runtime), name="current-input-port")

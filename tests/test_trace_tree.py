@@ -276,7 +276,8 @@ def test_model_text_streams_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> No
     interp.eval('(define-task (t) (model "words") (prompt "x"))')
     assert interp.eval("(get (t) 'content)") == "Hello world"
     text = screen.getvalue()
-    assert "┌ model words\n" in text and "Hel" in text and "lo " in text and "world" in text
+    assert "┌ model words" in text and "│ Hel" in text  # the line as it arrives, in the live area
+    assert text.endswith("┌ model words\x1b[0m\n\x1b[2m│ Hello world\x1b[0m\n")  # then above it, once
 
 
 def test_llm_models_stream(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -312,7 +313,7 @@ def test_a_spinner_shows_for_long_model_calls_and_scripts(monkeypatch: pytest.Mo
     interp.models.register("slow", lambda p, s: time.sleep(0.3) or "done")
     interp.eval('(define-task (t) (model "slow") (prompt "x")) (t)')
     text = screen.getvalue()
-    assert "model slow" in text and " s" in text and text.endswith("\r\x1b[K")
+    assert "model slow" in text and " s" in text and text.endswith("\x1b[2K\x1b[?25h\r")
     screen.truncate(0)
     screen.seek(0)
     interp.eval(f'(run-script \'("{sys.executable}" "-c" "import time; time.sleep(0.3)"))')

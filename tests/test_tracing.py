@@ -183,6 +183,10 @@ class FakeTerminal(io.StringIO):
         return True
 
 
+#: How the live display ends: the last line erased, the cursor shown again.
+ERASED_AND_CURSOR_SHOWN = "\x1b[2K\x1b[?25h\r"
+
+
 def test_progress_draws_on_a_terminal_and_clears_at_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.setenv("TERM", "xterm")
@@ -194,7 +198,7 @@ def test_progress_draws_on_a_terminal_and_clears_at_the_end(monkeypatch: pytest.
     progress.end()
     text = screen.getvalue()
     assert "iteration 1 of 3 · needs work" in text and "iteration 2 of 3" in text
-    assert text.endswith("\r\x1b[K")
+    assert text.endswith(ERASED_AND_CURSOR_SHOWN)
 
 
 def test_a_long_loop_shows_progress(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,8 +213,22 @@ def test_a_long_loop_shows_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "director-evaluator-loop: iteration 2 of 2 · try harder" in screen.getvalue()
 
 
-@pytest.mark.parametrize("env", [{"CI": "true"}, {"TERM": "dumb"}])
-def test_no_progress_in_ci_or_dumb_terminals(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+@pytest.mark.parametrize("env", [{"TERM": "dumb"}, {"NO_COLOR": "1"}])
+def test_plain_lines_on_dumb_terminals_and_without_colour(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    screen = FakeTerminal()
+    progress = TerminalProgress(screen, delay=0.0, interval=0.0)
+    progress.begin()
+    progress.update("loop: iteration 1 of 3 · needs work")
+    progress.end()
+    assert screen.getvalue() == "loop: iteration 1 of 3 · needs work\n"
+
+
+@pytest.mark.parametrize("env", [{"CI": "true"}])
+def test_no_progress_in_ci(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.setenv("TERM", "xterm")
     for key, value in env.items():

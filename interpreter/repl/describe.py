@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +11,7 @@ from ..datatypes import Primitive, Procedure, Span, sym
 from ..evaluator import Closure
 from ..printer import write_string
 from ..reader import is_complete
+from ..tasks.records import TaskResult
 from .forms_help import form_help
 
 if TYPE_CHECKING:
@@ -27,11 +28,17 @@ def signature(proc: Procedure) -> str:
     return f"({proc.name} …)  {proc.arity_text()}"
 
 
-def summary(value: Any) -> str:
-    """How the REPL prints a result: ``write``, but a closure also shows its parameters."""
+def summary(value: Any, streamed: Callable[[str], bool] | None = None) -> str:
+    """How the REPL prints a result: ``write``, but a closure also shows its parameters, and a
+    task result whose text was streamed on the terminal (``streamed(text)``) is not printed again."""
     if isinstance(value, Closure):
         params = signature(value)[len(value.name) + 2 : -1]
         return f"#<procedure {value.name} ({params})>"
+    text = value.content if isinstance(value, TaskResult) else None
+    if streamed is not None and isinstance(text, str) and streamed(text):
+        model = value.notes.get("model")
+        by = f" from {model}" if isinstance(model, str) else ""
+        return f"#<task-result {value.status}: {len(text)} characters{by}, streamed above>"
     return write_string(value)
 
 

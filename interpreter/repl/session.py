@@ -114,7 +114,7 @@ class ReplSession:
             name = result_name(len(self.results))
             self.interp.define(name, item)
             self.baseline[Symbol.intern(name)] = item
-            self.say(f"{name} = {summary(item)}")
+            self.say(f"{name} = {summary(item, self.interp.events.progress.was_streamed)}")
 
     # -- input ---------------------------------------------------------------------
     def submit(self, text: str) -> None:
