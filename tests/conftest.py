@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from provider_server import ProviderServer, write_models
 
 import interpreter
 from interpreter import Interpreter, SchemeError
@@ -87,6 +88,21 @@ def llm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("LLM_USER_PATH", str(home))
     return home
+
+
+@pytest.fixture
+def provider() -> Iterator[ProviderServer]:
+    """An OpenAI-compatible chat server on 127.0.0.1 (see ``tests/provider_server.py``)."""
+    with ProviderServer().start() as server:
+        yield server
+
+
+@pytest.fixture
+def provider_model(llm_home: Path, provider: ProviderServer) -> ProviderServer:
+    """The loopback provider, reachable through llm's OpenAI plugin as model ``fake``
+    (``extra-openai-models.yaml`` in a temporary ``LLM_USER_PATH``)."""
+    write_models(llm_home, provider.base_url, ["fake"])
+    return provider
 
 
 @pytest.fixture
