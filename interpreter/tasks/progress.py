@@ -89,6 +89,8 @@ class TerminalProgress:
         self.loops: list[list[Any]] = []  # [began, status text] per loop under way
         self.streams: dict[str, Streaming] = {}
         self.streamed: deque[str] = deque(maxlen=STREAMED_KEPT)
+        #: Runs that ended: a model thread still sending text for one of them is not shown.
+        self.ended_runs: deque[str] = deque(maxlen=STREAMED_KEPT)
         self.last_draw = 0.0
         self._plain_streaming: str | None = None
         self._lock = threading.RLock()
@@ -143,7 +145,7 @@ class TerminalProgress:
 
     # -- spans (as a watcher of the event hub) --------------------------------------------
     def opened(self, span: Span) -> None:
-        if span.kind not in SPIN_KINDS:
+        if span.kind not in SPIN_KINDS or span.run_id in self.ended_runs:
             return
         with self._lock:
             self.inflight[span.id] = span
@@ -152,6 +154,7 @@ class TerminalProgress:
 
     def closed(self, span: Span, event: Event) -> None:
         if span.kind == "run":  # whatever the run left in flight ends with it
+            self.ended_runs.append(span.run_id)
             self.reset()
             return
         with self._lock:
@@ -180,7 +183,9 @@ class TerminalProgress:
 
     # -- streamed model text --------------------------------------------------------------
     def stream_text(self, span: Span, chunk: str) -> None:
-        """Show ``chunk`` of the text a model is sending."""
+        """Show ``chunk`` of the text a model is sending (not once its run has ended)."""
+        if span.run_id in self.ended_runs:
+            return
         if self.mode() == "plain":
             self._plain_chunk(span, chunk)
             return
