@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="taskscheme",
         description="taskscheme: a Scheme for LLM task programs.",
-        epilog=EXAMPLES,
+        epilog=subcommands_help() + EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", nargs="?", help="program to run ('-' reads it from standard input)")
@@ -254,8 +254,11 @@ def byte_size(text: str) -> int:
 
 
 # -- making interpreters ---------------------------------------------------------------
-def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> Callable[[], Interpreter]:
-    """A function making interpreters configured by the options (``,reset`` calls it again)."""
+def interpreter_factory(
+    opts: argparse.Namespace, trace_log: IO[str] | None, **extra: Any
+) -> Callable[[], Interpreter]:
+    """A function making interpreters configured by the options (``,reset`` calls it again);
+    ``extra``: more Interpreter arguments (``taskscheme batch``'s own)."""
     kwargs: dict[str, Any] = {
         "stdlib": not opts.no_stdlib,
         "allow_files": True,
@@ -271,6 +274,7 @@ def interpreter_factory(opts: argparse.Namespace, trace_log: IO[str] | None) -> 
             kwargs[key] = getattr(opts, key)
     kwargs["max_file_bytes"] = opts.max_file_bytes  # None unless given: no cap, as before
     kwargs.update(model_call_settings(opts))
+    kwargs.update(extra)
     if opts.exprs:
         command_line = ["-e", *([opts.file] if opts.file else []), *opts.args]
     else:
@@ -396,6 +400,18 @@ def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argpars
 
 #: ``taskscheme NAME …`` runs a subcommand instead of a program (when no file NAME exists).
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {}
+#: What each subcommand does, in one line for ``taskscheme --help``.
+SUBCOMMAND_LINES: dict[str, str] = {
+    "batch": "run one task over many inputs (JSONL): records, a metric, a summary",
+    "trace": "read a --trace file: runs as trees, an HTML report (--html), Chrome/Perfetto JSON",
+}
+
+
+def subcommands_help() -> str:
+    """The subcommands, one line each (``taskscheme NAME --help`` tells more)."""
+    lines = ["subcommands (taskscheme NAME --help for more):"]
+    lines += [f"  taskscheme {name:<28}{text}" for name, text in SUBCOMMAND_LINES.items()]
+    return "\n".join(lines) + "\n\n"
 
 
 def subcommand(argv: Sequence[str]) -> Callable[[list[str]], int] | None:

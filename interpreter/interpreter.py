@@ -162,6 +162,10 @@ class Interpreter:
             "max_memory": max_memory,
             "max_digits": max_digits,
             "target_script": self.target_script,
+            # model calls in production (batch --retries, --cache, --log reach worker processes too)
+            "retries": retries.model_dump() if isinstance(retries, RetryPolicy) else retries,
+            "cache": str(cache) if isinstance(cache, Path) else cache,
+            "log": str(log) if isinstance(log, Path) else log,
         }
         self.program_sources: list[tuple[str, str]] = []
         if max_output is not None:
@@ -410,6 +414,7 @@ class Interpreter:
         processes: bool = False,
         cluster: str | None = None,
         skip: Container[int] = (),
+        metric: Any = None,
     ) -> Iterator[dict[str, Any]]:
         """Run ``task`` once per input (its arguments by name); yield a record per item as
         items complete: ``{"index", "input", "status", "result", "error", "usage", "seconds"}``.
@@ -419,8 +424,11 @@ class Interpreter:
         ``cluster="tcp://…"`` or ``"local:N"`` a Dask cluster, each rebuilding this
         interpreter from the program its host gave it and its settings. The interpreter's
         ``timeout`` and ``max_steps`` apply to each item. ``skip`` holds indices to leave out
-        (a resumed batch). See docs/concurrency.md."""
+        (a resumed batch). ``metric`` scores each item (``(lambda (input result) …)`` as DSL
+        source, a Scheme procedure or a Python callable; DSL source for processes and clusters):
+        its number or boolean goes into the record as ``metric`` (batch/metric.py). See docs/concurrency.md."""
         from .batch import run_batch
+        from .batch.metric import metric_procedure
 
         if self.isolation is not None and not (processes or cluster):
             raise SchemeError(
@@ -429,7 +437,11 @@ class Interpreter:
             )
         items = [(i, given) for i, given in enumerate(inputs) if i not in skip]
         count = workers if workers is not None else self.max_concurrency
-        return run_batch(self, task, items, workers=count, processes=processes, cluster=cluster)
+        scorer = metric_procedure(self, metric) if metric is not None else None  # checked here, before any item
+        if metric is not None and (processes or cluster) and not isinstance(metric, str):
+            raise SchemeError("batch: a metric for processes or a cluster must be DSL source", kind="type-error")
+        shipped = metric if processes or cluster else scorer
+        return run_batch(self, task, items, workers=count, processes=processes, cluster=cluster, metric=shipped)
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""

@@ -74,7 +74,13 @@ def test_batch_of_a_task_counts_each_items_usage_and_holds_the_cap():
     for record in records:
         i = record["index"]
         assert record["result"]["content"] == words[i] * 2
-        assert record["usage"] == {"calls": 1, "input_tokens": i + 1, "output_tokens": 2 * (i + 1)}
+        assert record["usage"] == {
+            "calls": 1,
+            "input_tokens": i + 1,
+            "output_tokens": 2 * (i + 1),
+            "cache_hits": 0,
+            "retries": 0,
+        }
     assert interp.usage.total.calls == 12
 
 
@@ -139,7 +145,7 @@ def test_cli_batch_writes_records_and_a_summary(tmp_path: Path):
         "--quiet",
         cwd=tmp_path,
     )
-    assert again.returncode == 0 and again.stderr == ""
+    assert again.returncode == 1 and again.stderr == ""  # item 3 is still FAILED
     assert len(read_records(tmp_path / "out.jsonl")) == 4  # nothing run twice
 
 
@@ -186,10 +192,10 @@ def test_cli_batch_draws_a_live_progress_line_on_a_terminal(tmp_path: Path):
     args = ["-m", "interpreter", "batch", "prog.scm", "--task", "slow", "--inputs", "in.jsonl"]
     args += ["--output", "out.jsonl", "--workers", "2"]
     child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), encoding="utf-8", timeout=60)
-    child.expect(r"\r\x1b\[K(batch: \d/6 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
+    child.expect(r"batch ━*\S* *(\d/6 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
     live = child.match.group(1)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert not live.startswith("batch: 6/6")  # drawn while items were still running
+    assert not live.startswith("6/6")  # drawn while items were still running
     assert "batch: 6 items in" in child.before and "(6 complete, 0 failed)" in child.before

@@ -28,20 +28,24 @@ def run_batch(
     workers: int = 8,
     processes: bool = False,
     cluster: str | None = None,
+    metric: Any = None,
 ) -> Iterator[ItemRecord]:
-    """The record of every item, in the order items complete."""
+    """The record of every item, in the order items complete. ``metric`` scores each item
+    (:mod:`.metric`): a procedure on threads, DSL source for processes and clusters."""
     items = list(items)
     if not items:
         return iter(())
     if cluster is not None:
-        return on_cluster(ProgramSpec.of(interp), task, items, cluster, workers)
+        return on_cluster(ProgramSpec.of(interp), task, items, cluster, workers, metric)
     if processes:
-        return in_processes(ProgramSpec.of(interp), task, items, workers)
-    return in_branches(interp, task, items, workers)
+        return in_processes(ProgramSpec.of(interp), task, items, workers, metric)
+    return in_branches(interp, task, items, workers, metric)
 
 
 # -- threads: branches of this interpreter ----------------------------------------------
-def in_branches(interp: Interpreter, task: str, items: list[Item], workers: int) -> Iterator[ItemRecord]:
+def in_branches(
+    interp: Interpreter, task: str, items: list[Item], workers: int, metric: Any = None
+) -> Iterator[ItemRecord]:
     """Each item a branch of one parallel form on ``interp`` with limits of its own: the
     interpreter's ``timeout`` and ``max_steps`` apply to each item, not to the batch."""
     from ..parallel import run_parallel
@@ -55,7 +59,7 @@ def in_branches(interp: Interpreter, task: str, items: list[Item], workers: int)
             watchdog = Watchdog(branch, rt.timeout) if rt.timeout is not None else None
             try:
                 call = lambda proc, args, meter: metered(branch, proc, args, meter)
-                out.put(run_item(interp, task, index, given, call))
+                out.put(run_item(interp, task, index, given, call, metric))
             finally:
                 if watchdog is not None:
                     watchdog.stop()
@@ -106,7 +110,9 @@ def _drain(out: queue.Queue[Any], driver: threading.Thread, interp: Interpreter)
 
 
 # -- processes -------------------------------------------------------------------------------
-def in_processes(spec: ProgramSpec, task: str, items: list[Item], workers: int) -> Iterator[ItemRecord]:
+def in_processes(
+    spec: ProgramSpec, task: str, items: list[Item], workers: int, metric: str | None = None
+) -> Iterator[ItemRecord]:
     """Worker processes (started fresh, not forked), each building the program once.
     They end with this process, however it ends (lifecycle.py); a batch stopped early
     (closed, Ctrl-C, SIGTERM) kills them rather than wait for the items in flight."""
@@ -121,7 +127,7 @@ def in_processes(spec: ProgramSpec, task: str, items: list[Item], workers: int) 
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),))
     finished = False
     try:
-        futures = [pool.submit(run_remote, spec, task, i, given) for i, given in items]
+        futures = [pool.submit(run_remote, spec, task, i, given, metric) for i, given in items]
         for future in as_completed(futures):
             yield future.result()
         finished = True
@@ -140,7 +146,9 @@ def in_processes(spec: ProgramSpec, task: str, items: list[Item], workers: int) 
 
 
 # -- a Dask cluster ---------------------------------------------------------------------------
-def on_cluster(spec: ProgramSpec, task: str, items: list[Item], address: str, workers: int) -> Iterator[ItemRecord]:
+def on_cluster(
+    spec: ProgramSpec, task: str, items: list[Item], address: str, workers: int, metric: str | None = None
+) -> Iterator[ItemRecord]:
     """``tcp://host:port``: an existing Dask scheduler; ``local:N``: a LocalCluster of N processes."""
     try:
         from distributed import Client, LocalCluster, as_completed
@@ -160,7 +168,7 @@ def on_cluster(spec: ProgramSpec, task: str, items: list[Item], address: str, wo
     else:
         client = Client(address)
     try:
-        futures = [client.submit(run_remote, spec, task, i, given, pure=False) for i, given in items]
+        futures = [client.submit(run_remote, spec, task, i, given, metric, pure=False) for i, given in items]
         for future in as_completed(futures):
             yield future.result()
     finally:

@@ -8,14 +8,13 @@ the item caused (``calls``, ``input_tokens``, ``output_tokens``).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..datatypes import Keyword, Symbol, sym
+from ..datatypes import Keyword, sym
 from ..errors import SchemeError
 
 if TYPE_CHECKING:
@@ -26,21 +25,35 @@ ItemRecord = dict[str, Any]
 
 @dataclass
 class Meter:
-    """Model usage of one item; the gateway charges the meter of the calling context."""
+    """Model usage of one item; the gateway charges the meter of the calling context.
+    A call answered from the cache counts as a cache hit, not a call; ``retries`` counts
+    the attempts after the first of the calls made."""
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_hits: int = 0
+    retries: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def add(self, input_tokens: int, output_tokens: int) -> None:
+    def add(self, input_tokens: int, output_tokens: int, cached: bool = False, attempts: int = 1) -> None:
         with self.lock:
+            if cached:
+                self.cache_hits += 1
+                return
             self.calls += 1
             self.input_tokens += input_tokens
             self.output_tokens += output_tokens
+            self.retries += max(attempts - 1, 0)
 
     def figures(self) -> dict[str, int]:
-        return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        return {
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_hits": self.cache_hits,
+            "retries": self.retries,
+        }
 
 
 def task_procedure(interp: Interpreter, task: str) -> Any:
@@ -70,12 +83,21 @@ def arguments(interp: Interpreter, proc: Any, given: Mapping[str, Any]) -> list[
 
 
 def run_item(
-    interp: Interpreter, task: str, index: int, given: Any, call: Callable[[Any, list[Any]], Any]
+    interp: Interpreter,
+    task: str,
+    index: int,
+    given: Any,
+    call: Callable[[Any, list[Any], Meter], Any],
+    metric: Any = None,
 ) -> ItemRecord:
-    """Run one item with ``call(proc, args)`` (which charges the item's meter) and describe it."""
+    """Run one item with ``call(proc, args, meter)`` (which charges the item's meter) and
+    describe it; with a ``metric`` procedure (:mod:`.metric`), score what it returned."""
     start = time.monotonic()
     meter = Meter()
+    took: float | None = None
     record: ItemRecord = {"index": index, "input": given, "status": "COMPLETE", "result": None, "error": None}
+    if metric is not None:
+        record["metric"] = None
     try:
         if not isinstance(given, Mapping):
             raise SchemeError(f"batch input {index}: expected a JSON object of arguments by name", kind="type-error")
@@ -85,6 +107,13 @@ def run_item(
         failure = failed_result_error(value)
         if failure is not None:
             record["status"], record["error"] = "FAILED", failure
+        took = time.monotonic() - start  # the item's time leaves the metric out
+        if metric is not None:
+            from .metric import score
+
+            record["metric"], problem = score(interp, metric, given, value, call, meter)
+            if problem is not None:
+                record["metric_error"] = problem
     except SchemeError as err:
         from ..evaluator import Interrupted
         from ..tasks.sequence import error_info
@@ -94,7 +123,7 @@ def run_item(
 
         record["status"], record["error"] = "FAILED", error_info(err)
     record["usage"] = meter.figures()
-    record["seconds"] = round(time.monotonic() - start, 6)
+    record["seconds"] = round(took if took is not None else time.monotonic() - start, 6)
     return record
 
 
@@ -106,23 +135,10 @@ def failed_result_error(value: Any) -> dict[str, Any] | None:
 
 
 def jsonable(interp: Interpreter, value: Any) -> Any:
-    """``value`` as JSON data: records as their fields, symbols as names, anything else written."""
+    """``value`` as JSON data, faithfully and without ever failing (:mod:`.json_result`); a value
+    that written out as a tree would be too large is refused (resource-exhaustion: the item fails)."""
     from ..conversion import check_unfolded
+    from .json_result import to_json
 
-    data = interp.converter.to_python(value)
-    check_unfolded(data, "result")  # shared parts stay shared in Python; JSON writes each use
-    return json.loads(json.dumps(data, default=_json_default))
-
-
-def _json_default(x: Any) -> Any:
-    from pydantic import BaseModel
-
-    if isinstance(x, BaseModel):
-        return x.model_dump(mode="json")
-    if isinstance(x, (Symbol, Keyword)):
-        return x.name
-    if isinstance(x, (set, frozenset)):
-        return sorted(x, key=str)
-    from ..printer import write_string
-
-    return write_string(x)
+    check_unfolded(value, "result")  # shared parts written at each use: refused before expanding
+    return to_json(value)

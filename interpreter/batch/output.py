@@ -12,19 +12,26 @@ from typing import IO, Any
 
 def written_indices(path: Path) -> set[int]:
     """The indices already in ``path``; a last line cut short is removed from the file."""
+    return set(written_statuses(path))
+
+
+def written_statuses(path: Path) -> dict[int, str]:
+    """The status of each index already in ``path`` (a later record of an index, from a
+    resumed batch, replaces an earlier one); a last line cut short is removed from the file."""
     if not path.exists():
-        return set()
+        return {}
     data = path.read_bytes()
     whole = data.rfind(b"\n") + 1
     if whole < len(data):  # killed in the middle of a line: drop the partial line
         with path.open("r+b") as out:
             out.truncate(whole)
-    done: set[int] = set()
+    done: dict[int, str] = {}
     for number, line in enumerate(data[:whole].decode("utf-8", errors="replace").splitlines(), 1):
         if not line.strip():
             continue
         try:
-            done.add(int(json.loads(line)["index"]))
+            record = json.loads(line)
+            done[int(record["index"])] = str(record.get("status"))
         except (ValueError, KeyError, TypeError):
             raise ValueError(f"{path}:{number}: not a batch record") from None
     return done

@@ -1,51 +1,87 @@
-"""The batch's live line on a terminal (done/failed/total, rate, ETA, tokens) and its summary."""
+"""The batch's bar on a terminal (done/failed/total, rate, ETA, tokens), one part of the
+terminal's live display (:mod:`..tasks.screen`) beside the spinners of the calls its
+items make, and its summary at the end (:mod:`.summary`).
+
+Off a terminal there is no bar; under ``NO_COLOR`` or ``TERM=dumb`` a plain line comes
+every few seconds instead."""
 
 from __future__ import annotations
 
 import time
 from typing import IO, Any
 
+from ..tasks.progress import display_mode
+from ..tasks.screen import screen_for
+from .summary import BatchSummary
+
+#: Seconds between plain progress lines.
+PLAIN_EVERY = 5.0
+
 
 class BatchProgress:
-    """Counts records; draws one line at most every ``interval`` seconds when ``live``."""
+    """Counts records (:meth:`add`); shows the bar while the batch runs when ``live``."""
 
-    def __init__(self, stream: IO[str], total: int, skipped: int, live: bool, interval: float = 0.1) -> None:
-        self.stream, self.total, self.skipped, self.live, self.interval = stream, total, skipped, live, interval
-        self.done = self.failed = self.tokens = 0
-        self.start = time.monotonic()
-        self.drawn_at = 0.0
+    def __init__(
+        self, stream: IO[str], total: int, skipped: int, live: bool, pass_threshold: float = 1.0
+    ) -> None:
+        self.stream = stream
+        self.summary = BatchSummary(total, skipped, pass_threshold)
+        self.mode = display_mode(stream) if live else "off"
+        self.running = False
+        self.plain_at = time.monotonic()
+        self._bar: Any = None
+        if self.mode == "live":
+            self.running = True
+            screen_for(stream).add(self)
+
+    @property
+    def failed(self) -> int:
+        return self.summary.failed
 
     def add(self, record: dict[str, Any]) -> None:
-        self.done += 1
-        self.failed += record.get("status") == "FAILED"
-        usage = record.get("usage") or {}
-        self.tokens += int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-        if self.live and time.monotonic() - self.drawn_at >= self.interval:
-            self.drawn_at = time.monotonic()
-            self.stream.write("\r\x1b[K" + self.line())
+        self.summary.add(record)
+        if self.mode == "plain" and time.monotonic() - self.plain_at >= PLAIN_EVERY:
+            self.plain_at = time.monotonic()
+            self.stream.write(self.line() + "\n")
             self.stream.flush()
 
     def line(self) -> str:
-        elapsed = max(time.monotonic() - self.start, 1e-9)
-        rate = self.done / elapsed
-        left = self.total - self.skipped - self.done
+        """``3/6 done, 0 failed, 2.1 items/s, ETA 2 s, 120 tokens``."""
+        s = self.summary
+        rate = s.done / max(s.elapsed, 1e-9)
+        left = s.total - s.skipped - s.done
         eta = f"{left / rate:.0f} s" if rate > 0 else "?"
-        finished = self.skipped + self.done
         return (
-            f"batch: {finished}/{self.total} done, {self.failed} failed, "
-            f"{rate:.1f} items/s, ETA {eta}, {self.tokens} tokens"
+            f"batch: {s.skipped + s.done}/{s.total} done, {s.failed} failed, "
+            f"{rate:.1f} items/s, ETA {eta}, {s.tokens} tokens"
         )
 
-    def summary(self) -> str:
-        elapsed = time.monotonic() - self.start
-        skipped = f", {self.skipped} already done" if self.skipped else ""
-        return (
-            f"batch: {self.done} items in {elapsed:.2f} s ({self.done - self.failed} complete, "
-            f"{self.failed} failed{skipped}), {self.tokens} tokens"
-        )
+    # -- a source of the live display ------------------------------------------------------
+    def pending(self) -> bool:
+        return self.running
 
-    def finish(self) -> None:
-        if self.live and self.drawn_at:
-            self.stream.write("\r\x1b[K")
-        self.stream.write(self.summary() + "\n")
-        self.stream.flush()
+    def renderables(self, moment: float) -> list[Any]:
+        if not self.running:
+            return []
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+
+        if self._bar is None:
+            self._bar = Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[line]}")
+            )
+            self._task = self._bar.add_task("batch", total=max(self.summary.total, 1), line="")
+        s = self.summary
+        self._bar.update(self._task, completed=s.skipped + s.done, line=self.line().removeprefix("batch: "))
+        return [self._bar.get_renderable()]
+
+    def finish(self, quiet: bool = False) -> None:
+        """Take the bar down; print the summary unless ``quiet``."""
+        self.close()
+        if not quiet:
+            self.stream.write("\n".join(self.summary.lines()) + "\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.running:
+            self.running = False
+            screen_for(self.stream).remove(self)

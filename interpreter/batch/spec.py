@@ -44,17 +44,27 @@ class ProgramSpec:
 
 
 _built: dict[str, Interpreter] = {}
+_metrics: dict[tuple[str, str], Any] = {}
 _building = threading.Lock()
 
 
-def run_remote(spec: ProgramSpec, task: str, index: int, given: Any) -> ItemRecord:
-    """Run one item in a worker process, on the interpreter this process keeps for ``spec``."""
+def run_remote(spec: ProgramSpec, task: str, index: int, given: Any, metric: str | None = None) -> ItemRecord:
+    """Run one item in a worker process, on the interpreter this process keeps for ``spec``
+    (``metric``: the batch's metric as DSL source, made into a procedure there once)."""
     key = spec.key()
     with _building:
         interp = _built.get(key)
         if interp is None:
             interp = _built[key] = spec.build()
-    return run_item(interp, task, index, given, lambda proc, args, meter: call_at_top(interp, proc, args, meter))
+        proc = None
+        if metric is not None:
+            proc = _metrics.get((key, metric))
+            if proc is None:
+                from .metric import metric_procedure
+
+                proc = _metrics[(key, metric)] = metric_procedure(interp, metric)
+    call = lambda proc, args, meter: call_at_top(interp, proc, args, meter)
+    return run_item(interp, task, index, given, call, proc)
 
 
 def call_at_top(interp: Interpreter, proc: Any, args: list[Any], meter: Any) -> Any:

@@ -181,8 +181,8 @@ class ModelGateway:
                         task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1)
                     )
             meter = self.runtime.current().meter  # a batch item's own usage
-            if meter is not None and not cached:
-                meter.add(response.input_tokens, response.output_tokens)
+            if meter is not None:
+                meter.add(response.input_tokens, response.output_tokens, cached=cached, attempts=attempts)
             counted = True
             if self.recorder is not None:
                 self._record(request, response)
