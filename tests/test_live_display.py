@@ -231,3 +231,23 @@ def test_running_counts_model_calls_and_scripts_in_flight(monkeypatch: pytest.Mo
     assert "(3 running)" not in text and "(4 running)" not in text  # the parallel form is not counted
     time.sleep(0.1)
     assert text == screen.getvalue()  # nothing drawn once the run ended
+
+
+# -- the batch bar and the calls of its items, together ----------------------------------------------
+def test_the_batch_bar_shows_with_the_items_spinner_and_goes_at_the_end(tmp_path: Path) -> None:
+    (tmp_path / "p.scm").write_text('(define (slow w) (run-script "sleep 0.7") w)')
+    (tmp_path / "in.jsonl").write_text("".join(f'{{"w": "{i}"}}\n' for i in range(8)))
+    args = ["batch", "p.scm", "--task", "slow", "--inputs", "in.jsonl", "--output", "out.jsonl", "--workers", "2"]
+    child, transcript = spawn(tmp_path, args)
+    try:
+        child.expect(r"script sleep 0\.7 · \d+\.\d s \(2 running\)")  # the items' scripts, counted
+        child.expect(r"batch ━*\S* *\d/8 done, 0 failed")  # the bar, drawn in the same area
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    rows, screen = shown(transcript.getvalue())
+    text = [row for row in rows if row]
+    assert text[0].startswith("batch: 8 items in ") and "(8 complete, 0 failed)" in text[0]
+    assert text[1].startswith("  model: 0 calls") and text[2].startswith("  item time: p50 0.7")
+    assert len(text) == 3 and not screen.cursor.hidden  # the bar and the spinner are gone

@@ -78,7 +78,7 @@ def test_loop_iterations_and_the_loop() -> None:
     iterations = [e for e in events if e.kind == "iteration"]
     assert [e.name for e in iterations] == ["director-evaluator-loop#0", "director-evaluator-loop#1"]
     assert [e.status for e in iterations] == ["continue", "success"]
-    assert iterations[0].info == {"iteration": 0, "success": False, "feedback": "fb"}
+    assert iterations[0].info == {"iteration": 0, "success": False, "feedback": "fb\nmore"}  # whole, for the viewer
     assert (events[-1].kind, events[-1].status, events[-1].info["iterations"]) == ("loop", "COMPLETE", 2)
 
 

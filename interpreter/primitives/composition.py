@@ -125,7 +125,7 @@ def _trace_run_script(interp: Interpreter) -> None:
         except SchemeError as err:
             hub.finish("script", display_string(command), start, "error", error=err)
             raise
-        hub.finish("script", display_string(command), start, f"exit {result.exit_code}")
+        hub.finish("script", display_string(command), start, f"exit {result.exit_code}", info=hub.script_info(result))
         return result
 
     wrapped = make_primitive("run-script", run)

@@ -146,7 +146,8 @@ class TaskRunner:
             shell=shell,
             poll=self.library.interp.runtime.poll,
         )
-        self.library.interp.events.finish("script", definition.name, started, f"exit {result.exit_code}")
+        events = self.library.interp.events
+        events.finish("script", definition.name, started, f"exit {result.exit_code}", info=events.script_info(result))
         failure = failure_message(result, timeout)
         notes: dict[str, Any] = {
             "script_output": result.model_dump(),

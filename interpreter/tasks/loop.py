@@ -36,6 +36,9 @@ from .scripts import failure_message, run_script, timeout_or_default
 from .sequence import content_of, is_runtime_limit
 from .tracing import EventHub, first_line, now
 
+#: Characters of an evaluator's feedback kept in an iteration's trace event.
+FEEDBACK_KEPT = 2000
+
 #: Characters of script output kept in a latest-only history entry.
 KEPT_OUTPUT = 200
 
@@ -340,7 +343,12 @@ def run_loop(
                 f"{label}#{k}",
                 start,
                 "success" if stop else "continue",
-                info={"iteration": k, "success": evaluation.notes.success, "feedback": feedback},
+                info={
+                    "iteration": k,
+                    "success": evaluation.notes.success,
+                    "feedback": evaluation.notes.feedback[:FEEDBACK_KEPT],
+                    **scores(evaluation),
+                },
             )
             hub.progress.update(f"{label}: iteration {k + 1} of {max_iterations} · {feedback}")
             if stop:
@@ -513,7 +521,8 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> S
         result = run_script(argv, input=solution, timeout=float(timeout), poll=stage.poll)
         if stage.events is not None:
             shown = argv if isinstance(argv, str) else " ".join(argv)
-            stage.events.finish("script", shown, start, "timeout" if result.timed_out else f"exit {result.exit_code}")
+            status = "timeout" if result.timed_out else f"exit {result.exit_code}"
+            stage.events.finish("script", shown, start, status, info=stage.events.script_info(result))
         entry.script_output = result
         if result.timed_out:
             raise task_failure("script_timeout", str(failure_message(result, float(timeout))))
@@ -522,3 +531,16 @@ def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> S
             raise
         raise PhaseError("script", err) from None
     return result
+
+
+def scores(evaluation: EvaluationResult) -> dict[str, Any]:
+    """An iteration event's ``score`` (the notes' ``score``, else the only metric) and ``metrics``."""
+    notes = evaluation.notes
+    metrics = dict(notes.details.metrics) if notes.details is not None else {}
+    score = (notes.model_extra or {}).get("score")
+    if not isinstance(score, int | float) or isinstance(score, bool):
+        score = next(iter(metrics.values())) if len(metrics) == 1 else None
+    out: dict[str, Any] = {"score": score} if score is not None else {}
+    if metrics:
+        out["metrics"] = metrics
+    return out

@@ -43,8 +43,11 @@ __all__ = [
 
 Subscriber = Callable[["Event"], None]
 
-#: Fields of an event's ``info`` that hold texts (model calls, step outputs); ``--trace-redact`` leaves them out.
-TEXT_FIELDS = ("system", "prompt", "response", "output")
+#: Fields of an event's ``info`` that hold texts (model calls, step and script outputs, an evaluator's
+#: feedback); ``--trace-redact`` leaves them out.
+TEXT_FIELDS = ("system", "prompt", "response", "output", "stderr", "feedback")
+#: Characters of a script's output kept in its event (the end of it: where errors are).
+SCRIPT_OUTPUT_KEPT = 4000
 
 
 class Event(BaseModel):
@@ -213,6 +216,16 @@ class EventHub:
         )
         self._notify_close(span, event)
         self.emit(event)
+
+    @staticmethod
+    def script_info(result: Any) -> dict[str, Any]:
+        """A script event's ``info``: the end of its standard output and error."""
+        info: dict[str, Any] = {}
+        for key, field_name in (("output", "stdout"), ("stderr", "stderr")):
+            text = getattr(result, field_name, None)
+            if isinstance(text, str) and text:
+                info[key] = text[-SCRIPT_OUTPUT_KEPT:]
+        return info
 
     # -- runs ------------------------------------------------------------------------
     def begin_run(self, program: str, argv: list[str]) -> Span | None:
