@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from .progress import first_line
+
 
 @dataclass
 class Node:
@@ -94,6 +96,11 @@ def describe(event: dict[str, Any]) -> str:
         parts.append(f"{info['attempts']} attempts")
     if info.get("cached"):
         parts.append("cached")
+    if event.get("kind") == "iteration":
+        if isinstance(info.get("score"), int | float):
+            parts.append(f"score {info['score']:g}")
+        if info.get("feedback"):
+            parts.append(f"· {first_line(str(info['feedback']), 60)}")
     error = event.get("error")
     if error:
         parts.append(f"✗ {error.get('type')}: {error.get('message')}")
@@ -108,24 +115,87 @@ def folded(node: Node) -> list[Node]:
     return kids
 
 
-def render(roots: list[Node], out: IO[str]) -> None:
-    def walk(node: Node, prefix: str, last: bool, top: bool) -> None:
+#: A loop with more iterations than this shows the first FOLD_HEAD and the last FOLD_TAIL.
+FOLD_AT = 6
+FOLD_HEAD, FOLD_TAIL = 2, 1
+
+
+def failed_iteration(node: Node) -> bool:
+    """An iteration whose evaluation did not pass, or that ended in an error."""
+    event = node.event
+    return event.get("status") != "success" and not (event.get("info") or {}).get("success")
+
+
+def with_folds(kids: list[Node], fold: bool) -> list[Node | str]:
+    """``kids``, with the middle of a long run of iterations replaced by a line saying what it held."""
+    if not fold:
+        return list(kids)
+    out: list[Node | str] = []
+    index = 0
+    while index < len(kids):
+        end = index
+        while end < len(kids) and kids[end].event.get("kind") == "iteration":
+            end += 1
+        if end - index > FOLD_AT:
+            hidden = kids[index + FOLD_HEAD : end - FOLD_TAIL]
+            failed = sum(failed_iteration(n) for n in hidden)
+            out += kids[index : index + FOLD_HEAD]
+            out.append(f"… {len(hidden)} more iterations, {failed} failed")
+            out += kids[end - FOLD_TAIL : end]
+            index = end
+        else:
+            out.append(kids[index])
+            index += 1
+    return out
+
+
+def count_below(node: Node) -> int:
+    return sum(1 + count_below(child) for child in node.children)
+
+
+def render(roots: list[Node], out: IO[str], depth: int | None = None, fold: bool = True) -> None:
+    """The trees, ``depth`` levels deep (None: all), long loops folded unless ``fold`` is off."""
+
+    def walk(node: Node | str, prefix: str, last: bool, top: bool, level: int) -> None:
         branch = "" if top else ("└─ " if last else "├─ ")
-        out.write(f"{prefix}{branch}{describe(node.event)}\n")
-        inner = prefix if top else prefix + ("   " if last else "│  ")
+        if isinstance(node, str):
+            out.write(f"{prefix}{branch}{node}\n")
+            return
         kids = folded(node)
-        for index, child in enumerate(kids):
-            walk(child, inner, index == len(kids) - 1, False)
+        cut = depth is not None and level + 1 >= depth and kids
+        more = f"  (+{sum(1 + count_below(k) for k in kids)} inside)" if cut else ""
+        out.write(f"{prefix}{branch}{describe(node.event)}{more}\n")
+        if cut:
+            return
+        inner = prefix if top else prefix + ("   " if last else "│  ")
+        shown = with_folds(kids, fold)
+        for index, child in enumerate(shown):
+            walk(child, inner, index == len(shown) - 1, False, level + 1)
 
     for root in roots:
-        walk(root, "", True, True)
+        walk(root, "", True, True, 0)
 
 
 def main(argv: list[str], out: IO[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="taskscheme trace", description="Print the runs of a trace file as trees.")
+    parser = argparse.ArgumentParser(
+        prog="taskscheme trace",
+        description="Print the runs of a trace file as trees, or write them as an HTML report or Chrome trace JSON.",
+    )
     parser.add_argument("file", help="a trace written by --trace FILE.jsonl")
     parser.add_argument("--last", action="store_true", help="only the last run")
     parser.add_argument("--run", metavar="ID", help="only the run whose id starts with ID")
+    parser.add_argument("--depth", type=int, metavar="N", help="show N levels of each tree (the rest counted)")
+    parser.add_argument("--no-fold", action="store_true", help="show every iteration of long loops")
+    parser.add_argument(
+        "--html", metavar="FILE", help="write one self-contained HTML report: timeline, tree, per-span details"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "chrome"),
+        default="text",
+        help="text: trees (default); chrome: Chrome trace-event JSON (Perfetto, chrome://tracing)",
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write --format chrome to FILE (default: stdout)")
     opts = parser.parse_args(argv)
     out = out if out is not None else sys.stdout
     try:
@@ -143,10 +213,33 @@ def main(argv: list[str], out: IO[str] | None = None) -> int:
             return 1
     if opts.last:
         runs = runs[-1:]
+    if opts.html or opts.format == "chrome":
+        return write_reports(runs, opts, out)
     for index, (run_id, roots) in enumerate(runs):
         if index:
             out.write("\n")
         if run_id and not any(root.event.get("kind") == "run" for root in roots):
             out.write(f"run {run_id[:12]}\n")
-        render(roots, out)
+        render(roots, out, depth=opts.depth, fold=not opts.no_fold)
+    return 0
+
+
+def write_reports(runs: list[tuple[str, list[Node]]], opts: argparse.Namespace, out: IO[str]) -> int:
+    """``--html FILE`` and ``--format chrome``."""
+    from .trace_chrome import chrome_trace
+    from .trace_html import html_report
+
+    try:
+        if opts.html:
+            Path(opts.html).write_text(html_report(runs, title=Path(opts.file).name), encoding="utf-8")
+            print(f"trace: wrote {opts.html}", file=sys.stderr)
+        if opts.format == "chrome":
+            text = json.dumps(chrome_trace(runs))
+            if opts.output:
+                Path(opts.output).write_text(text, encoding="utf-8")
+            else:
+                out.write(text + "\n")
+    except OSError as exc:
+        print(f"error: trace: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     return 0
