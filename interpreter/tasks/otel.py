@@ -8,14 +8,19 @@ attributes. Model calls use the GenAI semantic-convention names
 everything else is under ``taskscheme.*``.
 
 ``Interpreter(otel=True)`` reports to the globally configured tracer provider, as a
-library should; ``--otel`` (:func:`otlp_exporter`) sets up a provider with an OTLP
-exporter configured by the standard ``OTEL_EXPORTER_OTLP_*`` variables.
+library should; ``--otel`` (:func:`otlp_exporter`) sets up a provider with the exporter
+the standard ``OTEL_TRACES_EXPORTER`` names (``otlp``, configured by the standard
+``OTEL_EXPORTER_OTLP_*`` variables; ``console``; ``none``), which never delays the exit
+by more than a second.
 """
 
 from __future__ import annotations
 
 import atexit
 import json
+import logging
+import os
+import sys
 import threading
 from typing import Any
 
@@ -131,20 +136,96 @@ class OtelExporter:
         started.end(end_time=int(end * 1e9))
 
 
+#: ``OTEL_TRACES_EXPORTER`` values ``--otel`` understands (OpenTelemetry's standard variable).
+EXPORTERS = ("otlp", "console", "none")
+#: Seconds the exit may wait for the last spans to be sent (``--otel``: a collector that
+#: is down or silent never holds the exit up for longer).
+EXIT_WAIT = 0.5
+#: Seconds one OTLP export may take unless ``OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT`` says.
+EXPORT_TIMEOUT = 0.4
+
+
 def otlp_exporter() -> OtelExporter:
-    """``--otel``: a tracer provider exporting over OTLP/HTTP as ``OTEL_EXPORTER_OTLP_*`` say,
-    flushed when the process exits."""
+    """``--otel``: a tracer provider exporting as ``OTEL_TRACES_EXPORTER`` says (``otlp``, the
+    default, over HTTP to where ``OTEL_EXPORTER_OTLP_*`` say; ``console``: spans as JSON on
+    standard error; ``none``), flushed when the process exits, for at most :data:`EXIT_WAIT` s.
+    A collector that cannot be reached is warned about once and then left alone."""
     _require()
     try:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
     except ImportError:
         raise SchemeError(
-            "--otel needs the OpenTelemetry SDK and OTLP exporter: pip install 'taskscheme[otel]'", kind="value-error"
+            "--otel needs the OpenTelemetry SDK: pip install 'taskscheme[otel]'", kind="value-error"
         ) from None
-    provider = TracerProvider(resource=Resource.create({"service.name": "taskscheme"}))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-    atexit.register(provider.shutdown)
+    kind = (os.environ.get("OTEL_TRACES_EXPORTER") or "otlp").split(",")[0].strip().lower()
+    if kind not in EXPORTERS:
+        raise SchemeError(
+            f"--otel: OTEL_TRACES_EXPORTER={kind} is not one of {', '.join(EXPORTERS)}", kind="value-error"
+        )
+    # shut down by shutdown_within below, not by the SDK's own exit handler (which waits as long as it takes)
+    provider = TracerProvider(resource=Resource.create({"service.name": "taskscheme"}), shutdown_on_exit=False)
+    if kind == "console":
+        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
+    elif kind == "otlp":
+        provider.add_span_processor(BatchSpanProcessor(OnceWarned(_otlp())))
+    atexit.register(shutdown_within, provider, EXIT_WAIT)
     return OtelExporter(provider)
+
+
+def _otlp() -> Any:
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError:
+        raise SchemeError(
+            "--otel needs the OTLP exporter: pip install 'taskscheme[otel]' (or OTEL_TRACES_EXPORTER=console)",
+            kind="value-error",
+        ) from None
+    logging.getLogger("opentelemetry.exporter.otlp").setLevel(logging.CRITICAL)  # OnceWarned says it once
+    own_timeout = any(os.environ.get(f"OTEL_EXPORTER_OTLP_{k}TIMEOUT") for k in ("", "TRACES_"))
+    return OTLPSpanExporter(timeout=None if own_timeout else EXPORT_TIMEOUT)
+
+
+class OnceWarned:
+    """An exporter that warns once when its collector cannot be reached, and from then on
+    drops spans at once rather than trying (and waiting) again."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.failed = False
+
+    def export(self, spans: Any) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        if self.failed:
+            return SpanExportResult.FAILURE
+        try:
+            result = self.inner.export(spans)
+        except Exception as exc:  # the exporter's own error: the same as a failed export
+            result, reason = SpanExportResult.FAILURE, f"{type(exc).__name__}: {exc}"
+        else:
+            reason = "no answer, or an error answer"
+        if result is not SpanExportResult.SUCCESS:
+            self.failed = True
+            where = getattr(self.inner, "_endpoint", "the OTLP endpoint")
+            print(
+                f"warning: --otel: cannot send traces to {where} ({reason}); no more are sent "
+                "(start a collector, or set OTEL_TRACES_EXPORTER=console or none)",
+                file=sys.stderr,
+                flush=True,
+            )
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self.inner.force_flush(timeout_millis))
+
+
+def shutdown_within(provider: Any, seconds: float) -> None:
+    """Flush and shut ``provider`` down, waiting at most ``seconds`` (a daemon thread does it)."""
+    worker = threading.Thread(target=provider.shutdown, name="taskscheme-otel-exit", daemon=True)
+    worker.start()
+    worker.join(seconds)
