@@ -59,13 +59,14 @@ environment:
   TASKSCHEME_HISTORY  the REPL's history file ('' for none); by default
                       $XDG_DATA_HOME/taskscheme/history (XDG_DATA_HOME: ~/.local/share;
                       on Windows APPDATA)
-  NO_COLOR            set: no colour in errors, warnings and the REPL
-  TERM                dumb: no colour, no progress spinner, and a plain line-by-line REPL
+  NO_COLOR            set: no colour in errors, warnings and the REPL; progress as plain lines
+  TERM                dumb: no colour, plain progress lines, and a plain line-by-line REPL
   CI                  set: no progress spinner for model calls
   TASKSCHEME_PROGRESS 1: show the progress spinner and streamed model text even when not a
                       terminal; 0: never show them
   XDG_CACHE_HOME      where the reader caches its grammar tables and --cache keeps model
                       answers (default ~/.cache/taskscheme)
+  OTEL_TRACES_EXPORTER what --otel does: otlp (default), console (spans on standard error), none
   OTEL_EXPORTER_OTLP_* where --otel sends traces (OpenTelemetry's standard variables)
 """
 
@@ -184,7 +185,7 @@ def add_model_call_options(parser: argparse.ArgumentParser) -> None:
         "--trace-redact", action="store_true", help="leave prompts, system texts and responses out of --trace"
     )
     calls.add_argument(
-        "--otel", action="store_true", help="send traces to OpenTelemetry (OTLP, from OTEL_EXPORTER_OTLP_*)"
+        "--otel", action="store_true", help="send traces to OpenTelemetry (OTEL_TRACES_EXPORTER: otlp, console, none)"
     )
     calls.add_argument("--log", action="store_true", help="record model calls in llm's logs database (see: llm logs)")
 
