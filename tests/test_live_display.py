@@ -157,14 +157,20 @@ def test_program_output_is_printed_above_the_live_area_never_over_it(tmp_path: P
     assert [row for row in rows if row] == [f"line {i}" for i in range(12)] + ["done"]
 
 
+def repl_calling_the_provider(tmp_path: Path) -> tuple[Any, io.StringIO]:
+    """A REPL that has defined ``(t)``, a task calling the loopback provider's model, and is calling it."""
+    child, transcript = spawn(tmp_path, [], LLM_USER_PATH=os.environ["LLM_USER_PATH"])
+    child.expect("> ")
+    child.send('(define-task (t) (model "fake") (prompt "go"))\r')
+    child.expect("> ")
+    child.send("(t)\r")
+    return child, transcript
+
+
 def test_an_interrupted_stream_leaves_no_header_after_the_prompt(tmp_path: Path, provider_model: Any) -> None:
     provider_model.configure(chunk_delay=0.4, reply=lambda prompt: "alpha beta gamma delta epsilon zeta eta theta")
-    child, transcript = spawn(tmp_path, [], LLM_USER_PATH=os.environ["LLM_USER_PATH"])
+    child, transcript = repl_calling_the_provider(tmp_path)
     try:
-        child.expect("> ")
-        child.send('(define-task (t) (model "fake") (prompt "go"))\r')
-        child.expect("> ")
-        child.send("(t)\r")
         child.expect("│ alpha beta")  # the line as it arrives
         child.sendintr()
         child.expect("interrupted")
@@ -179,12 +185,8 @@ def test_an_interrupted_stream_leaves_no_header_after_the_prompt(tmp_path: Path,
 
 def test_the_repl_prints_a_streamed_result_short(tmp_path: Path, provider_model: Any) -> None:
     provider_model.configure(chunk_delay=0.2, reply=lambda prompt: "one two three four five six")
-    child, transcript = spawn(tmp_path, [], LLM_USER_PATH=os.environ["LLM_USER_PATH"])
+    child, transcript = repl_calling_the_provider(tmp_path)
     try:
-        child.expect("> ")
-        child.send('(define-task (t) (model "fake") (prompt "go"))\r')
-        child.expect("> ")
-        child.send("(t)\r")
         child.expect(r"\$1 = #<task-result COMPLETE: 27 characters from fake, streamed above>")
         child.expect("> ")
         child.send("(get $1 'content)\r")
