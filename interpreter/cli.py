@@ -30,7 +30,7 @@ from .tasks.failures import (
     is_failed_result,
     partial_report,
 )
-from .tasks.screen import close_screens
+from .tasks.screen import close_screens, guard_output
 from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
@@ -469,7 +469,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         tune_collector()
         if wants_repl(opts):
             return run_repl(make, interp, opts)
-        with interruptible(interp, hint_to=sys.stderr if is_terminal(sys.stderr) else None):
+        with interruptible(interp, hint_to=guard_output(sys.stderr) if is_terminal(sys.stderr) else None):
             run_program(interp, opts)
         return 0
     except SchemeExit as done:

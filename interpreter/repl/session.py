@@ -19,6 +19,7 @@ from ..interpreter import Interpreter
 from ..interrupts import SigintWatch, interruptible
 from ..reader import read_with_spans
 from ..tasks.failures import is_failed_result
+from ..tasks.screen import guard_output
 from ..terminal import format_error, format_failure, is_terminal
 from .commands import CommandError, is_command, run_command
 from .describe import summary
@@ -36,7 +37,8 @@ class ReplSession:
         colour: bool = False,
     ) -> None:
         self.make_interp = make_interp
-        self.err = err if err is not None else sys.stderr
+        # on a terminal, around the live progress display (what ,trace on prints comes mid-run)
+        self.err = err if err is not None else guard_output(sys.stderr)
         self.colour = colour
         self.sources: dict[str, str] = {}  # REPL input by its file name, for ,describe
         self.loaded: list[Path] = []  # files loaded with -i and ,load, for ,reload
