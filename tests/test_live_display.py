@@ -253,3 +253,15 @@ def test_the_batch_bar_shows_with_the_items_spinner_and_goes_at_the_end(tmp_path
     assert text[0].startswith("batch: 8 items in ") and "(8 complete, 0 failed)" in text[0]
     assert text[1].startswith("  model: 0 calls") and text[2].startswith("  item time: p50 0.7")
     assert len(text) == 3 and not screen.cursor.hidden  # the bar and the spinner are gone
+
+
+def test_the_spinner_names_the_step_of_a_pipeline_it_is_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("TASKSCHEME_PROGRESS", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    screen = FakeTerminal()
+    interp = Interpreter(allow_scripts=True)
+    interp.events.use_progress(TerminalProgress(screen, delay=0.1, interval=0.02))
+    interp.eval('(sequential (step plan "x") (step build (run-script "sleep 0.6")) (step ship "y"))')
+    assert "script sleep 0.6 · " in screen.getvalue() and "step sequential/build (2 of 3)" in screen.getvalue()

@@ -270,10 +270,18 @@ class TerminalProgress:
         if not spans:
             return status
         newest = max(counted or spans, key=lambda s: s.start)
-        text = f"{newest.kind} {newest.name} · {moment - min(s.start for s in spans):.1f} s"
+        parts = [f"{newest.kind} {newest.name} · {moment - min(s.start for s in spans):.1f} s"]
         if len(counted) > 1:
-            text += f" ({len(counted)} running)"
-        return f"{text} · {status}" if status else text
+            parts[0] += f" ({len(counted)} running)"
+        steps = [s for s in spans if s.kind == "step" and s is not newest]
+        if steps:
+            step = max(steps, key=lambda s: s.start)
+            where = step.info
+            of = f" ({where['index'] + 1} of {where['of']})" if "index" in where and "of" in where else ""
+            parts.append(f"step {step.name}{of}")
+        if status:
+            parts.append(status)
+        return " · ".join(parts)
 
 
 def first_line(text: str, limit: int = 80) -> str:

@@ -318,7 +318,7 @@ def run_sequence(
     last: Any = None
     for index, step in enumerate(steps):
         history.current_step = index
-        start = hub.open("step", f"{label}/{step.name}")
+        start = hub.open("step", f"{label}/{step.name}", {"index": index, "of": len(steps)})
         started, before = time.time(), history.figures()
         try:
             value = step.run(frame(previous.head))
