@@ -214,3 +214,38 @@ def test_the_help_lists_the_subcommands_and_batch_has_the_run_flags() -> None:
     for flag in ("--model", "--cache", "--retries", "--trace", "--log", "--max-memory", "--timeout", "--retry-failed"):
         assert flag in batch.stdout, flag
     assert "--isolate" not in batch.stdout and "-e EXPR" not in batch.stdout
+
+
+def test_records_and_the_summary_count_retries_and_cache_hits(tmp_path: Path) -> None:
+    from interpreter import TransientModelError
+    from interpreter.batch.summary import BatchSummary
+
+    failed_once: set[str] = set()
+
+    def flaky(prompt: str, system: str | None = None) -> str:
+        if prompt not in failed_once:
+            failed_once.add(prompt)
+            raise TransientModelError("overloaded")
+        return prompt.upper()
+
+    interp = Interpreter(model="flaky", retries={"retries": 2, "backoff": 0.01}, cache=str(tmp_path / "c.db"))
+    interp.models.register("flaky", flaky)
+    interp.eval('(define-task (ask w) (prompt "{{w}}") (cache #t))')
+    inputs = [{"w": "a"}, {"w": "b"}, {"w": "a"}]
+    first = sorted(interp.batch("ask", inputs[:2]), key=lambda r: r["index"])
+    assert [r["usage"]["retries"] for r in first] == [1, 1]
+    again = list(interp.batch("ask", inputs, skip={0, 1}))
+    assert again[0]["usage"] == {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cache_hits": 1, "retries": 0}
+    summary = BatchSummary(total=3)
+    for record in first + again:
+        summary.add(record)
+    assert "2 calls" in summary.lines()[1] and "1 cache hits, 2 retries" in summary.lines()[1]
+
+
+def test_item_times_are_summarised_by_nearest_rank_percentiles() -> None:
+    from interpreter.batch.summary import BatchSummary
+
+    summary = BatchSummary(total=20)
+    for i in range(20):
+        summary.add({"status": "COMPLETE", "seconds": float(20 - i), "usage": {}})
+    assert summary.lines()[2] == "  item time: p50 10.000 s, p95 19.000 s"

@@ -347,7 +347,7 @@ def run_loop(
                     "iteration": k,
                     "success": evaluation.notes.success,
                     "feedback": evaluation.notes.feedback[:FEEDBACK_KEPT],
-                    **scores(evaluation),
+                    **(scores(evaluation) if hub.active else {}),
                 },
             )
             hub.progress.update(f"{label}: iteration {k + 1} of {max_iterations} · {feedback}")
