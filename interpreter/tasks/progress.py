@@ -150,7 +150,7 @@ class TerminalProgress:
         with self._lock:
             self.inflight[span.id] = span
         if self.mode() == "live":
-            self._show()
+            self.screen.add(self)  # drawn at the screen's next tick, not here: a span costs no drawing
 
     def closed(self, span: Span, event: Event) -> None:
         if span.kind == "run":  # whatever the run left in flight ends with it
@@ -198,7 +198,7 @@ class TerminalProgress:
         for line in lines:
             self._stream_line(streaming, line)
         if self.mode() == "live":
-            self._show()
+            self.screen.add(self)  # the line still arriving shows at the next tick
 
     def was_streamed(self, text: str) -> bool:
         """True when ``text`` is a model's answer this display streamed (the REPL prints it short)."""
@@ -236,12 +236,8 @@ class TerminalProgress:
         screen.refresh()
 
     def _settle(self) -> None:
-        """Redraw after something ended; leave the screen once nothing is in flight."""
-        if self._screen is None:
-            return
-        if self.pending():
-            self._screen.refresh()
-        else:
+        """Leave the screen once nothing is in flight (what remains is redrawn at the next tick)."""
+        if self._screen is not None and not self.pending():
             self._screen.remove(self)
 
     def pending(self) -> bool:
