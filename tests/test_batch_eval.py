@@ -249,3 +249,14 @@ def test_item_times_are_summarised_by_nearest_rank_percentiles() -> None:
     for i in range(20):
         summary.add({"status": "COMPLETE", "seconds": float(20 - i), "usage": {}})
     assert summary.lines()[2] == "  item time: p50 10.000 s, p95 19.000 s"
+
+
+def test_the_cache_and_retries_settings_travel_to_worker_processes(tmp_path: Path) -> None:
+    interp = Interpreter(model="m", cache=str(tmp_path / "cache.db"), retries=2)
+    interp.eval('(define-model (m prompt) (string-append "<" prompt ">")) (define-task (ask w) (prompt "{{w}}"))')
+    assert interp.settings["cache"] == str(tmp_path / "cache.db") and interp.settings["retries"] == 2
+    inputs = [{"w": "a"}, {"w": "b"}]
+    first = list(interp.batch("ask", inputs, processes=True, workers=2))
+    again = list(interp.batch("ask", inputs, processes=True, workers=2))
+    assert sorted(r["usage"]["calls"] for r in first) == [1, 1]
+    assert sorted(r["usage"]["cache_hits"] for r in again) == [1, 1]  # the workers answered from the cache
