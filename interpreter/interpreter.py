@@ -437,9 +437,9 @@ class Interpreter:
             )
         items = [(i, given) for i, given in enumerate(inputs) if i not in skip]
         count = workers if workers is not None else self.max_concurrency
-        scorer = metric_procedure(self, metric) if metric is not None else None  # checked here, before any item
         if metric is not None and (processes or cluster) and not isinstance(metric, str):
             raise SchemeError("batch: a metric for processes or a cluster must be DSL source", kind="type-error")
+        scorer = metric_procedure(self, metric) if metric is not None else None  # checked here, before any item
         shipped = metric if processes or cluster else scorer
         return run_batch(self, task, items, workers=count, processes=processes, cluster=cluster, metric=shipped)
 

@@ -36,6 +36,7 @@ pre { white-space: pre-wrap; word-break: break-word; background: #f8fafc; border
 #loops-box { padding: 0 1em 2em; }
 table { border-collapse: collapse; width: 100%; margin-bottom: 1em; }
 td, th { border-bottom: 1px solid var(--line); padding: 2px 6px; text-align: left; vertical-align: top; }
+td.feedback { white-space: pre-wrap; }
 td.ok { color: #047857; } td.bad { color: var(--err); }
 .error-text { color: var(--err); }
 """
@@ -210,7 +211,7 @@ function iterations(loop) {
                el("td", info.success ? "ok" : "bad", info.success ? "yes" : "no"),
                el("td", null, info.score !== undefined ? info.score : ""),
                el("td", null, seconds(s.end - s.start)),
-               el("td", null, info.feedback || (s.error ? s.error.message : "")));
+               el("td", "feedback", info.feedback || (s.error ? s.error.message : "")));
     row.addEventListener("click", () => { reveal(i); select(i); });
     table.appendChild(row);
   });
