@@ -93,6 +93,10 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
+        if trace_log is not None and getattr(opts, "max_file_bytes", None) is not None:
+            from ..tasks.disk import CappedStream
+
+            trace_log = CappedStream(trace_log, opts.max_file_bytes, opts.trace)  # type: ignore[assignment]
     except OSError as exc:
         print(f"error: --trace: cannot write {opts.trace}: {exc.strerror or exc}", file=sys.stderr)
         return 2
