@@ -288,14 +288,18 @@ class Interpreter:
             return self.isolation.request("eval", source, filename)
         return self.converter.to_python(self.eval_scheme(source, filename=filename))
 
-    def eval_scheme(self, source: str, *, filename: str = "<string>", whole: bool = False, check: bool = True) -> Any:
+    def eval_scheme(
+        self, source: str, *, filename: str = "<string>", whole: bool = False, check: bool = True, cached: bool = False
+    ) -> Any:
         """Like :meth:`eval`, but the value is returned as the interpreter holds it (no conversion).
 
         Unbound names are reported before anything runs (see :mod:`interpreter.unbound`):
         all of them when ``whole`` (a file: the whole program), else those that code
         running now would meet (incremental input, as at a REPL); not at all without ``check``
         (the standard library). Isolated (``isolate=True``), the value crosses as Python and
-        comes back converted to Scheme."""
+        comes back converted to Scheme. ``cached``: the data read from ``source`` are kept
+        between runs (the standard library's files, see :mod:`interpreter.prelude_cache`)."""
+        from .prelude_cache import read_cached
         from .reader import read_with_spans
 
         if self.isolation is not None:
@@ -306,7 +310,7 @@ class Interpreter:
         nested = len(self.loading) > 1  # a file that a running program loads
         with self._top_level(filename):
             try:
-                forms = read_with_spans(source, filename)
+                forms = (read_cached if cached else read_with_spans)(source, filename)
             except RecursionError:
                 raise SchemeError("nesting too deep to read", kind="resource-exhaustion") from None
             if check and not nested:  # a program, not a file a running program loads
@@ -517,7 +521,8 @@ class Interpreter:
         timeout, rt.timeout = rt.timeout, None
         try:
             for file in startup_files():
-                self.eval_scheme(file.read_text(encoding="utf-8"), filename=f"stdlib/{file.name}", check=False)
+                text = file.read_text(encoding="utf-8")
+                self.eval_scheme(text, filename=f"stdlib/{file.name}", check=False, cached=True)
         finally:
             rt.timeout = timeout
 

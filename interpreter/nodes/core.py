@@ -510,14 +510,14 @@ class Lambda(Node):
     def compile(self, tail: bool) -> Run:
         """A function making closures. The body is compiled on its first call: most
         procedures a program (or the stdlib) defines are never called in a given run."""
-        from .codegen import compile_procedure
-
         name, rt, params, rest, span = self.name, self.rt, self.params, self.rest, self.span
         compiled: list[Callable[..., Any]] = []
         waiting: list[Closure] = []
 
         def run_now() -> Callable[..., Any]:
             if not compiled:
+                from .codegen import compile_procedure  # at the first call: start-up skips the code generator
+
                 compiled.append(compile_procedure(self))
                 for closure in waiting:
                     closure.run = compiled[0]
