@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bignum import int_shown
-from ..datatypes import Char
+from ..datatypes import CHARS, Char
 from ..errors import SchemeError, type_error
 from .registry import primitive
 
@@ -31,9 +31,15 @@ def char_to_integer(c: Any) -> int:
     return ord(check_char("char->integer", c).ch)
 
 
+#: ``LATIN1[n]`` is the shared character of code point ``n`` < 256 (``datatypes.CHARS``).
+LATIN1 = [CHARS[chr(code)] for code in range(256)]
+
+
 @primitive("integer->char")
 def integer_to_char(n: Any) -> Char:
-    """The character with the given Unicode code point."""
+    """The character with the given Unicode code point (Latin-1 ones shared, as ``char_of`` does)."""
+    if type(n) is int and 0 <= n < 256:
+        return LATIN1[n]
     if type(n) is not int:
         raise type_error("integer->char", "an exact integer", n)
     if not (0 <= n <= 0x10FFFF) or 0xD800 <= n <= 0xDFFF:

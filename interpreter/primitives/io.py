@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ..datatypes import EOF, VOID, Char, MString, Parameter
 from ..errors import SchemeError, type_error
 from ..ports import InputPort, OutputPort, Port, StringOutputPort
+from ..printer import display_string, write_shared_string, write_simple_string
+from ..printer import write_string as written
 from .chars import check_char
 from .lists import apply_fn, check_proc
 from .numbers import check_nonneg, check_range
@@ -311,6 +313,10 @@ def close_output_port(port: Any) -> Any:
     return VOID
 
 
+#: Integers ``display`` writes with ``str`` directly (any size prints the same; this bounds the test).
+SMALL = 1 << 62
+
+
 # ----------------------------------------------------------------------------------
 # interpreter-bound procedures
 # ----------------------------------------------------------------------------------
@@ -338,30 +344,28 @@ def install_io(interp: Interpreter) -> None:
 
     def display(x: Any, port: Any = None) -> Any:
         """Write ``x`` as ``display`` shows it (strings and characters raw)."""
-        from ..printer import display_string
-
         p = out("display", port)
-        p.write(x if type(x) is str else display_string(x))
+        kind = type(x)
+        if kind is str:
+            p.write(x)
+        elif kind is int and -SMALL < x < SMALL:  # the common number: no printer call
+            p.write(str(x))
+        else:
+            p.write(display_string(x))
         return VOID
 
     def write(x: Any, port: Any = None) -> Any:
         """Write ``x`` as data (strings quoted)."""
-        from ..printer import write_string
-
-        out("write", port).write(write_string(x))
+        out("write", port).write(written(x))
         return VOID
 
     def write_shared(x: Any, port: Any = None) -> Any:
         """Like ``write``, with datum labels for every shared part."""
-        from ..printer import write_shared_string
-
         out("write-shared", port).write(write_shared_string(x))
         return VOID
 
     def write_simple(x: Any, port: Any = None) -> Any:
         """Like ``write``, never using datum labels."""
-        from ..printer import write_simple_string
-
         out("write-simple", port).write(write_simple_string(x))
         return VOID
 
