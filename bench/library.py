@@ -4,6 +4,8 @@ each beside the same algorithm in plain Python, in one run.
     .venv/bin/python bench/library.py            # best of 3 each
     .venv/bin/python bench/library.py --quick    # one repetition each
     .venv/bin/python bench/library.py -k mbrot   # only titles containing "mbrot"
+    .venv/bin/python bench/library.py --python /path/to/python3.12 --python /path/to/python3.13
+                                                 # the suite under each Python too, side by side
 
 Prints a Markdown table (seconds, ratio = taskscheme / Python) with the geometric mean of
 the ratios, then the time to the first REPL prompt and the cold start of
@@ -97,7 +99,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one repetition each")
     parser.add_argument("-k", default="", help="only programs whose title contains this text")
+    parser.add_argument("--python", action="append", help="run the suite under this Python too (repeatable)")
+    parser.add_argument("--suite-only", action="store_true", help="no start-up figures (used by --python)")
     opts = parser.parse_args()
+    if opts.python:  # each Python in a child process, one table with a column per Python
+        from pythons import compare
+
+        compare([sys.executable, *opts.python], ["--quick"] * opts.quick + ["-k", opts.k] * bool(opts.k))
+        return
     repeat = 1 if opts.quick else 3
     tune_collector()  # as the command line does after start-up
     ratios = []
@@ -106,7 +115,7 @@ def main() -> None:
         if chosen:
             ratios += run_cases(title, chosen, repeat)
     print(f"\ngeometric mean of all {len(ratios)} ratios: **{geometric_mean(ratios):.1f}×**")
-    if opts.k:
+    if opts.k or opts.suite_only:
         return
     starts = max(repeat, 5)
     python = process_time([sys.executable, "-c", "pass"], starts)
