@@ -27,7 +27,9 @@ from .datatypes import Span
 
 HERE = Path(__file__).resolve().parent
 #: Sources whose change may change what a text reads as.
-READER_SOURCES = ("reader.py", "reader_lexer.py", "datatypes.py", "grammar.lark", "number_syntax.py")
+READER_SOURCES = (
+    "reader.py", "reader_lexer.py", "reader_parser.py", "datatypes.py", "grammar.lark", "number_syntax.py"
+)
 
 _KEYS: dict[str, str] = {}  # text -> key, for the texts this process has keyed
 _LOADED: dict[str, bytes] = {}  # key -> pickle, for the files this process has read

@@ -1,8 +1,9 @@
 """The reader: Scheme text to Scheme data, with source spans.
 
-The syntax lives in ``grammar.lark``. Lark's LALR(1) parser calls :class:`_Builder`
-for every terminal it shifts and every rule it reduces, so values are built during
-the parse and no tree is walked afterwards: nesting depth is limited only by memory.
+The syntax lives in ``grammar.lark``. Lark builds its LALR(1) table; the loop that runs it
+(``reader_parser.LalrLoop``, over the tokens of ``reader_lexer.SchemeLexer``) calls
+:class:`_Builder` for every terminal it shifts and every rule it reduces, so values are
+built during the parse and no tree is walked afterwards: nesting depth is limited only by memory.
 Inside the parse every datum travels as a ``(value, Span)`` pair so that lists can
 give each of their pairs a span.
 
@@ -22,11 +23,11 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NoReturn
 
 from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.lexer import Lexer, LexerState
+from lark.lexer import LexerState
 
 from . import collector
 from .bignum import DIGITS
@@ -46,20 +47,13 @@ from .datatypes import (
 )
 from .errors import SchemeError
 from .number_syntax import NUMBER_START, NumberTooLarge, parse_number, parse_prefixed_number
-from .polling import poll_limits
 from .ports import InputPort
+from .reader_lexer import ReadError, SchemeLexer, Source, Tok
+from .reader_parser import LalrLoop
 
 __all__ = ["ReadError", "is_complete", "read_all", "read_from_port", "read_with_spans"]
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
-
-
-class ReadError(SchemeError):
-    """A read-error. ``incomplete`` is true when more text could have completed the datum."""
-
-    def __init__(self, message: str, span: Span, incomplete: bool = False) -> None:
-        super().__init__(message, kind="read-error", span=span)
-        self.incomplete = incomplete
 
 
 # ---------------------------------------------------------------------------------
@@ -94,7 +88,7 @@ def _char_from_code(code: int) -> str | None:
     return chr(code)
 
 
-def _offset_span(tok: _Tok, file: str, offset: int) -> Span:
+def _offset_span(tok: Tok, file: str, offset: int) -> Span:
     """The span ``offset`` characters into the text of ``tok``."""
     before = tok.value[:offset]
     newlines = before.count("\n")
@@ -103,7 +97,7 @@ def _offset_span(tok: _Tok, file: str, offset: int) -> Span:
     return Span(file, tok.line, tok.column + offset)
 
 
-def _unescape(tok: _Tok, file: str, what: str) -> str:
+def _unescape(tok: Tok, file: str, what: str) -> str:
     """The body of a string or |symbol| token with its escapes replaced."""
     body = tok.value[1:-1]
     if "\\" not in body:
@@ -146,23 +140,6 @@ def char_from_name(name: str) -> str | None:
 # ---------------------------------------------------------------------------------
 
 
-class _Tok:
-    """A token: what Lark's parser needs of one (``lark.Token`` is slower to make)."""
-
-    __slots__ = ("column", "end_column", "end_line", "end_pos", "line", "start_pos", "type", "value")
-
-    def __init__(self, kind: str, value: str, start_pos: int, line: int, column: int, end_pos: int) -> None:
-        self.type = kind
-        self.value = value
-        self.start_pos = start_pos
-        self.line = self.end_line = line
-        self.column = self.end_column = column
-        self.end_pos = end_pos
-
-    def __repr__(self) -> str:
-        return f"_Tok({self.type}, {self.value!r})"
-
-
 #: What a datum comment leaves behind; lists drop it.
 SKIP = object()
 
@@ -173,7 +150,7 @@ class _Label:
 
     __slots__ = ("done", "number", "tok", "value")
 
-    def __init__(self, number: str, tok: _Tok) -> None:
+    def __init__(self, number: str, tok: Tok) -> None:
         self.number = number
         self.tok = tok
         self.value: Any = None
@@ -265,14 +242,14 @@ class _Builder:
         self.labels: dict[str, _Label] = {}  # by number, as digits without leading zeros
         self.unresolved = False  # a placeholder was handed out in this top-level datum
 
-    def _span(self, tok: _Tok) -> Span:
+    def _span(self, tok: Tok) -> Span:
         return _new_span(Span, (self.file, tok.line, tok.column))
 
-    def _fail(self, message: str, tok: _Tok, offset: int = 0) -> NoReturn:
+    def _fail(self, message: str, tok: Tok, offset: int = 0) -> NoReturn:
         raise ReadError(message, _offset_span(tok, self.file, offset) if offset else self._span(tok))
 
     # -- terminals -------------------------------------------------------------------
-    def _number(self, tok: _Tok, parse: Any) -> Any:
+    def _number(self, tok: Tok, parse: Any) -> Any:
         """``parse(tok.value)``: a number, or None when the text is no number; a bad one fails."""
         if len(tok.value) > DIGITS.get() + 64:  # too long for any number max_digits allows
             if tok.type == "SYMBOL":
@@ -286,7 +263,7 @@ class _Builder:
         except (ZeroDivisionError, OverflowError, ValueError):
             self._fail(f"bad number: {tok.value}", tok)
 
-    def NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def NUMBER(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         text = tok.value
         if len(text) < 16 and text.isdigit() and text.isascii() and len(text) <= DIGITS.get():
             return int(text), _new_span(Span, (self.file, tok.line, tok.column))  # the common case
@@ -295,25 +272,25 @@ class _Builder:
             self._fail(f"bad number: {tok.value}", tok)
         return value, self._span(tok)
 
-    def PREFIXED_NUMBER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def PREFIXED_NUMBER(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         value = self._number(tok, parse_prefixed_number)
         if value is None:
             self._fail(f"bad number: {tok.value}", tok)
         return value, self._span(tok)
 
-    def BOOLEAN(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def BOOLEAN(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         return tok.value in ("#t", "#true"), self._span(tok)
 
-    def CHARACTER(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def CHARACTER(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         ch = char_from_name(tok.value[2:])
         if ch is None:
             self._fail(f"unknown character name: {tok.value}", tok)
         return Char(ch), self._span(tok)
 
-    def STRING(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def STRING(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         return _unescape(tok, self.file, "string"), _new_span(Span, (self.file, tok.line, tok.column))
 
-    def SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def SYMBOL(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         text = tok.value
         if text[0] in NUMBER_START and len(text) > 1:
             # the numbers the NUMBER terminal leaves to us: 1+2i, +i, 1@2, +INF.0, 1s2
@@ -322,20 +299,20 @@ class _Builder:
                 return value, self._span(tok)
         return Symbol.intern(text), _new_span(Span, (self.file, tok.line, tok.column))
 
-    def BAR_SYMBOL(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def BAR_SYMBOL(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         return Symbol.intern(_unescape(tok, self.file, "symbol")), self._span(tok)
 
-    def KEYWORD(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def KEYWORD(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         return Keyword.intern(tok.value[2:]), self._span(tok)
 
-    def LABEL_DEF(self, tok: _Tok) -> _Label:  # noqa: N802 (Lark calls it by terminal name)
+    def LABEL_DEF(self, tok: Tok) -> _Label:  # noqa: N802 (Lark calls it by terminal name)
         number = tok.value[1:-1].lstrip("0") or "0"
         if number in self.labels:
             self._fail(f"datum label #{number}= is defined twice in one datum", tok)
         label = self.labels[number] = _Label(number, tok)
         return label
 
-    def LABEL_REF(self, tok: _Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
+    def LABEL_REF(self, tok: Tok) -> Datum:  # noqa: N802 (Lark calls it by terminal name)
         number = tok.value[1:-1].lstrip("0") or "0"
         label = self.labels.get(number)
         if label is None:
@@ -345,7 +322,7 @@ class _Builder:
         self.unresolved = True
         return label, self._span(tok)
 
-    def BAD_HASH(self, tok: _Tok) -> NoReturn:  # noqa: N802 (Lark calls it by terminal name)
+    def BAD_HASH(self, tok: Tok) -> NoReturn:  # noqa: N802 (Lark calls it by terminal name)
         if tok.value == "#\\":
             self._fail("expected a character after #\\", tok)
         if tok.value == "#":
@@ -402,7 +379,7 @@ class _Builder:
 
     def dotted_list(self, children: list[Any]) -> Datum:
         opener, *inside, _closer = children
-        dot_at = 0 if type(inside[0]) is _Tok else 1
+        dot_at = 0 if type(inside[0]) is Tok else 1
         dot = inside[dot_at]
         before = inside[0] if dot_at else []
         after = inside[dot_at + 1] if len(inside) > dot_at + 1 else []
@@ -449,171 +426,6 @@ def _chain(items: list[Datum], tail: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------
-# The lexer: Lark's basic lexer, plus nested block comments
-# ---------------------------------------------------------------------------------
-
-
-def block_comment_end(text: str, pos: int, end: int) -> int:
-    """Index just past the ``|#`` closing a block comment whose body starts at ``pos``; -1 if none."""
-    depth = 1
-    while depth:
-        close = text.find("|#", pos, end)
-        if close < 0:
-            return -1
-        opening = text.find("#|", pos, close)
-        if opening >= 0:
-            depth += 1
-            pos = opening + 2
-        else:
-            depth -= 1
-            pos = close + 2
-    return pos
-
-
-def _fold(kind: str, value: str) -> str:
-    """A SYMBOL or CHARACTER token's text under ``#!fold-case``: a symbol, or a character's
-    name (not a single character: ``#\\A`` stays ``A``), case-folded."""
-    if kind == "SYMBOL":
-        return value.casefold()
-    return value if len(value) <= 3 else "#\\" + value[2:].casefold()
-
-
-class Source(NamedTuple):
-    """``text[start:end]`` to read, where ``start`` is on line ``line`` and that line begins
-    at offset ``line_start``: the lexer starts there without counting the lines before it
-    (as Lark does for a ``TextSlice``), so reading a long port datum by datum stays linear."""
-
-    text: str
-    start: int
-    end: int
-    line: int
-    line_start: int
-
-    @classmethod
-    def of(cls, text: str, start: int, end: int, at: tuple[int, int] | None) -> Source:
-        """The source from ``start``; ``at`` is (line, line_start) there if known."""
-        if at is None:
-            line = text.count("\n", 0, start) + 1
-            at = (line, text.rindex("\n", 0, start) + 1 if line > 1 else 0)
-        return cls(text, start, end, *at)
-
-
-#: Characters the lexer reads between two checks of the run's limits (tens of milliseconds).
-POLL_CHARS = 1 << 16
-
-
-class _SchemeLexer(Lexer):
-    """The grammar's terminals as one regular expression, in Lark's order of preference
-    (priority, then longest pattern), plus nested ``#| ... |#`` comments.
-
-    The ignored terminals that need no action (whitespace, line comments) are skipped by
-    the same match as the token after them, so each token costs one regex match."""
-
-    __future_interface__ = 2
-
-    #: Ignored terminals the lexer acts on: block comments nest, directives switch folding.
-    ACTED_ON = frozenset(["BLOCK_COMMENT_OPEN", "DIRECTIVE"])
-
-    def __init__(self, conf: Any) -> None:
-        terminals = sorted(
-            conf.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name)
-        )
-        skipped = [t for t in terminals if t.name in conf.ignore and t.name not in self.ACTED_ON]
-        tokens = [t for t in terminals if t not in skipped]
-        # Possessive: what is skipped is never given back, so no skip can backtrack.
-        skip = "(?:" + "|".join(t.pattern.to_regexp() for t in skipped) + ")*+"
-        alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in tokens)
-        self.skip = re.compile(skip, conf.g_regex_flags)
-        self.pattern = re.compile(f"{skip}(?:{alternatives}|\\Z)", conf.g_regex_flags)
-        self.ignore = frozenset(conf.ignore)
-        self.literals = self._literals(terminals)
-        self.file = "<string>"
-        #: Whether symbols and character names are case-folded: the state a lex starts in,
-        #: and after it the state ``#!fold-case`` / ``#!no-fold-case`` directives left.
-        self.fold_case = False
-
-    @staticmethod
-    def _literals(terminals: list[Any]) -> dict[str, str]:
-        """Fixed strings that a same-priority pattern also matches (``.`` is a DOT, not a SYMBOL)."""
-        out = {}
-        for lit in terminals:
-            if lit.pattern.type != "str":
-                continue
-            for t in terminals:
-                same = t.pattern.type == "re" and t.priority == lit.priority
-                if same and re.fullmatch(t.pattern.to_regexp(), lit.pattern.value):
-                    out[lit.pattern.value] = lit.name
-        return out
-
-    def lex(self, state: LexerState, parser_state: Any) -> Any:
-        source = state.text
-        if type(source) is Source:
-            text, pos, end, line, line_start = source
-        else:
-            text, end = source.text, source.end
-            counter = state.line_ctr
-            pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
-        match, ignore, literals = self.pattern.match, self.ignore, self.literals
-        fold = self.fold_case
-        poll_at = pos + POLL_CHARS
-        while True:
-            m = match(text, pos, end)
-            if m is None:
-                raise self._no_token(text, pos, end, line, line_start)
-            kind = m.lastgroup
-            if kind is None:  # only whitespace and comments were left
-                return
-            start, stop = m.span(kind)
-            newlines = text.count("\n", pos, stop)
-            if newlines:  # in the whitespace before the token (its own are counted after it)
-                before = text.count("\n", pos, start)
-                if before:
-                    line += before
-                    line_start = text.rindex("\n", pos, start) + 1
-            if kind not in ignore:
-                value = m.group(kind)
-                if fold and (kind == "SYMBOL" or kind == "CHARACTER"):
-                    value = _fold(kind, value)
-                yield _Tok(literals.get(value, kind), value, start, line, start - line_start + 1, stop)
-            elif kind == "BLOCK_COMMENT_OPEN":
-                stop = block_comment_end(text, stop, end)
-                if stop < 0:
-                    span = Span(self.file, line, start - line_start + 1)
-                    raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
-                newlines = 1  # count the lines in it
-            elif kind == "DIRECTIVE":
-                fold = self.fold_case = m.group(kind) == "#!fold-case"
-            if newlines:
-                inside = text.count("\n", start, stop)
-                if inside:
-                    line += inside
-                    line_start = text.rindex("\n", start, stop) + 1
-            pos = stop
-            if pos > poll_at:  # a long text: check the run's limits (time, memory) as it goes
-                poll_limits()
-                poll_at = pos + POLL_CHARS
-
-    def _no_token(self, text: str, pos: int, end: int, line: int, line_start: int) -> ReadError:
-        """The error for text where no token starts after the whitespace and comments at ``pos``."""
-        skipped = self.skip.match(text, pos, end).end()  # type: ignore[union-attr]
-        newlines = text.count("\n", pos, skipped)
-        if newlines:
-            line += newlines
-            line_start = text.rindex("\n", pos, skipped) + 1
-        return self._bad_character(text, skipped, line, skipped - line_start + 1)
-
-    def _bad_character(self, text: str, pos: int, line: int, column: int) -> ReadError:
-        """The error for text where no token starts."""
-        span = Span(self.file, line, column)
-        ch = text[pos]
-        if ch == '"':
-            return ReadError("unterminated string (string opened here)", span, incomplete=True)
-        if ch == "|":
-            return ReadError("unterminated |symbol| (opened here)", span, incomplete=True)
-        return ReadError(f"unexpected character {ch!r}", span)
-
-
-# ---------------------------------------------------------------------------------
 # The parser, built once per process
 # ---------------------------------------------------------------------------------
 
@@ -626,14 +438,15 @@ class _Reader:
         self.lark = Lark(
             GRAMMAR_PATH.read_text(encoding="utf-8"),
             parser="lalr",
-            lexer=_SchemeLexer,
+            lexer=SchemeLexer,
             transformer=self.builder,
             propagate_positions=False,
             maybe_placeholders=False,
             cache=str(cache_file()) if cache_file() is not None else False,
         )
-        self.lexer: _SchemeLexer = self.lark.parser.lexer
+        self.lexer: SchemeLexer = self.lark.parser.lexer
         _plain_rule_names(self.lark)
+        self.loop = LalrLoop(self.lark, lists=frozenset(["items"]))  # as _Builder.items does
         self.lock = threading.RLock()
 
     def parse(
@@ -655,7 +468,8 @@ class _Reader:
             self.builder.reset()
             self.lexer.fold_case = fold_case
             try:
-                return self.lark.parse(Source.of(text, start, stop, at))  # type: ignore[arg-type]
+                tokens = self.lexer.lex(LexerState(Source.of(text, start, stop, at)), None)  # type: ignore[arg-type]
+                return self.loop.parse(tokens, _end_token)
             except SchemeError:
                 raise
             except UnexpectedInput as exc:
@@ -668,6 +482,13 @@ class _Reader:
         """The raw tokens of ``text[start:]`` (atoms unchecked); ``at`` as for :meth:`parse`."""
         self.lexer.file = file
         return self.lexer.lex(LexerState(Source.of(text, start, len(text), at)), None)  # type: ignore[arg-type]
+
+
+def _end_token(last: Tok | None) -> Tok:
+    """The ``$END`` token after ``last``, at its place (as Lark's ``Token.new_borrow_pos``)."""
+    if last is None:
+        return Tok("$END", "", 0, 1, 1, 0)
+    return Tok("$END", "", last.start_pos, last.line, last.column, last.end_pos)
 
 
 def _plain_rule_names(lark: Lark) -> None:
@@ -732,23 +553,23 @@ def _translate(exc: UnexpectedInput, text: str, file: str) -> ReadError:
     return ReadError(f"syntax error: {exc}", Span(file, getattr(exc, "line", 1), getattr(exc, "column", 1)))
 
 
-def _innermost_open(exc: UnexpectedToken) -> _Tok | None:
+def _innermost_open(exc: UnexpectedToken) -> Tok | None:
     """The innermost opening bracket or prefix still waiting when the parse failed."""
     state = getattr(exc, "state", None)
     stack = getattr(state, "value_stack", None) or []
     for value in reversed(stack):
         if type(value) is _Label:
             return value.tok
-        if type(value) is _Tok and (value.type in _OPENERS or value.type in _PREFIXES):
+        if type(value) is Tok and (value.type in _OPENERS or value.type in _PREFIXES):
             return value
     return None
 
 
-def _outermost_open(exc: UnexpectedToken) -> _Tok | None:
+def _outermost_open(exc: UnexpectedToken) -> Tok | None:
     """The outermost opening bracket still waiting when the input ended."""
     state = getattr(exc, "state", None)
     for value in getattr(state, "value_stack", None) or []:
-        if type(value) is _Tok and value.type in _OPENERS:
+        if type(value) is Tok and value.type in _OPENERS:
             return value
     return None
 
@@ -757,7 +578,7 @@ _HEAD_WORD = re.compile(r"\s*([^\s()\[\]\";'`,|]+)")
 _TOP_LEVEL_LINE = re.compile(r"^[^\s;]", re.MULTILINE)
 
 
-def _unclosed_form(opener: _Tok, text: str) -> str:
+def _unclosed_form(opener: Tok, text: str) -> str:
     """The message for input that ends inside the form ``opener`` opens: the form by its
     head word, and, when a later line starts at column 0 (a new top-level form, as people
     write them), the likely place of the missing close bracket (as Racket reports it)."""
@@ -803,7 +624,7 @@ def _unexpected_token(exc: UnexpectedToken, file: str) -> ReadError:
     return ReadError(f"unexpected {found}", where)
 
 
-def _unfinished(opener: _Tok) -> str:
+def _unfinished(opener: Tok) -> str:
     """The message for input that ends while ``opener`` still waits."""
     if opener.type == "DATUM_COMMENT":
         return "'#;' at end of input: expected a datum to comment out"
