@@ -7,20 +7,32 @@ with :mod:`importlib.resources` wherever the package is installed.
 
 from __future__ import annotations
 
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import SchemeError
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 PACKAGE = "interpreter.stdlib"
 #: Where the files are in a source checkout run without installing (``python repl.py`` with only the
 #: dependencies installed): there is no ``interpreter.stdlib`` package then.
 CHECKOUT = Path(__file__).resolve().parent.parent / "stdlib"
+#: Where an installed wheel or sdist puts the package ``interpreter.stdlib``: a folder beside this file.
+BESIDE = Path(__file__).resolve().parent / "stdlib"
 
 
 def stdlib_root() -> Traversable:
-    """The folder holding the ``.scm`` files; a clear SchemeError when the install lacks it."""
+    """The folder holding the ``.scm`` files; a clear SchemeError when the install lacks it.
+
+    A folder on disk is looked for first (installed, or a checkout), so a start needs no
+    ``importlib.resources`` (5 ms); other installs (a zip) are found through it."""
+    for folder in (BESIDE, CHECKOUT):
+        if folder.joinpath("prelude.scm").is_file():
+            return folder
+    from importlib import resources
+
     try:
         root: Traversable = resources.files(PACKAGE)
     except ModuleNotFoundError:

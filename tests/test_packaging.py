@@ -61,6 +61,7 @@ def test_prelude_quality_gate_and_test_harness_load_from_the_package() -> None:
 def without_stdlib(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stdlib_files, "PACKAGE", "interpreter.no_such_stdlib")
     monkeypatch.setattr(stdlib_files, "CHECKOUT", Path("/no/such/checkout/stdlib"))
+    monkeypatch.setattr(stdlib_files, "BESIDE", Path("/no/such/install/stdlib"))
 
 
 def test_a_checkout_run_without_installing_finds_the_stdlib_folder(monkeypatch: pytest.MonkeyPatch) -> None:

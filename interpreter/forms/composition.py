@@ -27,7 +27,6 @@ from ..nodes.composition import (
 )
 from ..nodes.core import Node
 from ..printer import write_string
-from ..tasks.loop import DIRECTOR_NAMES, EVALUATION_NAMES, LAST_EVALUATOR_OUTPUT, PREVIOUS_RESULTS, SOLUTION_NAMES
 from ..tasks.records import ContextManagement, context_for
 
 Items = list[tuple[Any, Span | None]]
@@ -164,6 +163,8 @@ def sequential(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
 # -- director-evaluator-loop -------------------------------------------------------------
 @special_form("director-evaluator-loop")
 def director_evaluator_loop(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    from ..tasks.loop import DIRECTOR_NAMES, EVALUATION_NAMES, PREVIOUS_RESULTS, SOLUTION_NAMES  # loaded on use
+
     who = "director-evaluator-loop"
     clauses: dict[str, tuple[Pair, Span | None]] = {}
     for item, span in list_items(form)[1:]:
@@ -274,6 +275,8 @@ def _script(an: Analyzer, clause: tuple[Pair, Span | None], scope: Scope, who: s
 @special_form("with-evaluation")
 def with_evaluation(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     """``(with-evaluation expr [(max-rounds n)])``: ``expr`` sees ``last-evaluator-output``."""
+    from ..tasks.loop import LAST_EVALUATOR_OUTPUT  # the task runtime loads when a program uses it
+
     who = "with-evaluation"
     items = list_items(form)
     if len(items) not in (2, 3):

@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ..datatypes import Span, Symbol
 from ..env import ContextBoundary, Env
 from ..errors import SchemeError
-from ..tasks.loop import LoopPhases, ScriptStage, run_loop
 from ..tasks.memory import fresh_context
 from ..tasks.records import ContextManagement
-from ..tasks.sequence import Step, run_sequence
 from .core import Node, Run
 
 if TYPE_CHECKING:
@@ -87,6 +85,8 @@ class Sequential(Node):
         self.interp, self.label, self.span = interp, label, span
 
     def compile(self, tail: bool) -> Run:
+        from ..tasks.sequence import Step, run_sequence  # the task runtime loads when a program uses it
+
         steps = [Step(name, node.compile(False), span) for name, node, span in self.steps]
         base_of = self.frame.compile()
         context, strict, interp, label = self.context, self.strict, self.interp, self.label
@@ -139,6 +139,8 @@ class DirectorEvaluatorLoop(Node):
         self.label, self.span = label, span
 
     def compile(self, tail: bool) -> Run:
+        from ..tasks.loop import LoopPhases, ScriptStage, run_loop  # the task runtime loads when a program uses it
+
         c, interp = self.clauses, self.interp
         script = None
         if c.script_command is not None:

@@ -12,7 +12,6 @@ from ..datatypes import MString, make_list, sym
 from ..errors import SchemeError, type_error
 from ..regular_files import refuse_special
 from ..tasks.errors import from_validation
-from ..tasks.evaluation import find_json
 from ..tasks.records import SchemeRecord, TaskResult
 from ..tasks.values import key_name, to_python, to_scheme
 from . import tasks as _tasks  # noqa: F401 - its installer (run-script) must run before this module's
@@ -56,6 +55,8 @@ def structured_answer(answer: Any) -> Any:
             return answer
         answer = answer.content
     if isinstance(answer, (str, MString)):
+        from ..tasks.evaluation import find_json  # json loads on first use
+
         try:
             return to_scheme(find_json(str(answer)))
         except ValueError:

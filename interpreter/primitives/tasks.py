@@ -14,7 +14,6 @@ from ..tasks.arguments import check_keywords, split_keywords
 from ..tasks.errors import TaskError, from_validation, make_task_error
 from ..tasks.library import TaskProcedure
 from ..tasks.records import EvaluationResult, SchemeRecord, ScriptResult, TaskResult
-from ..tasks.scripts import MAX_OUTPUT, run_script, timeout_or_default
 from ..tasks.values import key_name, to_python
 from .registry import installer, primitive
 
@@ -188,6 +187,8 @@ def install(interp: Interpreter) -> None:
 
     def run_script_(command: Any, *options: Any) -> ScriptResult:
         """``(run-script command [#:input text] [#:timeout s] [#:cwd dir] [#:env alist] [#:shell #t])``."""
+        from ..tasks.scripts import MAX_OUTPUT, run_script, timeout_or_default  # subprocess loads on first use
+
         require_scripts(interp, "run-script")
         positional, keywords = split_keywords("run-script", list(options))
         if positional:

@@ -8,7 +8,6 @@ task name anywhere else: tasks are values.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,6 +202,8 @@ class TaskLibrary:
         return found
 
     def missing(self, name: str) -> SchemeError:
+        import difflib  # only when a name is missing: start-up skips it
+
         similar = difflib.get_close_matches(name, list(self._tasks), n=5, cutoff=0.6)
         hint = f"; did you mean: {', '.join(similar)}?" if similar else ""
         listed = "" if similar else f" (tasks: {', '.join(self._tasks) or 'none'})"
@@ -246,6 +247,8 @@ class TaskLibrary:
         if name.name in library._tasks:
             proc = library._procedures.get(name.name)
             return proc if proc is not None else library.procedure(name.name)
+        import difflib  # only when a name is missing: start-up skips it
+
         similar = difflib.get_close_matches(name.name, list(library._tasks), n=3, cutoff=0.75)
         if similar:
             raise SchemeError(
