@@ -105,7 +105,8 @@ def main() -> None:
     if opts.python:  # each Python in a child process, one table with a column per Python
         from pythons import compare
 
-        compare([sys.executable, *opts.python], ["--quick"] * opts.quick + ["-k", opts.k] * bool(opts.k))
+        titles = [c.title for c in LIBRARY + R7RS if opts.k.lower() in c.title.lower()]
+        compare([sys.executable, *opts.python], ["--quick"] * opts.quick, titles)
         return
     repeat = 1 if opts.quick else 3
     tune_collector()  # as the command line does after start-up

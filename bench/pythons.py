@@ -36,9 +36,21 @@ def run_suite(python: str, extra: list[str]) -> tuple[str, dict[str, tuple[float
     return version, rows
 
 
-def compare(pythons: list[str], extra: list[str]) -> None:
-    """Print one table: a program per row, for each Python its ratio and taskscheme's seconds."""
-    results = [run_suite(python, extra) for python in pythons]
+def compare(pythons: list[str], extra: list[str], titles: list[str] | None = None) -> None:
+    """Print one table: a program per row, for each Python its ratio and taskscheme's seconds.
+
+    Given ``titles``, each program runs under every Python in turn before the next program
+    (a child per program and Python), so the columns of a row are measured minutes apart at
+    most, not a whole suite apart, on a machine whose load moves."""
+    if titles is None:
+        results = [run_suite(python, extra) for python in pythons]
+    else:
+        merged: list[tuple[str, dict[str, tuple[float, float]]]] = [("", {}) for _ in pythons]
+        for title in titles:
+            for index, python in enumerate(pythons):
+                version, rows = run_suite(python, [*extra, "-k", title])
+                merged[index] = (version, {**merged[index][1], **rows})
+        results = merged
     titles = list(dict.fromkeys(title for _, rows in results for title in rows))
     header = " | ".join(f"{version} ratio | {version} (s)" for version, _ in results)
     print(f"| program | {header} |")

@@ -1,0 +1,61 @@
+"""What a start imports: the parts a program may never use load when it first uses them
+(the code generator, the task loop and sequence runtime, llm, the XML template loader), and
+they still work when it does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LAZY = [
+    "interpreter.nodes.codegen",
+    "interpreter.tasks.loop",
+    "interpreter.tasks.sequence",
+    "interpreter.tasks.templates_xml",
+    "llm",
+]
+
+PROGRAM = """
+import json, sys
+from interpreter import Interpreter
+interp = Interpreter()
+interp.eval('(display (+ 1 2 3))')
+before = sorted(name for name in {lazy} if name in sys.modules)
+{then}
+print()
+print(json.dumps(before))
+"""
+
+
+def loaded(then: str, tmp_path: Path) -> tuple[str, list[str]]:
+    """Output and the lazy modules loaded after a default Interpreter ran a small program."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(tmp_path), "LLM_USER_PATH": str(tmp_path)}
+    code = PROGRAM.format(lazy=LAZY, then=then)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    output, names = done.stdout.rsplit("\n", 2)[-3:-1]
+    return output, json.loads(names)
+
+
+def test_a_plain_program_loads_none_of_the_lazy_parts(tmp_path: Path) -> None:
+    output, names = loaded("", tmp_path)
+    assert output == "6"
+    assert names == []
+
+
+def test_the_parts_load_when_a_program_uses_them(tmp_path: Path) -> None:
+    then = f"""
+interp.eval('''(define (square x) (* x x))
+(display (square 7))
+(display (get (sequential (step a "x") (step b "y")) 'notes 'steps 1 'step))''')
+print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), end='')
+"""
+    output, names = loaded(then, tmp_path)
+    assert names == []
+    assert output.startswith("649b")
+    assert "interpreter.nodes.codegen" in output and "interpreter.tasks.sequence" in output
