@@ -58,7 +58,8 @@ def print_import_profile(command: list[str], top: int = 10) -> None:
     total = sum(own for own, _, _ in rows)
     ours = sum(own for own, _, name in rows if name.split(".")[0] == "interpreter")
     print(f"\nImport profile of `repl.py -e` (`-X importtime`, {len(rows)} modules, {total / 1000:.1f} ms in all;")
-    print(f"the project's own modules {ours / 1000:.1f} ms, {100 * ours / max(total, 1):.0f}%): top {top} by own time\n")
+    share = 100 * ours / max(total, 1)
+    print(f"the project's own modules {ours / 1000:.1f} ms, {share:.0f}%): top {top} by own time\n")
     print("| module | own (ms) | with its imports (ms) |")
     print("|---|---:|---:|")
     for own, cumulative, name in sorted(rows, reverse=True)[:top]:
