@@ -23,10 +23,22 @@ from ..analyzer import (
     special_form,
     syntax_error,
 )
-from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, cons, make_list, spine, sym
+from ..datatypes import (
+    NIL,
+    S_QUASIQUOTE,
+    S_UNQUOTE,
+    S_UNQUOTE_SPLICING,
+    Pair,
+    Span,
+    Symbol,
+    cons,
+    make_list,
+    spine,
+    sym,
+)
 from ..errors import SchemeError
 from ..libraries import define_library, import_into_globals, library_known
-from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, strip
+from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, has_symbol, strip, substitute
 from ..nodes.binding import Let
 from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
 from ..primitives.registry import installer, primitive
@@ -53,9 +65,9 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
     if type(spec) is not Pair or an.keyword(spec.car, scope) is not S_SYNTAX_RULES:
         raise syntax_error(f"define-syntax {name.name}: expected (syntax-rules (literal ...) rule ...)", None)
     items = list_items(spec)[1:]
-    ellipsis = ELLIPSIS
+    ellipsis, chosen = ELLIPSIS, False
     if items and type(items[0][0]) is Symbol:
-        ellipsis = items[0][0]
+        ellipsis, chosen = items[0][0], True
         items = items[1:]
     if not items:
         raise syntax_error("syntax-rules: expected (syntax-rules (literal ...) rule ...)", spec.span)
@@ -66,8 +78,9 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
         literals = [None]
     if not all(type(x) is Symbol for x in literals):
         raise syntax_error("syntax-rules: literals must be a list of identifiers", lspan or spec.span)
-    if ellipsis in literals or an.resolve(ellipsis, scope) is not None:
-        # A literal (R7RS 4.3.2) or a local variable named like the ellipsis is no ellipsis here.
+    if ellipsis in literals or (not chosen and an.resolve(ellipsis, scope) is not None):
+        # A literal (R7RS 4.3.2) is no ellipsis; nor is a local variable named ``...`` when the
+        # ellipsis is the default one. An ellipsis named in the form is the ellipsis, bound or not.
         ellipsis = Symbol(f"{ellipsis.name} (not an ellipsis here)")
     rules = []
     for rule, rspan in items[1:]:
@@ -117,20 +130,52 @@ def located(make: Any, form: Pair) -> Any:
 
 @special_form("let-syntax", "letrec-syntax")
 def let_syntax(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    """``let-syntax`` where a value is wanted (or at top level): its body is a body of its own."""
+    inner = Scope({}, scope)
+    recursive, bindings, body = syntax_bindings(form)
+    home = inner if recursive else scope
+    for name, spec in bindings:
+        inner.macros[name] = located(lambda: transformer(an, spec, scope, name, home), form)
+    return Let([], [], an.body(body, inner, form.span), False, defines_of(inner, []), form.span)
+
+
+@body_syntax("let-syntax")
+@body_syntax("letrec-syntax")
+def let_syntax_in_body(an: Analyzer, form: Pair, scope: Scope) -> list[tuple[Any, Span | None]]:
+    """``let-syntax`` in a body is spliced into it, as ``begin`` is (R6RS 11.18, and what
+    R7RS's tests expect): the definitions in its body are the enclosing body's.
+
+    Its keywords stay its own: each is renamed, in its body (and, for ``letrec-syntax``,
+    in its transformers), to a fresh alias bound as a macro in the enclosing scope, a
+    name no other form can write. Quoted, an alias reads as the keyword's name again."""
+    recursive, bindings, body = syntax_bindings(form)
+    aliases = {name: Symbol(name.name) for name, _ in bindings}
+    for name, alias in aliases.items():
+        an.aliases[alias] = (name, scope)
+
+    def rename(x: Any) -> Any:
+        return substitute(x, lambda s: aliases.get(s, s)) if has_symbol(x, aliases) else x
+
+    for name, spec in bindings:
+        spec = rename(spec) if recursive else spec
+        scope.macros[aliases[name]] = located(lambda: transformer(an, spec, scope, name, scope), form)
+    return [(rename(x), span) for x, span in body]
+
+
+def syntax_bindings(form: Pair) -> tuple[bool, list[tuple[Symbol, Any]], list[tuple[Any, Span | None]]]:
+    """A ``let-syntax`` or ``letrec-syntax`` form's parts: whether it is ``letrec-syntax``,
+    its (keyword, transformer spec) bindings, and its body."""
     items = list_items(form)
     who = form.car.name
     if len(items) < 3:
         raise syntax_error(f"{who}: expected ({who} ((name (syntax-rules ...)) ...) body ...)", form.span)
-    inner = Scope({}, scope)
-    home = inner if an.unalias(form.car).name == "letrec-syntax" else scope
+    bindings = []
     for binding, bspan in elements(items[1][0]):
         parts = list(elements(binding)) if type(binding) is Pair else []
         if len(parts) != 2 or type(parts[0][0]) is not Symbol:
             raise syntax_error(f"{who}: each binding must be (name transformer)", bspan or form.span)
-        name = parts[0][0]
-        inner.macros[name] = located(lambda: transformer(an, parts[1][0], scope, name, home), form)
-    body = an.body(items[2:], inner, form.span)
-    return Let([], [], body, False, defines_of(inner, []), form.span)
+        bindings.append((parts[0][0], parts[1][0]))
+    return who.endswith("letrec-syntax"), bindings, items[2:]
 
 
 @special_form("syntax-rules")
@@ -265,7 +310,7 @@ def toplevel_definition(name: str) -> None:
         if scope is None:
             names = [n for n in DEFINING_FORMS[key](form) if n in an.aliases]
             if names:
-                form = substitute(form, {n: an.unalias(n) for n in names})
+                form = substitute(form, lambda n: an.unalias(n) if n in names else n)
         return SPECIAL_FORMS[key](an, form, scope)
 
     HYGIENE_BUILDERS[key] = build
@@ -273,20 +318,6 @@ def toplevel_definition(name: str) -> None:
 
 for _name in ("define", "define-values", "define-record-type"):
     toplevel_definition(_name)
-
-
-def substitute(x: Any, table: dict[Symbol, Symbol]) -> Any:
-    if type(x) is Symbol:
-        return table.get(x, x)
-    if type(x) is Pair:
-        cells = list(spine(x, "syntax"))
-        result = substitute(cells[-1].cdr, table)
-        for cell in reversed(cells):
-            result = cons(substitute(cell.car, table), result, cell.span)
-        return result
-    if type(x) is list:
-        return [substitute(item, table) for item in x]
-    return x
 
 
 # -- cond-expand and include -----------------------------------------------------------
@@ -332,8 +363,7 @@ class Include(Macro):
         for name, span in list_items(form)[1:]:
             if not isinstance(name, str):
                 raise syntax_error("include: expected file names as strings", span or form.span)
-            base = interp.loading[-1].parent if interp.loading else Path.cwd()
-            path = Path(name) if Path(name).is_absolute() else base / name
+            path = include_path(interp, name)
             interp.check_file_access(path, "include")
             try:
                 with open_regular(path, "include", "r") as file:
@@ -343,6 +373,27 @@ class Include(Macro):
             data = [datum for datum, _ in read_with_spans(text, str(path))]
             forms.extend(fold_symbols(d) for d in data) if self.fold else forms.extend(data)
         return cons(sym("begin"), make_list(forms), form.span)
+
+
+def include_path(interp: Interpreter, name: str) -> Path:
+    """Where ``(include name)`` reads: beside the file being loaded, else (as other Schemes do,
+    for libraries whose includes name paths from the project's root) the working directory.
+
+    A candidate is looked at only if ``allow_files`` grants it, so a refusal never tells
+    whether a file exists; when none is there, the first candidate is the one reported."""
+    if Path(name).is_absolute():
+        return Path(name)
+    candidates = [Path.cwd() / name]
+    if interp.loading:
+        candidates.insert(0, interp.loading[-1].parent / name)
+    for path in candidates:
+        try:
+            interp.check_file_access(path, "include")
+        except SchemeError:
+            continue
+        if path.exists():
+            return path
+    return candidates[0]
 
 
 def fold_symbols(x: Any) -> Any:
