@@ -27,9 +27,8 @@ SPECIAL_FORMS: dict[Symbol, Builder] = {}
 DEFINING_FORMS: dict[Symbol, Callable[[Pair], list[Symbol]]] = {}
 
 #: Body-level syntax definitions (``define-syntax`` …) run while a body is scanned, so later
-#: forms of the body see them; they leave nothing in the body, or the forms they return
-#: (``let-syntax`` splices its body, as ``begin`` does).
-BODY_SYNTAX: dict[Symbol, Callable[[Analyzer, Pair, Scope], list[tuple[Any, Span | None]] | None]] = {}
+#: forms of the body see them; they leave nothing in the body.
+BODY_SYNTAX: dict[Symbol, Callable[[Analyzer, Pair, Scope], None]] = {}
 
 #: Builders used instead of the registered ones when macros have renamed identifiers
 #: (``quote`` strips renamings from its datum, ``set!`` assigns the binding an alias denotes …).
@@ -81,10 +80,10 @@ class Macro:
         raise NotImplementedError
 
 
-def body_syntax(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def body_syntax(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register a body-level syntax definition (see :data:`BODY_SYNTAX`)."""
 
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def register(fn: Callable[..., None]) -> Callable[..., None]:
         BODY_SYNTAX[sym(name)] = fn
         return fn
 
@@ -356,9 +355,7 @@ class Analyzer:
                     queue.extend(reversed(list(elements(form))[1:]))
                     continue
                 if kw in BODY_SYNTAX:
-                    spliced = BODY_SYNTAX[kw](self, form, scope)
-                    if spliced:  # forms the body syntax puts in its place (let-syntax's)
-                        queue.extend(reversed(spliced))
+                    BODY_SYNTAX[kw](self, form, scope)
                     continue
                 names_of = DEFINING_FORMS.get(kw)
                 if names_of is not None:

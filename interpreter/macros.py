@@ -6,8 +6,10 @@ seen where the macro was defined". An alias bound by the expansion (``tmp`` in
 ``swap!``) is a variable of its own and cannot capture the user's ``tmp``; a free alias
 (``if``, ``list``) means what it meant at the definition, whatever the use site binds.
 
-A few auxiliary keywords (``else``, ``=>``, ``...``, ``_``, ``unquote``) are not renamed, so
-the core forms that compare them by identity keep recognising them.
+A few auxiliary keywords (``else``, ``=>``, ``_``, ``unquote``) are not renamed, so the core
+forms that compare them by identity keep recognising them. ``...`` is renamed: a macro that
+writes a ``syntax-rules`` with an ellipsis of its own must not mistake the user's ``...``
+for it; the default ellipsis is any alias of ``...`` (``forms.syntax.means_ellipsis``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .equality import is_equal
 
 ELLIPSIS = sym("...")
 UNDERSCORE = sym("_")
-NOT_RENAMED = frozenset(sym(n) for n in ("else", "=>", "...", "_", "unquote", "unquote-splicing"))
+NOT_RENAMED = frozenset(sym(n) for n in ("else", "=>", "_", "unquote", "unquote-splicing"))
 
 
 class Multi:

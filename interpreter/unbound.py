@@ -198,8 +198,8 @@ class Walk:
         for form in forms:
             if is_form(form, "define", "define-values", "define-record-type"):
                 inner.update(defined_names(form))
-            elif is_form(form, "define-syntax", "let-syntax", "letrec-syntax"):
-                return  # a local macro may change what any later form means (let-syntax's body is spliced)
+            elif is_form(form, "define-syntax"):
+                return  # a local macro may change what any later form means
         frozen = frozenset(inner)
         for form in forms:
             if is_form(form, "define"):

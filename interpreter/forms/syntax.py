@@ -23,19 +23,7 @@ from ..analyzer import (
     special_form,
     syntax_error,
 )
-from ..datatypes import (
-    NIL,
-    S_QUASIQUOTE,
-    S_UNQUOTE,
-    S_UNQUOTE_SPLICING,
-    Pair,
-    Span,
-    Symbol,
-    cons,
-    make_list,
-    spine,
-    sym,
-)
+from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, cons, make_list, spine, sym
 from ..errors import SchemeError
 from ..libraries import define_library, import_into_globals, library_known
 from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, has_symbol, strip, substitute
@@ -71,6 +59,8 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
         items = items[1:]
     if not items:
         raise syntax_error("syntax-rules: expected (syntax-rules (literal ...) rule ...)", spec.span)
+    if not chosen:
+        items = [(means_ellipsis(an, x), span) for x, span in items]
     literals_spec, lspan = items[0]
     try:
         literals = list(literals_spec) if literals_spec is not NIL else []
@@ -89,6 +79,26 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
             raise syntax_error("syntax-rules: each rule must be ((_ pattern ...) template)", rspan or spec.span)
         rules.append((parts[0][0], parts[1][0]))
     return SyntaxRules(an.unalias(name).name, literals, ellipsis, rules, home)
+
+
+class EllipsisAliases:
+    """The aliases a template's ``...`` became (macros rename it like any identifier it
+    introduces): ``alias in EllipsisAliases(an)``."""
+
+    def __init__(self, an: Analyzer) -> None:
+        self.an = an
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.an.aliases and self.an.unalias(name) is ELLIPSIS  # type: ignore[arg-type]
+
+
+def means_ellipsis(an: Analyzer, x: Any) -> Any:
+    """``x`` (a part of a ``syntax-rules`` form with the default ellipsis) with every alias of
+    ``...`` written ``...``: the default ellipsis is any identifier that means ``...``, as the
+    ``...`` of a macro that writes a macro is. (An ellipsis named in the form, ``...`` from a
+    template included, is that identifier alone: Al Petrofsky's test in larceny's suite.)"""
+    aliases = EllipsisAliases(an)
+    return substitute(x, lambda s: ELLIPSIS if s in aliases else s) if has_symbol(x, aliases) else x
 
 
 def syntax_definition(form: Pair) -> tuple[Symbol, Any]:
@@ -130,52 +140,23 @@ def located(make: Any, form: Pair) -> Any:
 
 @special_form("let-syntax", "letrec-syntax")
 def let_syntax(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
-    """``let-syntax`` where a value is wanted (or at top level): its body is a body of its own."""
-    inner = Scope({}, scope)
-    recursive, bindings, body = syntax_bindings(form)
-    home = inner if recursive else scope
-    for name, spec in bindings:
-        inner.macros[name] = located(lambda: transformer(an, spec, scope, name, home), form)
-    return Let([], [], an.body(body, inner, form.span), False, defines_of(inner, []), form.span)
-
-
-@body_syntax("let-syntax")
-@body_syntax("letrec-syntax")
-def let_syntax_in_body(an: Analyzer, form: Pair, scope: Scope) -> list[tuple[Any, Span | None]]:
-    """``let-syntax`` in a body is spliced into it, as ``begin`` is (R6RS 11.18, and what
-    R7RS's tests expect): the definitions in its body are the enclosing body's.
-
-    Its keywords stay its own: each is renamed, in its body (and, for ``letrec-syntax``,
-    in its transformers), to a fresh alias bound as a macro in the enclosing scope, a
-    name no other form can write. Quoted, an alias reads as the keyword's name again."""
-    recursive, bindings, body = syntax_bindings(form)
-    aliases = {name: Symbol(name.name) for name, _ in bindings}
-    for name, alias in aliases.items():
-        an.aliases[alias] = (name, scope)
-
-    def rename(x: Any) -> Any:
-        return substitute(x, lambda s: aliases.get(s, s)) if has_symbol(x, aliases) else x
-
-    for name, spec in bindings:
-        spec = rename(spec) if recursive else spec
-        scope.macros[aliases[name]] = located(lambda: transformer(an, spec, scope, name, scope), form)
-    return [(rename(x), span) for x, span in body]
-
-
-def syntax_bindings(form: Pair) -> tuple[bool, list[tuple[Symbol, Any]], list[tuple[Any, Span | None]]]:
-    """A ``let-syntax`` or ``letrec-syntax`` form's parts: whether it is ``letrec-syntax``,
-    its (keyword, transformer spec) bindings, and its body."""
+    """``let-syntax``/``letrec-syntax``: a block contour, as ``let`` is (R7RS 4.3.1 and its
+    erratum 13): definitions in its body are its own, not spliced into the enclosing body
+    (R6RS splices; chibi's R7RS tests check that R7RS does not)."""
     items = list_items(form)
     who = form.car.name
     if len(items) < 3:
         raise syntax_error(f"{who}: expected ({who} ((name (syntax-rules ...)) ...) body ...)", form.span)
-    bindings = []
+    inner = Scope({}, scope)
+    home = inner if an.unalias(form.car).name == "letrec-syntax" else scope
     for binding, bspan in elements(items[1][0]):
         parts = list(elements(binding)) if type(binding) is Pair else []
         if len(parts) != 2 or type(parts[0][0]) is not Symbol:
             raise syntax_error(f"{who}: each binding must be (name transformer)", bspan or form.span)
-        bindings.append((parts[0][0], parts[1][0]))
-    return who.endswith("letrec-syntax"), bindings, items[2:]
+        name = parts[0][0]
+        inner.macros[name] = located(lambda: transformer(an, parts[1][0], scope, name, home), form)
+    body = an.body(items[2:], inner, form.span)
+    return Let([], [], body, False, defines_of(inner, []), form.span)
 
 
 @special_form("syntax-rules")
