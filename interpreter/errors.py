@@ -100,6 +100,9 @@ class SchemeError(Exception):
         #: What a loop or pipeline had done when a limit ended it (its LoopResult / TaskResult).
         self.partial: Any = None
         self.frames: list[Frame] = []
+        #: Set by ``raise-continuable`` (nodes/control.py): ``(level, choice)``, the handler-stack
+        #: level below which the exception is still to be handled, and the guard clause chosen.
+        self.dispatched: tuple[int, Any] | None = None
 
     # -- backtrace -----------------------------------------------------------------
     def wants_frames(self) -> bool:

@@ -6,12 +6,15 @@ seen where the macro was defined". An alias bound by the expansion (``tmp`` in
 ``swap!``) is a variable of its own and cannot capture the user's ``tmp``; a free alias
 (``if``, ``list``) means what it meant at the definition, whatever the use site binds.
 
-A few auxiliary keywords (``else``, ``=>``, ``...``, ``_``, ``unquote``) are not renamed, so
-the core forms that compare them by identity keep recognising them.
+A few auxiliary keywords (``else``, ``=>``, ``_``, ``unquote``) are not renamed, so the core
+forms that compare them by identity keep recognising them. ``...`` is renamed: a macro that
+writes a ``syntax-rules`` with an ellipsis of its own must not mistake the user's ``...``
+for it; the default ellipsis is any alias of ``...`` (``forms.syntax.means_ellipsis``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container
 from typing import Any
 
 from .analyzer import GLOBAL, MACRO, Analyzer, Macro, Scope, syntax_error
@@ -20,7 +23,7 @@ from .equality import is_equal
 
 ELLIPSIS = sym("...")
 UNDERSCORE = sym("_")
-NOT_RENAMED = frozenset(sym(n) for n in ("else", "=>", "...", "_", "unquote", "unquote-splicing"))
+NOT_RENAMED = frozenset(sym(n) for n in ("else", "=>", "_", "unquote", "unquote-splicing"))
 
 
 class Multi:
@@ -279,18 +282,19 @@ def strip(x: Any, an: Analyzer) -> Any:
 
     Data without aliases (the usual case) comes back as it is; otherwise it is copied
     with a memo, so shared and circular structure stays shared and circular."""
-    if not has_alias(x, an):
+    aliases = an.aliases
+    if not has_symbol(x, aliases):
         return x
-    return _copy_unaliased(x, an, {})
+    return substitute(x, lambda name: an.unalias(name) if name in aliases else name)
 
 
-def has_alias(x: Any, an: Analyzer) -> bool:
-    """Whether any symbol in ``x`` is a macro alias (iterative; safe on cycles)."""
+def has_symbol(x: Any, names: Container[Symbol]) -> bool:
+    """Whether any symbol in ``x`` is one of ``names`` (iterative; safe on cycles)."""
     stack, seen = [x], set()
     while stack:
         item = stack.pop()
         if type(item) is Symbol:
-            if item in an.aliases:
+            if item in names:
                 return True
         elif type(item) is Pair or type(item) is list:
             if id(item) in seen:
@@ -300,15 +304,19 @@ def has_alias(x: Any, an: Analyzer) -> bool:
     return False
 
 
-def _copy_unaliased(x: Any, an: Analyzer, memo: dict[int, Any]) -> Any:
+def substitute(x: Any, swap: Callable[[Symbol], Symbol], memo: dict[int, Any] | None = None) -> Any:
+    """A copy of ``x`` with each symbol ``s`` replaced by ``swap(s)``; spans kept, shared
+    and circular structure kept shared and circular."""
+    if memo is None:
+        memo = {}
     if type(x) is Symbol:
-        return an.unalias(x) if x in an.aliases else x
+        return swap(x)
     if id(x) in memo:
         return memo[id(x)]
     if type(x) is list:
         vector: list[Any] = []
         memo[id(x)] = vector
-        vector.extend(_copy_unaliased(item, an, memo) for item in x)
+        vector.extend(substitute(item, swap, memo) for item in x)
         return vector
     if type(x) is not Pair:
         return x
@@ -316,10 +324,10 @@ def _copy_unaliased(x: Any, an: Analyzer, memo: dict[int, Any]) -> Any:
     memo[id(x)] = head
     p = x
     while True:  # along the spine iteratively; cars recursively
-        cell.car = _copy_unaliased(p.car, an, memo)
+        cell.car = substitute(p.car, swap, memo)
         rest = p.cdr
         if type(rest) is not Pair or id(rest) in memo:
-            cell.cdr = _copy_unaliased(rest, an, memo)
+            cell.cdr = substitute(rest, swap, memo)
             return head
         new = cons(None, NIL, rest.span)
         memo[id(rest)] = new

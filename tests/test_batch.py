@@ -105,6 +105,7 @@ def test_skip_leaves_out_indices_already_done():
 
 
 # -- processes and a Dask cluster ---------------------------------------------------------------
+@pytest.mark.slow
 def test_batch_in_worker_processes():
     interp = Interpreter()
     interp.eval(PROGRAM)
@@ -115,6 +116,7 @@ def test_batch_in_worker_processes():
     assert [r["usage"]["calls"] for r in records] == [1, 1, 1]
 
 
+@pytest.mark.slow
 def test_batch_on_a_dask_local_cluster_of_two_workers():
     pytest.importorskip("distributed")
     interp = Interpreter()
@@ -125,6 +127,7 @@ def test_batch_on_a_dask_local_cluster_of_two_workers():
 
 
 # -- the command line ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_batch_writes_records_and_a_summary(tmp_path: Path):
     (tmp_path / "prog.scm").write_text(PROGRAM, encoding="utf-8")
     write_lines(tmp_path / "in.jsonl", [{"x": i} for i in range(4)])
@@ -149,6 +152,7 @@ def test_cli_batch_writes_records_and_a_summary(tmp_path: Path):
     assert len(read_records(tmp_path / "out.jsonl")) == 4  # nothing run twice
 
 
+@pytest.mark.slow
 def test_cli_batch_resumes_after_being_killed_half_way(tmp_path: Path):
     (tmp_path / "prog.scm").write_text(PROGRAM, encoding="utf-8")
     write_lines(tmp_path / "in.jsonl", [{"word": f"w{i}"} for i in range(10)])
@@ -174,6 +178,7 @@ def test_cli_batch_resumes_after_being_killed_half_way(tmp_path: Path):
     assert f"{len(first)} already done" in done.stderr
 
 
+@pytest.mark.slow
 def test_cli_batch_reports_bad_arguments(tmp_path: Path):
     (tmp_path / "prog.scm").write_text(PROGRAM, encoding="utf-8")
     (tmp_path / "in.jsonl").write_text("{not json\n", encoding="utf-8")

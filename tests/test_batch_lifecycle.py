@@ -62,6 +62,7 @@ def whole_records(tmp_path: Path) -> list[dict]:
     return [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_worker_processes_end_with_the_batch(tmp_path: Path, sig: signal.Signals) -> None:
     proc = start_batch(tmp_path, "--processes")

@@ -63,6 +63,7 @@ def test_program_options_after_the_file_belong_to_the_program(tmp_path: Path) ->
     assert (done.returncode, done.stdout) == (0, '("-e" "--usage" "x")')
 
 
+@pytest.mark.slow
 def test_exit_sets_the_status(tmp_path: Path) -> None:
     path = tmp_path / "exit.scm"
     path.write_text('(display "before")\n(exit 7)\n(display "after")\n')
@@ -133,6 +134,7 @@ def test_no_stdlib_still_has_builtins() -> None:
     assert (done.returncode, done.stdout) == (0, "3\n")
 
 
+@pytest.mark.slow
 def test_version_and_help() -> None:
     from interpreter import __version__
 
@@ -157,12 +159,14 @@ def test_running_a_program_does_not_import_prompt_toolkit() -> None:
     assert done.stdout == "3\nFalse False 0\n"
 
 
+@pytest.mark.slow
 def test_usage_is_printed_on_stderr_at_the_end() -> None:
     done = run("--usage", "-e", "(+ 1 2)")
     assert (done.returncode, done.stdout) == (0, "3\n")
     assert done.stderr.startswith("usage: 0 calls")
 
 
+@pytest.mark.slow
 def test_model_record_and_replay_flags(tmp_path: Path) -> None:
     pytest.importorskip("llm_echo")
     prog = tmp_path / "shout.scm"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from interpreter import Interpreter
-from interpreter.collector import DUE_FROM, DUE_SHARE, settle
+from interpreter.collector import DUE_FROM, DUE_SHARE, STARTUP_FROZEN, settle
 
 
 class Cycle:
@@ -63,7 +63,7 @@ def test_a_run_freezes_the_older_heap_and_unfreezes_it_after() -> None:
     frozen: list[int] = []
     interp.define("frozen-now", lambda: frozen.append(gc.get_freeze_count()) or True)
     keep = [Cycle() for _ in range(50_000)]  # older than the run
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() <= STARTUP_FROZEN  # what CPython froze itself (3.12: 375 objects)
     interp.eval("(frozen-now)")
     assert frozen[0] >= len(keep)  # collections in the run skip them
     assert gc.get_freeze_count() == 0  # and they are ordinary objects again after it

@@ -213,6 +213,7 @@ def run_five_ways(expr: str, a: str, b: str) -> list[str]:
     return results
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(expressions, arguments, arguments)
 def test_every_way_of_running_an_expression_agrees(expr: str, a: str, b: str) -> None:
@@ -236,6 +237,7 @@ def test_the_rebound_operator_does_take_the_slow_path() -> None:
     assert interp.eval("calls") == 1
 
 
+@pytest.mark.slow
 def test_call_with_values_of_literal_lambdas_agrees_every_way() -> None:
     """The inline ``call-with-values`` (register mode), its slow path (the global rebound)
     and max_steps agree with the closure compiler: matched counts, the wrong count (the
@@ -261,6 +263,7 @@ def test_call_with_values_rebound_takes_the_slow_path() -> None:
     assert interp.eval("(f 2)") == interp.eval("'rebound")
 
 
+@pytest.mark.slow
 def test_cons_loops_agree_every_way() -> None:
     """Tail recursion modulo cons (nodes/trmc.py), its slow path (``cons`` rebound) and
     max_steps agree with the closure compiler, on lists, errors in an element or in the
@@ -277,6 +280,7 @@ def test_cons_loops_agree_every_way() -> None:
             assert len(set(results)) == 1, (expr, a, b, results)
 
 
+@pytest.mark.slow
 def test_inline_eq_and_eqv_agree_on_every_kind_of_value() -> None:
     """Compiled ``eq?``/``eqv?`` test identity first and call ``is_eqv`` only for the types
     it compares by value: numbers of each kind, characters, empty strings, symbols, pairs."""

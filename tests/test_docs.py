@@ -140,6 +140,7 @@ def tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.block.where for p in PROGRAMS])
 def test_program_prints_what_the_docs_say(program: Program, tmp_path: Path) -> None:
     if program.problems:

@@ -111,6 +111,7 @@ def assert_agrees(expr: str, arguments: list[tuple[str, str]]) -> None:
         assert results == {unnamed(reference(expr, a, b))}, (expr, a, b, results)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("expr", NESTS)
 def test_a_fused_nest_agrees_with_every_other_way_of_running_it(expr: str) -> None:
     assert_agrees(expr, ARGUMENTS)

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 
 from interpreter import Interpreter, SchemeError, SchemeExit
 
+pytestmark = pytest.mark.slow  # thousands of programs: CI runs them on one Python
+
 TIMEOUT = 1.0
 #: Seconds past the timeout an example may take (slow CI machines, one long primitive).
 SLACK = 4.0

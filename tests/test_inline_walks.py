@@ -44,6 +44,7 @@ ARGUMENTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("expr", WALKS)
 def test_an_inline_walk_agrees_with_the_ordinary_call(expr: str) -> None:
     for a, b in ARGUMENTS:

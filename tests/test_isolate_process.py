@@ -211,6 +211,7 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_isolate_runs_files_expressions_and_stdin(tmp_path: Path) -> None:
     program = tmp_path / "prog.scm"
     program.write_text('(display (command-line)) (newline) (display (read-line)) (newline)\n(car 5)\n')
@@ -225,6 +226,7 @@ def test_cli_isolate_runs_files_expressions_and_stdin(tmp_path: Path) -> None:
     assert repl.returncode == 2 and "not the REPL" in repl.stderr
 
 
+@pytest.mark.slow
 def test_cli_max_digits() -> None:
     done = run_cli("--max-digits", "10", "-e", "(expt 10 20)")
     assert done.returncode == 1 and "max_digits = 10" in done.stderr

@@ -153,6 +153,7 @@ def test_limits_can_be_caught_by_the_program_but_are_still_limits() -> None:
 
 
 # -- memory bombs ----------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source",
     [
@@ -225,6 +226,7 @@ def test_a_tiny_timeout_limits_the_program_not_the_interpreters_own_set_up() -> 
     assert info.value.details["resource"] == "time"
 
 
+@pytest.mark.slow
 def test_the_largest_vector_converts_and_a_refusal_counts_the_elements_made() -> None:
     interp = Interpreter()
     assert len(interp.eval(f"(make-vector {MAX_ELEMENTS} 0)")) == MAX_ELEMENTS

@@ -133,6 +133,7 @@ def test_a_memory_file_persists_across_interpreters(tmp_path: Path) -> None:
     assert sources(second.eval('(recall "launch code")')) == ["ops"]
 
 
+@pytest.mark.slow
 def test_the_cli_memory_option(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     env = {**os.environ, "TASKSCHEME_HISTORY": "", "NO_COLOR": "1", "LLM_USER_PATH": str(tmp_path)}

@@ -38,6 +38,7 @@ GROWING = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(GROWING))
 def test_a_growing_program_ends_with_a_memory_error_and_the_interpreter_stays_usable(name: str) -> None:
     interp = Interpreter(max_memory=BUDGET, timeout=60)
@@ -86,6 +87,7 @@ def test_max_memory_must_be_positive() -> None:
         Interpreter(max_memory=0)
 
 
+@pytest.mark.slow
 def test_cli_max_memory() -> None:
     program = "(let loop ((acc '())) (loop (cons (make-vector 1000000 0) acc)))"
     done = subprocess.run(
@@ -128,6 +130,7 @@ def test_the_budget_belongs_to_the_whole_run_under_parallel_map() -> None:
     assert interp.eval("(grow 0 #f)") == 3
 
 
+@pytest.mark.slow
 def test_memory_an_earlier_run_freed_is_charged_when_a_run_reuses_it() -> None:
     """An earlier run leaves half of 3M pairs alive, interleaved with the freed half:
     that memory stays resident, so a later run could fill it without the resident
@@ -147,6 +150,7 @@ def test_memory_an_earlier_run_freed_is_charged_when_a_run_reuses_it() -> None:
     assert host.eval("(length kept)") == 1500000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["list", "hash table", "string port"])
 def test_the_run_samples_itself_when_the_sampler_thread_is_starved(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a loaded machine the sampler thread may not run for a long while: the run's

@@ -390,6 +390,26 @@ def test_an_answer_that_does_not_match_the_schema_is_a_task_failure() -> None:
     assert "age: 'old' is not of type 'integer'" in info.value.record.message
 
 
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ('{"n": ' + "7" * 4301 + "}", "it holds an integer of more than 4,300 digits"),
+        ('{"n": ' + "7" * 50_000 + "}", "it holds an integer of more than 4,300 digits"),
+        ("[" * 100_000 + "]" * 100_000, "it is nested too deeply"),
+    ],
+)
+def test_an_answer_python_cannot_read_is_the_ordinary_schema_mismatch(answer: str, reason: str) -> None:
+    """Not a raw value-error (4,301 digits and more): a TASK_FAILURE schema_mismatch with the reason."""
+    interp = Interpreter()
+    interp.models.register("m", lambda p, s: answer)
+    interp.eval('(define-task (t) (model "m") (schema ((type . "object"))) (prompt "x"))')
+    with pytest.raises(TaskError) as info:
+        interp.eval("(t)")
+    assert info.value.record.reason == "schema_mismatch"
+    assert f"model m: the answer cannot be read as JSON ({reason}): " in info.value.record.message
+    assert len(info.value.record.message) < 400
+
+
 def test_an_answer_that_is_not_json_is_a_task_failure_and_is_not_cached(tmp_path: Path) -> None:
     interp = Interpreter(cache=tmp_path / "c.sqlite")
     answers = iter(["not json", '```json\n{"ok": true}\n```'])

@@ -282,6 +282,7 @@ def test_deep_cdr_and_car_mix() -> None:
     assert write_string(x).count("(") == 50_000
 
 
+@pytest.mark.slow
 def test_million_element_list() -> None:
     x: Any = NIL
     for i in range(1_000_000):
@@ -350,6 +351,7 @@ def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 _data = st.recursive(_atoms, _extend, max_leaves=25)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(_data)
 def test_write_then_read_round_trip(value: Any) -> None:

@@ -108,6 +108,7 @@ def test_models_the_host_registers_or_names_need_no_capability() -> None:
     assert "hi" in Interpreter(model="echo").eval('(define-task (hello) (prompt "hi")) (get (hello) (quote content))')
 
 
+@pytest.mark.slow
 def test_the_command_line_allows_every_model() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "repl.py"), "-e", PROGRAM.replace("(get ", "(display (get ") + ")"],

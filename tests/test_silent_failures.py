@@ -98,6 +98,7 @@ def test_loaded_files_report_their_dropped_failures_too(tmp_path: Path, capsys: 
     assert err.startswith("warning: lib.scm:2:1: dropped a FAILED TaskResult: type-error in step analyze")
 
 
+@pytest.mark.slow
 def test_the_warning_reaches_a_real_terminal_session_as_a_process(tmp_path: Path) -> None:
     """The installed command, as a process: stdout and stderr stay in order, the exit status is 0 / 1."""
     (tmp_path / "prog.scm").write_text(FAILING_LOOP, encoding="utf-8")

@@ -48,6 +48,7 @@ ARGUMENTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("expr", SHAPES)
 def test_a_specialized_branch_agrees_with_every_other_way(expr: str) -> None:
     assert_agrees(expr, ARGUMENTS)

@@ -57,15 +57,47 @@ def test_define_model_needs_a_procedure():
         Interpreter().eval("(define-model 1 2)")
 
 
-def test_model_returning_non_text_is_invalid_output():
+def test_model_returning_non_text_is_a_task_failure_naming_the_type():
     interp = Interpreter()
     interp.eval('(define-model "num" (lambda (p s) 42))')
     interp.eval('(define-task (t) (model "num") (prompt "x"))')
     with pytest.raises(TaskError) as info:
         interp.eval("(t)")
-    assert info.value.error_type == "INVALID_OUTPUT"
-    assert info.value.message == "INVALID_OUTPUT: model num returned 42, expected a string"
-    assert info.value.record.violations == ["model output must be a string, got 42"]
+    assert info.value.error_type == "TASK_FAILURE"
+    assert info.value.record.reason == "not_text"
+    assert info.value.message == "TASK_FAILURE: model num returned an int, expected text: 42"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"not": "text"}, "model m returned a dict, expected text: {'not': 'text'}"),
+        ({"a", "b"}, "model m returned a set, expected text: "),
+        (b"bytes", "model m returned a bytes, expected text: b'bytes'"),
+        (7, "model m returned an int, expected text: 7"),
+        (None, "model m returned a NoneType, expected text: None"),
+        (iter(["ok", 3]), "model m returned a piece of its answer that is an int, expected text: 3"),
+    ],
+)
+def test_a_python_model_answer_that_is_no_text_is_a_task_failure(answer, message):
+    """A dict is not streamed as its keys (it was: content 'not', COMPLETE), nor is any other
+    answer that is not text or an iterable of text pieces."""
+    interp = Interpreter()
+    interp.models.register("m", lambda prompt, system: answer)
+    interp.eval('(define-task (t) (model "m") (prompt "x"))')
+    with pytest.raises(TaskError) as info:
+        interp.eval("(t)")
+    assert info.value.record.reason == "not_text"
+    assert info.value.record.message.startswith(message)
+
+
+def test_a_python_model_still_streams_text_pieces():
+    interp = Interpreter()
+    interp.models.register("m", lambda prompt, system: (piece for piece in ["str", "eam"]))
+    interp.models.register("l", lambda prompt, system: ["li", "st"])
+    interp.eval('(define-task (t) (model "m") (prompt "x")) (define-task (u) (model "l") (prompt "x"))')
+    assert interp.eval("(get (t) 'content)") == "stream"
+    assert interp.eval("(get (u) 'content)") == "list"
 
 
 def test_python_models():

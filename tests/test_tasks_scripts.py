@@ -18,6 +18,7 @@ def ev():
     return lambda source: interp.eval_scheme(source, filename="t.scm")
 
 
+@pytest.mark.slow
 def test_scripts_need_the_capability():
     interp = Interpreter()
     with pytest.raises(SchemeError) as info:

@@ -123,6 +123,7 @@ def interp() -> Interpreter:
     return interp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("call", CALLS)
 def test_a_long_primitive_call_stops_at_the_time_limit(interp: Interpreter, call: str) -> None:
     with pytest.raises(SchemeError) as info:

@@ -327,6 +327,7 @@ def test_the_progress_switch_forces_the_display(monkeypatch: pytest.MonkeyPatch)
     assert not TerminalProgress(FakeTerminal()).enabled()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 @pytest.mark.parametrize("flags", [[], ["--no-stream"]])
 def test_the_cli_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path, flags: list[str]) -> None:
@@ -387,6 +388,7 @@ def test_otel_flag_exports_over_otlp_http(tmp_path: Path) -> None:
     assert b"chat m" in body and b"gen_ai.request.model" in body and b"task t" in body
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_the_repl_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path) -> None:
     pexpect = pytest.importorskip("pexpect")

@@ -98,6 +98,7 @@ def scheme_list(value: object) -> object:
     return [str(x) if type(x).__name__ == "Symbol" else x for x in value] if isinstance(value, list) else value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", SHAPES)
 def test_every_shape_runs_as_a_loop(shape: str) -> None:
     definition, call, expected = SHAPES[shape]

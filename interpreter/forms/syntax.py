@@ -26,7 +26,7 @@ from ..analyzer import (
 from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, cons, make_list, spine, sym
 from ..errors import SchemeError
 from ..libraries import define_library, import_into_globals, library_known
-from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, strip
+from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, has_symbol, strip, substitute
 from ..nodes.binding import Let
 from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
 from ..primitives.registry import installer, primitive
@@ -53,12 +53,14 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
     if type(spec) is not Pair or an.keyword(spec.car, scope) is not S_SYNTAX_RULES:
         raise syntax_error(f"define-syntax {name.name}: expected (syntax-rules (literal ...) rule ...)", None)
     items = list_items(spec)[1:]
-    ellipsis = ELLIPSIS
+    ellipsis, chosen = ELLIPSIS, False
     if items and type(items[0][0]) is Symbol:
-        ellipsis = items[0][0]
+        ellipsis, chosen = items[0][0], True
         items = items[1:]
     if not items:
         raise syntax_error("syntax-rules: expected (syntax-rules (literal ...) rule ...)", spec.span)
+    if not chosen:
+        items = [(means_ellipsis(an, x), span) for x, span in items]
     literals_spec, lspan = items[0]
     try:
         literals = list(literals_spec) if literals_spec is not NIL else []
@@ -66,8 +68,9 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
         literals = [None]
     if not all(type(x) is Symbol for x in literals):
         raise syntax_error("syntax-rules: literals must be a list of identifiers", lspan or spec.span)
-    if ellipsis in literals or an.resolve(ellipsis, scope) is not None:
-        # A literal (R7RS 4.3.2) or a local variable named like the ellipsis is no ellipsis here.
+    if ellipsis in literals or (not chosen and an.resolve(ellipsis, scope) is not None):
+        # A literal (R7RS 4.3.2) is no ellipsis; nor is a local variable named ``...`` when the
+        # ellipsis is the default one. An ellipsis named in the form is the ellipsis, bound or not.
         ellipsis = Symbol(f"{ellipsis.name} (not an ellipsis here)")
     rules = []
     for rule, rspan in items[1:]:
@@ -76,6 +79,26 @@ def transformer(an: Analyzer, spec: Any, scope: Scope | None, name: Symbol, home
             raise syntax_error("syntax-rules: each rule must be ((_ pattern ...) template)", rspan or spec.span)
         rules.append((parts[0][0], parts[1][0]))
     return SyntaxRules(an.unalias(name).name, literals, ellipsis, rules, home)
+
+
+class EllipsisAliases:
+    """The aliases a template's ``...`` became (macros rename it like any identifier it
+    introduces): ``alias in EllipsisAliases(an)``."""
+
+    def __init__(self, an: Analyzer) -> None:
+        self.an = an
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.an.aliases and self.an.unalias(name) is ELLIPSIS  # type: ignore[arg-type]
+
+
+def means_ellipsis(an: Analyzer, x: Any) -> Any:
+    """``x`` (a part of a ``syntax-rules`` form with the default ellipsis) with every alias of
+    ``...`` written ``...``: the default ellipsis is any identifier that means ``...``, as the
+    ``...`` of a macro that writes a macro is. (An ellipsis named in the form, ``...`` from a
+    template included, is that identifier alone: Al Petrofsky's test in larceny's suite.)"""
+    aliases = EllipsisAliases(an)
+    return substitute(x, lambda s: ELLIPSIS if s in aliases else s) if has_symbol(x, aliases) else x
 
 
 def syntax_definition(form: Pair) -> tuple[Symbol, Any]:
@@ -117,6 +140,9 @@ def located(make: Any, form: Pair) -> Any:
 
 @special_form("let-syntax", "letrec-syntax")
 def let_syntax(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
+    """``let-syntax``/``letrec-syntax``: a block contour, as ``let`` is (R7RS 4.3.1 and its
+    erratum 13): definitions in its body are its own, not spliced into the enclosing body
+    (R6RS splices; chibi's R7RS tests check that R7RS does not)."""
     items = list_items(form)
     who = form.car.name
     if len(items) < 3:
@@ -265,7 +291,7 @@ def toplevel_definition(name: str) -> None:
         if scope is None:
             names = [n for n in DEFINING_FORMS[key](form) if n in an.aliases]
             if names:
-                form = substitute(form, {n: an.unalias(n) for n in names})
+                form = substitute(form, lambda n: an.unalias(n) if n in names else n)
         return SPECIAL_FORMS[key](an, form, scope)
 
     HYGIENE_BUILDERS[key] = build
@@ -273,20 +299,6 @@ def toplevel_definition(name: str) -> None:
 
 for _name in ("define", "define-values", "define-record-type"):
     toplevel_definition(_name)
-
-
-def substitute(x: Any, table: dict[Symbol, Symbol]) -> Any:
-    if type(x) is Symbol:
-        return table.get(x, x)
-    if type(x) is Pair:
-        cells = list(spine(x, "syntax"))
-        result = substitute(cells[-1].cdr, table)
-        for cell in reversed(cells):
-            result = cons(substitute(cell.car, table), result, cell.span)
-        return result
-    if type(x) is list:
-        return [substitute(item, table) for item in x]
-    return x
 
 
 # -- cond-expand and include -----------------------------------------------------------
@@ -332,8 +344,7 @@ class Include(Macro):
         for name, span in list_items(form)[1:]:
             if not isinstance(name, str):
                 raise syntax_error("include: expected file names as strings", span or form.span)
-            base = interp.loading[-1].parent if interp.loading else Path.cwd()
-            path = Path(name) if Path(name).is_absolute() else base / name
+            path = include_path(interp, name)
             interp.check_file_access(path, "include")
             try:
                 with open_regular(path, "include", "r") as file:
@@ -343,6 +354,27 @@ class Include(Macro):
             data = [datum for datum, _ in read_with_spans(text, str(path))]
             forms.extend(fold_symbols(d) for d in data) if self.fold else forms.extend(data)
         return cons(sym("begin"), make_list(forms), form.span)
+
+
+def include_path(interp: Interpreter, name: str) -> Path:
+    """Where ``(include name)`` reads: beside the file being loaded, else (as other Schemes do,
+    for libraries whose includes name paths from the project's root) the working directory.
+
+    A candidate is looked at only if ``allow_files`` grants it, so a refusal never tells
+    whether a file exists; when none is there, the first candidate is the one reported."""
+    if Path(name).is_absolute():
+        return Path(name)
+    candidates = [Path.cwd() / name]
+    if interp.loading:
+        candidates.insert(0, interp.loading[-1].parent / name)
+    for path in candidates:
+        try:
+            interp.check_file_access(path, "include")
+        except SchemeError:
+            continue
+        if path.exists():
+            return path
+    return candidates[0]
 
 
 def fold_symbols(x: Any) -> Any:

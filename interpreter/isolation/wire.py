@@ -182,19 +182,36 @@ class Codec:
     # -- bytes ---------------------------------------------------------------------------
     def dumps(self, message: Any) -> bytes:
         buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, PROTOCOL)
-        pickler.persistent_id = self.persistent_id  # type: ignore[method-assign]
-        pickler.dump(message)
+        CodecPickler(buffer, self).dump(message)
         return buffer.getvalue()
 
     def loads(self, data: bytes) -> Any:
-        unpickler = SafeUnpickler(io.BytesIO(data))
-        unpickler.persistent_load = self.persistent_load  # type: ignore[method-assign]
-        return unpickler.load()
+        return SafeUnpickler(io.BytesIO(data), self).load()
+
+
+# The codec's hooks are methods of subclasses, not attributes set on an instance: from
+# Python 3.13 the C pickler's ``persistent_id`` is a read-only attribute.
+class CodecPickler(pickle.Pickler):
+    """Pickles a message, naming by persistent id what ``codec`` will not send by value."""
+
+    def __init__(self, file: io.BytesIO, codec: Codec) -> None:
+        super().__init__(file, PROTOCOL)
+        self.codec = codec
+
+    def persistent_id(self, obj: Any) -> tuple[Any, ...] | None:
+        return self.codec.persistent_id(obj)
 
 
 class SafeUnpickler(pickle.Unpickler):
-    """Resolves only the classes in :data:`ALLOWED`: a message cannot call anything else."""
+    """Resolves only the classes in :data:`ALLOWED`: a message cannot call anything else;
+    persistent ids go to ``codec``."""
+
+    def __init__(self, file: io.BytesIO, codec: Codec) -> None:
+        super().__init__(file)
+        self.codec = codec
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.codec.persistent_load(pid)
 
     def find_class(self, module: str, name: str) -> Any:
         found = ALLOWED.get((module, name)) or task_record(module, name)

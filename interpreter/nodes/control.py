@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..datatypes import Promise, Span, Symbol, TailCall
@@ -151,17 +152,64 @@ class Case(Node):
 
 
 class GuardMarker:
-    """On the handler stack, stands for a ``guard``: raise-continuable unwinds to it."""
+    """On the handler stack, stands for one running ``guard``: ``choose`` runs its clauses'
+    tests on a condition and answers ``(clause env, clause index, test value)`` or None."""
 
-    __slots__ = ()
+    __slots__ = ("choose",)
 
-
-GUARD = GuardMarker()
+    def __init__(self, choose: Callable[[Any], tuple[Env, int, Any] | None]) -> None:
+        self.choose = choose
 
 
 def condition_of(err: SchemeError) -> Any:
     """What a handler receives: the raised object, or the error itself."""
     return err.payload if err.kind == "raise" else err
+
+
+def raise_continuable(ctx: Any, obj: Any, uncaught: SchemeError) -> Any:
+    """``(raise-continuable obj)`` in the branch context ``ctx``: the value of the innermost
+    handler that takes it (R7RS 6.11).
+
+    Each handler runs where ``raise-continuable`` was called, with the handlers outside it
+    installed. A ``guard`` takes it when one of its clauses' tests holds: the exception
+    then unwinds to that guard, which runs the chosen clause (its tests are not run
+    again). A guard none of whose tests holds passes it on, still in the dynamic
+    environment of the raise, to the handler outside (R7RS 4.2.7: so the outer handler's
+    value is the value of ``raise-continuable``). No handler left: ``uncaught`` is raised.
+    An exception escaping a handler at level k is marked so that the guards and handlers
+    at level k and inside it let it pass (it belongs to the handlers outside)."""
+    handlers = ctx.handlers
+    level = len(handlers)
+    while level > 0:
+        level -= 1
+        handler = handlers[level]
+        inner = handlers[level:]
+        del handlers[level:]
+        try:
+            if type(handler) is GuardMarker:
+                chosen = handler.choose(obj)
+                if chosen is not None:
+                    uncaught.dispatched = (level, (handler, *chosen))
+                    raise uncaught
+                continue
+            return apply_procedure(handler, [obj])
+        except SchemeError as err:
+            if err.dispatched is None:
+                err.dispatched = (level, None)
+            raise
+        finally:
+            handlers.extend(inner)
+    uncaught.dispatched = (0, None)
+    raise uncaught
+
+
+def passes_through(err: SchemeError, level: int) -> bool:
+    """Whether a handler installed at ``level`` must let ``err`` pass (see :func:`raise_continuable`);
+    if not, the mark is cleared, as the exception is handled here."""
+    if err.dispatched is not None and level >= err.dispatched[0]:
+        return True
+    err.dispatched = None
+    return False
 
 
 class Guard(Node):
@@ -174,25 +222,56 @@ class Guard(Node):
 
     def compile(self, tail: bool) -> Run:
         var, body, rt = self.var, self.body.compile(False), self.rt
-        clauses = self.clauses.compile(False)
+        clauses = [
+            (
+                c.test.compile(False) if c.test is not None else None,
+                c.body.compile(False) if c.body is not None else None,
+                c.receiver.compile(False) if c.receiver is not None else None,
+            )
+            for c in self.clauses.clauses
+        ]
+
+        def choose(env: Env, condition: Any) -> tuple[Env, int, Any] | None:
+            """The first clause whose test holds: (its env, its index, the test's value)."""
+            inner = Env({var: condition}, env)
+            for index, (test, _, _) in enumerate(clauses):
+                if test is None:
+                    return inner, index, True
+                value = test(inner)
+                if value is not False:
+                    return inner, index, value
+            return None
+
+        def run(inner: Env, index: int, value: Any) -> Any:
+            _, clause_body, receiver = clauses[index]
+            if receiver is not None:
+                return call_receiver(receiver(inner), value, False)
+            return clause_body(inner) if clause_body is not None else value
 
         def guard(env: Env) -> Any:
             ctx = rt.current()
-            depth, handlers = ctx.depth, len(ctx.handlers)
-            ctx.handlers.append(GUARD)
+            depth, level = ctx.depth, len(ctx.handlers)
+            marker = GuardMarker(lambda condition: choose(env, condition))
+            ctx.handlers.append(marker)
             try:
                 return body(env)
             except SchemeError as err:
                 ctx.depth = depth
-                del ctx.handlers[handlers:]
+                del ctx.handlers[level:]
                 if err.kind == "resource-exhaustion" and getattr(err, "uncatchable", False):
                     raise
-                result = clauses(Env({var: condition_of(err)}, env))
-                if result is NO_MATCH:
+                dispatched = err.dispatched
+                if dispatched is not None and dispatched[1] is not None and dispatched[1][0] is marker:
+                    err.dispatched = None
+                    return run(*dispatched[1][1:])
+                if passes_through(err, level):
                     raise
-                return result
+                chosen = choose(env, condition_of(err))
+                if chosen is None:
+                    raise
+                return run(*chosen)
             finally:
-                del ctx.handlers[handlers:]
+                del ctx.handlers[level:]
 
         return guard
 

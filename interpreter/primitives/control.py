@@ -21,7 +21,8 @@ from ..datatypes import (
 from ..errors import SchemeError, SchemeExit, arity_error, type_error
 from ..evaluator import Continuation, ContinuationInvoked, apply_procedure
 from ..nodes.binding import values_list
-from ..nodes.control import GUARD, condition_of, force
+from ..nodes.control import condition_of, force, passes_through
+from ..nodes.control import raise_continuable as signal_continuable
 from ..regular_files import refuse_special
 from .registry import installer, primitive
 
@@ -159,24 +160,18 @@ def install_control(interp: Interpreter) -> None:
     def raise_(obj: Any) -> Any:
         """(raise obj): a non-continuable exception."""
         if isinstance(obj, SchemeError):
+            obj.dispatched = None  # raised anew: every handler may take it
             raise obj
         raise SchemeError(f"uncaught raise: {_short(obj)}", kind="raise", payload=obj)
 
     def raise_continuable(obj: Any) -> Any:
         """(raise-continuable obj): the current handler's value is the result."""
-        ctx = rt.current()
-        if not ctx.handlers or ctx.handlers[-1] is GUARD:
-            err = (
-                obj
-                if isinstance(obj, SchemeError)
-                else SchemeError(f"uncaught raise: {_short(obj)}", kind="raise", payload=obj, continuable=True)
-            )
-            raise err
-        handler = ctx.handlers.pop()
-        try:
-            return apply_procedure(handler, [obj])
-        finally:
-            ctx.handlers.append(handler)
+        if isinstance(obj, SchemeError):
+            obj.dispatched = None
+            uncaught = obj
+        else:
+            uncaught = SchemeError(f"uncaught raise: {_short(obj)}", kind="raise", payload=obj, continuable=True)
+        return signal_continuable(rt.current(), obj, uncaught)
 
     def error(message: Any, *irritants: Any) -> Any:
         """(error message irritant ...)."""
@@ -194,6 +189,8 @@ def install_control(interp: Interpreter) -> None:
         except SchemeError as err:
             ctx.depth = depth
             del ctx.handlers[count:]
+            if passes_through(err, count):
+                raise
             apply_procedure(handler, [condition_of(err)])
             raise SchemeError(
                 f"exception handler returned from a non-continuable exception: {err.full_message()}",

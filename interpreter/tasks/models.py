@@ -24,14 +24,16 @@ import difflib
 import functools
 import inspect
 import os
-from collections.abc import Callable, Collection
+import reprlib
+from collections.abc import Callable, Collection, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..datatypes import MString, Procedure
 from ..errors import SchemeError
-from .errors import invalid_output, task_failure, validation_error
+from .errors import task_failure, validation_error
 
 #: Called with each piece of a model's text as it arrives.
 OnText = Callable[[str], None]
@@ -238,14 +240,24 @@ class FunctionModel:
         extras = {"options": options, "schema": schema, "attachments": list(attachments)}
         args = [prompt, system, *(extras[name] for name in self.positional)]
         value = self.fn(*args, **{name: extras[name] for name in self.keywords})
-        if not isinstance(value, str | MString | ModelResponse) and hasattr(value, "__iter__"):
+        if streams(value):
             pieces = []
             for piece in value:
+                if not isinstance(piece, str | MString):
+                    raise not_text(self.name, piece, True, "a piece of its answer")
                 pieces.append(str(piece))
                 if on_text is not None:
                     on_text(str(piece))
             value = "".join(pieces)
-        return as_response(self.name, value)
+        return as_response(self.name, value, host=True)
+
+
+def streams(value: Any) -> bool:
+    """Whether a Python model's answer is text in pieces: an iterable that is no text, no
+    bytes, and no mapping or set (a dict is not its keys)."""
+    if isinstance(value, str | MString | ModelResponse | bytes | bytearray | Mapping | AbstractSet):
+        return False
+    return hasattr(value, "__iter__")
 
 
 class ProcedureModel:
@@ -278,18 +290,30 @@ class ProcedureModel:
         return as_response(self.name, apply_procedure(self.proc, args))
 
 
-def as_response(name: str, value: Any) -> ModelResponse:
-    """A backend's return value as a :class:`ModelResponse`; anything but text is INVALID_OUTPUT."""
+def as_response(name: str, value: Any, host: bool = False) -> ModelResponse:
+    """A backend's return value as a :class:`ModelResponse`; anything but text is a TASK_FAILURE
+    (``host``: a Python model's value, shown as Python shows it)."""
     if isinstance(value, ModelResponse):
         return value
     if isinstance(value, (str, MString)):
         return ModelResponse(text=str(value))
+    raise not_text(name, value, host)
+
+
+def not_text(name: str, value: Any, host: bool, what: str = "") -> SchemeError:
+    """The TASK_FAILURE (reason ``not_text``) of a model whose answer (or ``what`` of it) is
+    ``value``, no text: it names the value's type and shows the value."""
     from ..printer import write_string
 
-    shown = write_string(value)[:80]
-    raise invalid_output(
-        f"model {name} returned {shown}, expected a string", [f"model output must be a string, got {shown}"]
-    )
+    kind = type(value).__name__
+    try:
+        shown = reprlib.repr(value) if host else write_string(value)
+    except Exception:  # a value that will not print (an int over 4,300 digits …)
+        shown = f"<{kind}>"
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    text = f"model {name} returned {what + ' that is ' if what else ''}{article} {kind}, expected text: {shown}"
+    return task_failure("not_text", text)
 
 
 def _positional_count(fn: Callable[..., Any]) -> int:

@@ -10,6 +10,7 @@ giving the reason.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from ..datatypes import MString
@@ -70,11 +71,18 @@ def structured(text: str, schema: dict[str, Any], who: str) -> Any:
     from jsonschema import Draft202012Validator
 
     body = unfenced(text)
+    shown = text if len(text) <= 200 else text[:200] + "…"
     try:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
-        shown = text if len(text) <= 200 else text[:200] + "…"
         raise task_failure("schema_mismatch", f"{who}: the answer is not JSON ({exc.msg}): {shown}") from None
+    except ValueError:  # Python reads no integer longer than sys.get_int_max_str_digits()
+        limit = f"{sys.get_int_max_str_digits():,}"
+        reason = f"it holds an integer of more than {limit} digits"
+        raise task_failure("schema_mismatch", f"{who}: the answer cannot be read as JSON ({reason}): {shown}") from None
+    except RecursionError:
+        reason = "it is nested too deeply"
+        raise task_failure("schema_mismatch", f"{who}: the answer cannot be read as JSON ({reason}): {shown}") from None
     errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
