@@ -47,7 +47,7 @@ def test_the_command_line_keeps_stdin() -> None:
 
 
 def test_ctrl_c_while_a_cli_program_reads_stdin_exits_130() -> None:
-    program = '(define line (read-line)) (display "after the read")'
+    program = '(display "ready") (newline) (flush-output-port) (define line (read-line)) (display "after the read")'
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "repl.py"), "-e", program],
         stdin=subprocess.PIPE,  # kept open: the read waits
@@ -56,7 +56,9 @@ def test_ctrl_c_while_a_cli_program_reads_stdin_exits_130() -> None:
         text=True,
     )
     try:
-        time.sleep(2.0)  # let it start and block in the read
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"  # started: the read comes next
+        time.sleep(0.3)  # let it block in the read
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:
