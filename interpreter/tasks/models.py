@@ -58,6 +58,9 @@ class ModelResponse(BaseModel):
     attempts: int = 0
     #: Answered from the response cache.
     cached: bool = False
+    #: Answered from a durable run's journal (docs/durable.md), with the time the call took when it was made.
+    replayed: bool = False
+    duration_s: float | None = None
 
 
 class TransientModelError(SchemeError):
