@@ -431,6 +431,7 @@ class Interpreter:
         cluster: str | None = None,
         skip: Container[int] = (),
         metric: Any = None,
+        journals: str | Path | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Run ``task`` once per input (its arguments by name); yield a record per item as
         items complete: ``{"index", "input", "status", "result", "error", "usage", "seconds"}``.
@@ -442,7 +443,9 @@ class Interpreter:
         ``timeout`` and ``max_steps`` apply to each item. ``skip`` holds indices to leave out
         (a resumed batch). ``metric`` scores each item (``(lambda (input result) …)`` as DSL
         source, a Scheme procedure or a Python callable; DSL source for processes and clusters):
-        its number or boolean goes into the record as ``metric`` (batch/metric.py). See docs/concurrency.md."""
+        its number or boolean goes into the record as ``metric`` (batch/metric.py). ``journals``: a
+        folder keeping one journal per item, so an item stopped part way resumes where it stopped
+        (docs/durable.md). See docs/concurrency.md."""
         from .batch import run_batch
         from .batch.metric import metric_procedure
 
@@ -457,7 +460,10 @@ class Interpreter:
             raise SchemeError("batch: a metric for processes or a cluster must be DSL source", kind="type-error")
         scorer = metric_procedure(self, metric) if metric is not None else None  # checked here, before any item
         shipped = metric if processes or cluster else scorer
-        return run_batch(self, task, items, workers=count, processes=processes, cluster=cluster, metric=shipped)
+        folder = str(journals) if journals is not None else None
+        return run_batch(
+            self, task, items, workers=count, processes=processes, cluster=cluster, metric=shipped, journals=folder
+        )
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
@@ -599,4 +605,4 @@ def _stdin_port(stream: IO[str] | None, runtime: Runtime) -> InputPort:
 
 
 #: Lines the program reads from the host's standard input, journaled in a durable run (docs/durable.md).
-STDIN_LINES: Source[str] = Source("stdin")
+STDIN_LINES: Source[str] = Source("stdin", slow=True)

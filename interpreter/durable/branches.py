@@ -61,7 +61,10 @@ class BranchJournal:
             if found.entry.error is not None:
                 raise source.revive(found.entry.error)
             return source.decode(found.entry)
-        file.going_live()
+        out = file.going_live()
+        if source.slow:  # announced, so that a resumed run knows what was under way and what was printed
+            file.append(self._entry(n, source, request, time.monotonic(), started=True, out=out))
+            out = None
         start = time.monotonic()
         self.busy = True
         try:
@@ -69,11 +72,11 @@ class BranchJournal:
         except Exception as err:
             kept = source.failure(err)
             if kept is not None:  # a failure the program sees: it is this request's result
-                file.append(self._entry(n, source, request, start, error=kept))
+                file.append(self._entry(n, source, request, start, error=kept, out=out))
             raise
         finally:
             self.busy = False
-        file.append(self._entry(n, source, request, start, result=source.encode(value)))
+        file.append(self._entry(n, source, request, start, result=source.encode(value), out=out))
         return value
 
     def _entry(
@@ -86,7 +89,7 @@ class BranchJournal:
             request=request,
             duration_s=round(time.monotonic() - start, 6),
             at=now_text(),
-            **{"result": None, "error": None, **outcome},
+            **{"result": None, "error": None, "started": False, "out": None, **outcome},
         )
 
 
@@ -116,6 +119,8 @@ class Source(Generic[T]):
     ``revive`` raises it again from what was kept."""
 
     kind: str
+    #: Slow enough (model calls, scripts, reads from standard input) to announce with a started line.
+    slow: bool = False
     encode: Callable[[T], Any] = _same
     decode: Callable[[JournalEntry], T] = _result
     failure: Callable[[Exception], dict[str, Any] | None] = _not_kept

@@ -41,8 +41,10 @@ def branch_name(branch: str) -> str:
 def divergence(
     file: JournalFile, found: Loaded, branch: str, n: int, kind: str, request: dict[str, Any]
 ) -> JournalDivergence:
-    line = found.line
     old = found.entry
+    announced = file.started.get((branch, n))
+    line = found.line
+    start = min(line, announced.line) if announced is not None else line  # the line the request began at
     what = (
         f"{KIND_NAMES.get(kind, kind)} that differs from the journaled one"
         if old.kind == kind
@@ -53,14 +55,19 @@ def divergence(
         f"is {what}"
     )
     table = side_by_side(f"journal line {line}", {"kind": old.kind, **old.request}, {"kind": kind, **request})
-    kept = line - 1
+    kept = start - 1
+    keep = (
+        f"To keep the {kept} line{'s' if kept != 1 else ''} before this request and run the rest live: "
+        f"--resume-from {start} (Python: resume_from={start}). "
+        if kept
+        else ""
+    )
     advice = (
         "The program no longer asks what it asked when the journal was written (edited source, another model "
-        "or prompt), so the journal's answers do not fit it. "
-        f"To keep the {kept} line{'s' if kept != 1 else ''} before this one and run the rest live: --resume-from "
-        f"{line} (Python: resume_from={line}). To start afresh: use a new journal file."
+        f"or prompt), so the journal's answers do not fit it. {keep}To start afresh: use a new journal file"
+        f"{' (or --resume-from 1, which moves every line aside)' if not kept else ''}."
     )
-    return JournalDivergence(f"{head}\n{table}\n{advice}", line)
+    return JournalDivergence(f"{head}\n{table}\n{advice}", start)
 
 
 def side_by_side(title: str, old: dict[str, Any], new: dict[str, Any]) -> str:

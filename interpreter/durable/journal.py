@@ -6,6 +6,12 @@ program's own thread) and its how-many-th request it was (``n``), what it asked
 the program saw). Lines are appended with one ``write`` each and fsynced, so a
 ``kill -9`` loses at most the request under way, and a power cut at most the last line.
 
+A slow request (a model call, a script, a read from standard input) is announced by a
+``started`` line first. Lines carry ``out``: how many characters the program had
+written to each output port when the request began (flushed first, so they were out of
+the process). A resumed run under ``--resume-quiet`` holds back exactly that much
+output: what the stopped run printed is not printed twice, and nothing else is lost.
+
 Opening a journal locks it (one writer at a time), drops a torn last line with a
 warning, and indexes the entries by (branch, n) for :mod:`.branches` to answer from.
 """
@@ -43,6 +49,10 @@ class JournalEntry(BaseModel):
     error: dict[str, Any] | None = None
     duration_s: float = 0.0
     at: str = ""
+    #: A request under way, announced before it runs (its result follows on a later line).
+    started: bool = False
+    #: Characters written to each output port before the request began.
+    out: dict[str, int] | None = None
 
 
 def canonical(request: dict[str, Any]) -> str:
@@ -96,9 +106,8 @@ class JournalFile:
 
     ``resume_from=N`` keeps lines 1 … N-1 and moves the rest to a file beside it
     (``JOURNAL.dropped-from-N``) before anything is read, so a run that diverged, or
-    a journal damaged past line N, resumes from there. ``quiet`` holds the program's
-    output back while the run is answered from the journal (until its first request
-    that the journal has no answer for). Safe to use from several threads.
+    a journal damaged past line N, resumes from there. ``quiet`` holds back the output
+    that the runs before this one certainly printed. Safe to use from several threads.
     """
 
     def __init__(
@@ -108,17 +117,20 @@ class JournalFile:
         self.warn: Warn = warn or (lambda text: None)
         self.entries: dict[tuple[str, int], Loaded] = {}
         self.lines = 0  # lines in the file
+        self.started: dict[tuple[str, int], Loaded] = {}  # requests announced by a started line
+        #: Characters of each output port that a run before this one certainly printed.
+        self.printed: dict[str, int] = {}
+        #: Characters of each output port this run has written (held back or not).
+        self.position: dict[str, int] = {}
         self.used = 0  # entries this run was answered from
-        self.written = 0  # entries this run appended
+        self.written = 0  # results this run appended
         self.saved = Savings()
         self.quiet = quiet
-        #: The program's first request the journal had no answer for has come: the run is live.
-        self.live = False
         #: The divergence that stopped the run; every later request raises it again.
         self.diverged: SchemeError | None = None
         #: Called before each live request: the interpreter flushes the program's output, so what
         #: it printed before a request is out of the process if the run is killed during it.
-        self.before_live: Callable[[], None] | None = None
+        self.flush_output: Callable[[], None] | None = None
         self.lock = threading.Lock()
         self.fd = self._open()
         try:
@@ -130,7 +142,6 @@ class JournalFile:
         except BaseException:
             os.close(self.fd)
             raise
-        self.live = not self.entries
 
     # -- opening ---------------------------------------------------------------------
     def _open(self) -> int:
@@ -213,12 +224,18 @@ class JournalFile:
             error = exc.errors()[0]
             where = ".".join(str(part) for part in error["loc"])
             raise ValueError(f"not a journal entry ({where + ': ' if where else ''}{error['msg']})") from None
+        for port, count in (entry.out or {}).items():
+            self.printed[port] = max(self.printed.get(port, 0), count)
+        self.lines = number
         key = (entry.branch, entry.n)
+        loaded = Loaded(entry, number, canonical(entry.request))
+        if entry.started:  # announced again by each run that starts it: the first one counts
+            self.started.setdefault(key, loaded)
+            return
         if key in self.entries:
             first = self.entries[key].line
             raise ValueError(f"request {entry.n} of branch {entry.branch or 'main'} is also at line {first}")
-        self.entries[key] = Loaded(entry, number, canonical(entry.request))
-        self.lines = number
+        self.entries[key] = loaded
 
     # -- answering and appending -----------------------------------------------------
     def lookup(self, branch: str, n: int) -> Loaded | None:
@@ -232,14 +249,25 @@ class JournalFile:
             self.used += 1
             self.saved.add(loaded.entry)
 
-    def going_live(self) -> None:
-        """A request the journal has no answer for is about to run: the first one ends
-        ``quiet`` (it was the request under way when the run stopped, and what the program
-        prints from here was never printed); each one flushes the program's output first."""
-        self.live = True
-        self.quiet = False
-        if self.before_live is not None:
-            self.before_live()
+    def going_live(self) -> dict[str, int]:
+        """A request the journal has no answer for is about to run: the program's output
+        is flushed; how much of it there is, port by port."""
+        if self.flush_output is not None:
+            self.flush_output()
+        return dict(self.position)
+
+    def held_back(self, port: str, text: str) -> str:
+        """What of ``text``, written to ``port`` now, to let through: under ``quiet``, none
+        of what a run before this one certainly printed."""
+        start = self.position.get(port, 0)
+        self.position[port] = start + len(text)
+        if not self.quiet:
+            return text
+        return text[max(0, self.printed.get(port, 0) - start) :]
+
+    def in_flight(self) -> list[Loaded]:
+        """Requests announced by a started line with no result after it: under way when the run stopped."""
+        return sorted((s for key, s in self.started.items() if key not in self.entries), key=lambda s: s.line)
 
     def append(self, entry: JournalEntry) -> int:
         """Write ``entry`` as one line (one write, then fsync); its line number."""
@@ -253,7 +281,7 @@ class JournalFile:
             except OSError as exc:
                 raise self._error(f"cannot write the journal {self.path}: {exc.strerror or exc}") from None
             self.lines += 1
-            self.written += 1
+            self.written += not entry.started
             return self.lines
 
     def unused(self) -> list[Loaded]:
@@ -266,10 +294,14 @@ class JournalFile:
         for loaded in self.entries.values():
             counts[loaded.entry.kind] = counts.get(loaded.entry.kind, 0) + 1
         total = len(self.entries)
-        return (
+        text = (
             f"resuming from {self.path}: {total} journaled result{'s' if total != 1 else ''} "
             f"({describe_kinds(counts)}) answered from it, then the run goes on live"
         )
+        for loaded in self.in_flight():
+            noun = describe_kinds({loaded.entry.kind: 1}).removeprefix("1 ")
+            text += f"; the {noun} under way when it stopped (line {loaded.line}) runs again"
+        return text
 
     def savings(self) -> str:
         """What answering from the journal saved, for the end of a resumed run."""

@@ -19,7 +19,7 @@ def add_resume_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--resume-quiet",
         action="store_true",
-        help="while a resumed run is answered from its journal, hold back the program's output (printed before)",
+        help="do not print again what the stopped run printed (the journal counts what was printed)",
     )
     group.add_argument(
         "--resume-from",
@@ -74,12 +74,6 @@ def report(journal: JournalFile | None, out: IO[str], usage: bool) -> None:
         print(
             f"warning: journal {journal.path}: this run did not ask for {len(unused)} journaled "
             f"result{'s' if len(unused) != 1 else ''} ({lines}): it took a shorter path than the run that wrote them",
-            file=out,
-        )
-    if journal.quiet and journal.entries:
-        print(
-            f"note: --resume-quiet: the journal {journal.path} answered every request of this run, so all "
-            "of its output was held back; run without --resume-quiet to see it",
             file=out,
         )
     if usage and journal.saved.results:

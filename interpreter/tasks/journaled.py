@@ -66,7 +66,7 @@ def replayed_answer(entry: JournalEntry) -> ModelResponse:
 
 #: Model calls (``ModelGateway.complete``): the final answer, after retries, with its attempt count.
 MODEL_CALLS: Source[ModelResponse] = Source(
-    "model", model_answer, replayed_answer, task_error_kept, task_error_revived
+    "model", True, model_answer, replayed_answer, task_error_kept, task_error_revived
 )
 
 
@@ -76,7 +76,7 @@ def script_result(entry: JournalEntry) -> ScriptResult:
 
 #: Script runs (``run_script``): stdout, stderr, exit code, timing out, duration.
 SCRIPT_RUNS: Source[ScriptResult] = Source(
-    "script", lambda result: result.model_dump(mode="json"), script_result, task_error_kept, task_error_revived
+    "script", True, lambda result: result.model_dump(mode="json"), script_result, task_error_kept, task_error_revived
 )
 
 
