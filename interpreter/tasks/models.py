@@ -24,6 +24,7 @@ import difflib
 import functools
 import inspect
 import os
+import threading
 from collections.abc import Callable, Collection
 from typing import Any, Protocol, runtime_checkable
 
@@ -35,6 +36,9 @@ from .errors import invalid_output, task_failure, validation_error
 
 #: Called with each piece of a model's text as it arrives.
 OnText = Callable[[str], None]
+
+#: Held while an ``llm`` model is looked up (not thread-safe: two first lookups at once lose models).
+LLM_LOOKUP = threading.Lock()
 
 #: Environment variable naming the default model.
 MODEL_ENV = "TASKSCHEME_MODEL"
@@ -357,12 +361,15 @@ class ModelRegistry:
             raise self._unknown(name)
         import llm
 
-        try:
-            model = llm.get_model(name)
-        except llm.UnknownModelError:
-            raise self._unknown(name) from None
-        wrapped = LlmModel(name, model)
-        self._models[name] = wrapped
+        with LLM_LOOKUP:  # llm loads its plugins on the first lookup: branches of a parallel form wait for it
+            if (found := self._models.get(name)) is not None:
+                return found
+            try:
+                model = llm.get_model(name)
+            except llm.UnknownModelError:
+                raise self._unknown(name) from None
+            wrapped = LlmModel(name, model)
+            self._models[name] = wrapped
         return wrapped
 
     def _unknown(self, name: str) -> Exception:
