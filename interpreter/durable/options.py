@@ -9,6 +9,8 @@ from .journal import JournalFile
 
 
 def add_resume_options(parser: argparse.ArgumentParser) -> None:
+    from ..cli import positive_int
+
     group = parser.add_argument_group("durable runs (docs/durable.md)")
     group.add_argument(
         "--resume",
@@ -23,21 +25,11 @@ def add_resume_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--resume-from",
-        type=_line_number,
+        type=positive_int,
         metavar="N",
         help="keep journal lines 1 to N-1 (the rest are moved aside to JOURNAL.dropped-from-N) and run live "
         "from there: after a divergence, or past a damaged line",
     )
-
-
-def _line_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a journal line number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"a journal line number is at least 1, got {text}")
-    return value
 
 
 def check_resume_options(parser: argparse.ArgumentParser, opts: argparse.Namespace, repl: bool) -> None:
