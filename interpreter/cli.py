@@ -465,6 +465,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"error: --trace: cannot write {opts.trace}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     interp: Interpreter | None = None
+    completed = False
     try:
         if opts.isolate and wants_repl(opts):
             print("error: --isolate runs a program (a file, -e or standard input), not the REPL", file=sys.stderr)
@@ -477,6 +478,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             return run_repl(make, interp, opts)
         with interruptible(interp, hint_to=guard_output(sys.stderr) if is_terminal(sys.stderr) else None):
             run_program(interp, opts)
+        completed = True
         return 0
     except SchemeExit as done:
         return done.code
@@ -497,7 +499,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         if opts.usage and interp is not None:
             print(str(interp.usage), file=sys.stderr)
         if interp is not None:
-            report(interp.journal, sys.stderr, opts.usage)
+            report(interp.journal, sys.stderr, opts.usage, completed)
         if trace_log is not None:
             trace_log.close()
 

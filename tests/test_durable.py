@@ -357,3 +357,15 @@ def journaled_batch(model: Counted) -> Interpreter:
     interp.models.register("counted", model)
     interp.eval(MODEL_PROGRAM + '(define (ask-twice q) (list (answer q) (answer (string-append q " again"))))')
     return interp
+
+
+def test_an_isolated_interpreter_journals_in_its_child_process(tmp_path: Path) -> None:
+    journal, program = tmp_path / "run.jsonl", "(list (random-integer 1000000) (current-second))"
+    values = []
+    for _ in range(2):
+        interp = Interpreter(isolate=True, journal=journal)
+        values.append(interp.eval(program))
+        assert interp.isolation is not None
+        interp.isolation.close()  # the child lets go of the journal
+    assert values[0] == values[1]
+    assert [e["kind"] for e in lines(journal)] == ["random", "clock"]

@@ -61,3 +61,12 @@ def test_resume_options_need_a_journal_and_a_program(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "at least 1" in bad.stderr
     folder = run("--resume", str(tmp_path), "-e", "1", cwd=tmp_path)
     assert folder.returncode == 1 and "cannot open the journal" in folder.stderr
+
+
+def test_a_run_that_asks_for_less_than_its_journal_holds_is_warned_about(tmp_path: Path) -> None:
+    (tmp_path / "prog.scm").write_text(PROGRAM)
+    assert run("--resume", "run.journal", "prog.scm", cwd=tmp_path).returncode == 0
+    (tmp_path / "prog.scm").write_text(PROGRAM.replace('(display (get (run-script "echo ran") \'stdout))', ""))
+    shorter = run("--resume", "run.journal", "prog.scm", cwd=tmp_path)
+    assert (shorter.returncode, shorter.stdout) == (0, "A:one\n")
+    assert "this run did not ask for 1 journaled result (line 4): it took a shorter path" in shorter.stderr

@@ -56,12 +56,13 @@ def announce(journal: JournalFile | None, out: IO[str]) -> None:
         print(journal.summary(), file=out, flush=True)
 
 
-def report(journal: JournalFile | None, out: IO[str], usage: bool) -> None:
-    """At the end: entries the run did not use (it took another path) and, with ``--usage``, what resuming saved."""
+def report(journal: JournalFile | None, out: IO[str], usage: bool, completed: bool) -> None:
+    """At the end: entries a run that completed did not use (it took another path) and, with
+    ``--usage``, what resuming saved."""
     if journal is None:
         return
     unused = journal.unused()
-    if unused and journal.diverged is None:
+    if unused and completed:
         lines = f"line {unused[0].line}" if len(unused) == 1 else f"lines {unused[0].line} to {unused[-1].line}"
         print(
             f"warning: journal {journal.path}: this run did not ask for {len(unused)} journaled "
