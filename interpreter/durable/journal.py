@@ -259,8 +259,9 @@ class JournalFile:
     def held_back(self, port: str, text: str) -> str:
         """What of ``text``, written to ``port`` now, to let through: under ``quiet``, none
         of what a run before this one certainly printed."""
-        start = self.position.get(port, 0)
-        self.position[port] = start + len(text)
+        with self.lock:  # branches of a parallel form may write at once
+            start = self.position.get(port, 0)
+            self.position[port] = start + len(text)
         if not self.quiet:
             return text
         return text[max(0, self.printed.get(port, 0) - start) :]
@@ -271,7 +272,7 @@ class JournalFile:
 
     def append(self, entry: JournalEntry) -> int:
         """Write ``entry`` as one line (one write, then fsync); its line number."""
-        line = (entry.model_dump_json(exclude_defaults=False) + "\n").encode("utf-8")
+        line = (entry.model_dump_json(fallback=str) + "\n").encode("utf-8")  # as canonical() shows such values
         with self.lock:
             try:
                 written = os.write(self.fd, line)
@@ -321,6 +322,10 @@ class JournalFile:
                 with contextlib.suppress(OSError):
                     os.close(self.fd)
                 self.fd = -1
+
+    def __del__(self) -> None:  # an interpreter dropped without closing its journal lets go of it
+        with contextlib.suppress(Exception):
+            self.close()
 
     def _error(self, message: str) -> SchemeError:
         return SchemeError(message, kind="file-error")
