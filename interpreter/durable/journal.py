@@ -140,7 +140,7 @@ class JournalFile:
                 data = self._keep_before(data, resume_from)
             self._load(data)
         except BaseException:
-            os.close(self.fd)
+            self.close()
             raise
 
     # -- opening ---------------------------------------------------------------------
