@@ -369,3 +369,15 @@ def test_an_isolated_interpreter_journals_in_its_child_process(tmp_path: Path) -
         interp.isolation.close()  # the child lets go of the journal
     assert values[0] == values[1]
     assert [e["kind"] for e in lines(journal)] == ["random", "clock"]
+
+
+def test_batch_items_in_worker_processes_keep_their_journals(tmp_path: Path) -> None:
+    runs, folder = tmp_path / "runs.txt", tmp_path / "journals"
+    program = f"""(define (item q)
+                    (get (run-script (list "sh" "-c" (string-append "echo " q " >> {runs}; echo " q))) 'stdout))"""
+    for _ in range(2):
+        interp = Interpreter(allow_scripts=True)
+        interp.eval(program)
+        records = list(interp.batch("item", [{"q": "x"}, {"q": "y"}], processes=True, workers=2, journals=folder))
+        assert sorted(r["result"] for r in records) == ["x\n", "y\n"]
+    assert sorted(runs.read_text().split()) == ["x", "y"]  # each script ran once, across both batches
