@@ -101,11 +101,17 @@ def resume_figures(iterations: int, kill_at: int, latency: float) -> None:
         resumed_s = run([*base, "--resume", str(journal), str(program)], env)
         resumed_requests, resumed_tokens = server.count - mark, tokens(server, mark)
 
+        server.configure(delay=0.0)  # what every row pays besides its calls: start-up, llm and its plugin
+        single = home / "one.scm"
+        single.write_text('(define-task (t) (prompt "hi")) (t)')
+        startup_s = run([*base, str(single)], env)
+
     print(f"{iterations}-iteration loop, {latency * 1000:.0f} ms model, killed during iteration {kill_at}:")
     print(f"  {'':34} {'wall (s)':>9} {'requests':>9} {'tokens':>8}")
     print(f"  {'fresh run (no journal)':34} {fresh_s:9.2f} {fresh_requests:9d} {fresh_tokens:8d}")
     print(f"  {'run with --resume, killed':34} {killed_s:9.2f} {killed_requests:9d} {'':>8}")
     print(f"  {'its resume':34} {resumed_s:9.2f} {resumed_requests:9d} {resumed_tokens:8d}")
+    print(f"  {'start-up and one instant call':34} {startup_s:9.2f} {1:9d}")
     saved_s = 1 - resumed_s / fresh_s
     saved_tokens = 1 - resumed_tokens / fresh_tokens
     print(f"  the resume takes {resumed_s / fresh_s:.0%} of a fresh run's time ({saved_s:.0%} saved) and spends")
