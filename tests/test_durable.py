@@ -126,6 +126,16 @@ def test_divergence_is_not_collected_by_parallel_map(tmp_path: Path) -> None:
         second.eval("(parallel-map answer '(\"a\" \"c\") #:on-error 'collect)")
 
 
+def test_divergence_inside_a_loop_ends_the_run_not_the_iteration(tmp_path: Path) -> None:
+    journal = tmp_path / "run.jsonl"
+    loop = """(director-evaluator-loop (max-iterations 3)
+                (director (answer "{word}"))
+                (evaluator (make-evaluation #f "again")))"""
+    first_run(journal, loop.format(word="draft"))
+    with pytest.raises(JournalDivergence):
+        journaled(journal).eval(loop.format(word="edited draft"))
+
+
 def test_resume_from_keeps_the_lines_before_and_moves_the_rest_aside(tmp_path: Path) -> None:
     journal = tmp_path / "run.jsonl"
     first_run(journal, '(answer "one") (answer "two") (answer "three")')
