@@ -16,6 +16,7 @@ from typing import IO, Any, NamedTuple
 from . import __version__
 from .collector import tune_collector
 from .datatypes import VOID, Span, Values
+from .durable.options import add_resume_options, announce, check_resume_options, report, resume_settings
 from .errors import SchemeError, SchemeExit, caused_by
 from .evaluator import Interrupted
 from .interpreter import Interpreter
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a FAILED task or loop result that a top-level form drops is an error (exit 1), not a warning",
     )
     add_model_call_options(parser)
+    add_resume_options(parser)
     parser.add_argument("--no-stdlib", action="store_true", help="start with only the built-in procedures")
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
@@ -276,6 +278,7 @@ def interpreter_factory(
     kwargs["max_file_bytes"] = opts.max_file_bytes  # None unless given: no cap, as before
     kwargs.update(model_call_settings(opts))
     kwargs.update(extra)
+    kwargs.update(resume_settings(opts))
     if opts.exprs:
         command_line = ["-e", *([opts.file] if opts.file else []), *opts.args]
     else:
@@ -447,7 +450,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     command = subcommand(args)
     if command is not None:
         return command(args[1:])
-    opts = build_parser().parse_args(cache_flag_alone(args))
+    parser = build_parser()
+    opts = parser.parse_args(cache_flag_alone(args))
+    check_resume_options(parser, opts, wants_repl(opts))
     if opts.record and not opts.record_overwrite and os.path.isfile(opts.record) and os.path.getsize(opts.record):
         print(f"error: --record: {opts.record} already holds a recording; pass --record-overwrite to replace it",
               file=sys.stderr)  # fmt: skip
@@ -460,17 +465,20 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"error: --trace: cannot write {opts.trace}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     interp: Interpreter | None = None
+    completed = False
     try:
         if opts.isolate and wants_repl(opts):
             print("error: --isolate runs a program (a file, -e or standard input), not the REPL", file=sys.stderr)
             return 2
         make = interpreter_factory(opts, trace_log)
         interp = make()
+        announce(interp.journal, sys.stderr)
         tune_collector()
         if wants_repl(opts):
             return run_repl(make, interp, opts)
         with interruptible(interp, hint_to=guard_output(sys.stderr) if is_terminal(sys.stderr) else None):
             run_program(interp, opts)
+        completed = True
         return 0
     except SchemeExit as done:
         return done.code
@@ -490,6 +498,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         _flush(interp)
         if opts.usage and interp is not None:
             print(str(interp.usage), file=sys.stderr)
+        if interp is not None:
+            report(interp.journal, sys.stderr, opts.usage, completed)
         if trace_log is not None:
             trace_log.close()
 

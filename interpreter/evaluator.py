@@ -201,6 +201,7 @@ class Runtime:
         self.parameters: dict[Parameter, Any] | None = None  # parameterize inside a branch (datatypes.Parameter)
         self.cancelled = False  # a branch whose form gave up on it
         self.meter: Any = None  # counts the model usage of a batch item (batch/items.py), if any
+        self.journal: Any = None  # this branch's place in the run's journal (durable/branches.py), if any
         # -- shared by every branch of a run --------------------------------------------
         self.root: Runtime = self
         self.lock = threading.RLock()  # guards the fields below and what branches write together
@@ -504,6 +505,7 @@ class Branch(Runtime):
         self.parameters = dict(parent.parameters) if parent.parameters else None
         self.cancelled = False
         self.meter = parent.meter
+        self.journal = parent.journal  # a parallel form gives each element its own (parallel.py)
         self.own_deadline: float | None = None  # limits of its own (a batch item), beside the run's
         self.own_steps: int | None = None
         self.lock = root.lock

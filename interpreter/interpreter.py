@@ -18,6 +18,8 @@ from .capabilities import FileCapability, check_file_access
 from .collector import run_heap
 from .conversion import Converter
 from .datatypes import VOID, Keyword, Pair, Parameter, Span, Symbol, sym
+from .durable import JournalFile, Source
+from .durable.setup import open_journal
 from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
 from .errors import SchemeError
@@ -54,6 +56,7 @@ ISOLATED_SETTINGS = frozenset(
         "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency", "max_threads",
         "max_file_bytes",
         "target_script",
+        "journal", "resume_from", "resume_quiet",
     ]
 )
 
@@ -68,7 +71,7 @@ def check_isolated_settings(settings: dict[str, Any]) -> None:
         value = settings.get(key)
         if hasattr(value, "model_dump"):
             settings[key] = value.model_dump()
-    for key in ("record", "replay", "cache", "log", "memory"):
+    for key in ("record", "replay", "cache", "log", "memory", "journal"):
         if isinstance(settings.get(key), Path):
             settings[key] = str(settings[key])
 
@@ -111,6 +114,10 @@ class Interpreter:
         max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
         # the command of XML script steps that name none (seed 004; docs/composition.md)
         target_script: str | Sequence[str] | None = None,
+        # durable runs (docs/durable.md)
+        journal: str | Path | None = None,
+        resume_from: int | None = None,
+        resume_quiet: bool = False,
     ) -> None:
         #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
         self.isolation: Isolation | None = None
@@ -119,6 +126,7 @@ class Interpreter:
             child_settings = {k: v for k, v in locals().items() if k in ISOLATED_SETTINGS}
             check_isolated_settings(child_settings)
             max_steps = timeout = max_depth = max_output = max_memory = record = replay = cache = memory = None
+            journal = None
             stdlib, otel, log = False, False, False
         # Capabilities (see capabilities.py): all off unless the host grants them.
         self.allow_files = allow_files
@@ -202,6 +210,10 @@ class Interpreter:
             install(self)
         if stdlib:
             self.load_stdlib()
+        #: The journal of a durable run (``journal=PATH``): every nondeterministic result, resumable.
+        self.journal: JournalFile | None = None
+        if journal is not None:
+            self.journal = open_journal(self, journal, resume_from=resume_from, quiet=resume_quiet)
         # Watchers of spans (after the stdlib, whose loading is not worth showing).
         self.events.use_progress(self.events.progress)
         if otel:
@@ -419,6 +431,7 @@ class Interpreter:
         cluster: str | None = None,
         skip: Container[int] = (),
         metric: Any = None,
+        journals: str | Path | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Run ``task`` once per input (its arguments by name); yield a record per item as
         items complete: ``{"index", "input", "status", "result", "error", "usage", "seconds"}``.
@@ -430,7 +443,9 @@ class Interpreter:
         ``timeout`` and ``max_steps`` apply to each item. ``skip`` holds indices to leave out
         (a resumed batch). ``metric`` scores each item (``(lambda (input result) …)`` as DSL
         source, a Scheme procedure or a Python callable; DSL source for processes and clusters):
-        its number or boolean goes into the record as ``metric`` (batch/metric.py). See docs/concurrency.md."""
+        its number or boolean goes into the record as ``metric`` (batch/metric.py). ``journals``: a
+        folder keeping one journal per item, so an item stopped part way resumes where it stopped
+        (docs/durable.md). See docs/concurrency.md."""
         from .batch import run_batch
         from .batch.metric import metric_procedure
 
@@ -445,7 +460,10 @@ class Interpreter:
             raise SchemeError("batch: a metric for processes or a cluster must be DSL source", kind="type-error")
         scorer = metric_procedure(self, metric) if metric is not None else None  # checked here, before any item
         shipped = metric if processes or cluster else scorer
-        return run_batch(self, task, items, workers=count, processes=processes, cluster=cluster, metric=shipped)
+        folder = str(journals) if journals is not None else None
+        return run_batch(
+            self, task, items, workers=count, processes=processes, cluster=cluster, metric=shipped, journals=folder
+        )
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:
         """Run ``thunk`` as (part of) a top-level run, mapping escapes to taskscheme errors."""
@@ -583,4 +601,8 @@ def _stdin_port(stream: IO[str] | None, runtime: Runtime) -> InputPort:
             raise Interrupted("interrupted", kind="resource-exhaustion")
         return line
 
-    return InputPort("", "stdin", more)
+    return InputPort("", "stdin", lambda: STDIN_LINES({"port": "stdin"}, more))
+
+
+#: Lines the program reads from the host's standard input, journaled in a durable run (docs/durable.md).
+STDIN_LINES: Source[str] = Source("stdin", slow=True)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .durable import branch_journals
 from .errors import SchemeError
 from .evaluator import Branch, BranchCancelled, Runtime
 from .stack import with_room
@@ -69,6 +70,7 @@ class FanOut:
     error: tuple[int | None, BaseException] | None = None
     failed: int = 0
     running: set[Branch] = field(default_factory=set)
+    journal: Callable[[int], Any] = lambda index: None  # each element's journal (durable/branches.py)
 
     def take(self) -> int | None:
         """The next job's index, or None when there is none (or the form is stopping).
@@ -110,6 +112,7 @@ class FanOut:
         """A worker thread: run jobs until there are none left."""
         while (index := self.take()) is not None:
             branch = Branch(self.parent)
+            branch.journal = self.journal(index)
             with self.lock:
                 if self.stopping:
                     self.busy -= 1
@@ -217,6 +220,7 @@ def run_parallel(
         room=sys.getrecursionlimit(),  # each worker's branches recurse on a roomy frame (stack.with_room)
         results=[None] * len(jobs),
     )
+    form.journal = branch_journals(rt)
     rt.enter_parallel()
     try:
         form.start_worker()

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..durable.items import journaled_item
 from ..evaluator import Branch
 from ..limits import Watchdog
 from .items import ItemRecord, run_item
@@ -29,22 +30,24 @@ def run_batch(
     processes: bool = False,
     cluster: str | None = None,
     metric: Any = None,
+    journals: str | None = None,
 ) -> Iterator[ItemRecord]:
     """The record of every item, in the order items complete. ``metric`` scores each item
-    (:mod:`.metric`): a procedure on threads, DSL source for processes and clusters."""
+    (:mod:`.metric`): a procedure on threads, DSL source for processes and clusters;
+    ``journals``: a folder for one journal per item (durable/items.py)."""
     items = list(items)
     if not items:
         return iter(())
     if cluster is not None:
-        return on_cluster(ProgramSpec.of(interp), task, items, cluster, workers, metric)
+        return on_cluster(ProgramSpec.of(interp), task, items, cluster, workers, metric, journals)
     if processes:
-        return in_processes(ProgramSpec.of(interp), task, items, workers, metric)
-    return in_branches(interp, task, items, workers, metric)
+        return in_processes(ProgramSpec.of(interp), task, items, workers, metric, journals)
+    return in_branches(interp, task, items, workers, metric, journals)
 
 
 # -- threads: branches of this interpreter ----------------------------------------------
 def in_branches(
-    interp: Interpreter, task: str, items: list[Item], workers: int, metric: Any = None
+    interp: Interpreter, task: str, items: list[Item], workers: int, metric: Any = None, journals: str | None = None
 ) -> Iterator[ItemRecord]:
     """Each item a branch of one parallel form on ``interp`` with limits of its own: the
     interpreter's ``timeout`` and ``max_steps`` apply to each item, not to the batch."""
@@ -59,6 +62,7 @@ def in_branches(
             watchdog = Watchdog(branch, rt.timeout) if rt.timeout is not None else None
             try:
                 call = lambda proc, args, meter: metered(branch, proc, args, meter)
+                call = journaled_item(journals, index, branch, call)
                 out.put(run_item(interp, task, index, given, call, metric))
             finally:
                 if watchdog is not None:
@@ -111,7 +115,12 @@ def _drain(out: queue.Queue[Any], driver: threading.Thread, interp: Interpreter)
 
 # -- processes -------------------------------------------------------------------------------
 def in_processes(
-    spec: ProgramSpec, task: str, items: list[Item], workers: int, metric: str | None = None
+    spec: ProgramSpec,
+    task: str,
+    items: list[Item],
+    workers: int,
+    metric: str | None = None,
+    journals: str | None = None,
 ) -> Iterator[ItemRecord]:
     """Worker processes (started fresh, not forked), each building the program once.
     They end with this process, however it ends (lifecycle.py); a batch stopped early
@@ -127,7 +136,7 @@ def in_processes(
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),))
     finished = False
     try:
-        futures = [pool.submit(run_remote, spec, task, i, given, metric) for i, given in items]
+        futures = [pool.submit(run_remote, spec, task, i, given, metric, journals) for i, given in items]
         for future in as_completed(futures):
             yield future.result()
         finished = True
@@ -147,7 +156,13 @@ def in_processes(
 
 # -- a Dask cluster ---------------------------------------------------------------------------
 def on_cluster(
-    spec: ProgramSpec, task: str, items: list[Item], address: str, workers: int, metric: str | None = None
+    spec: ProgramSpec,
+    task: str,
+    items: list[Item],
+    address: str,
+    workers: int,
+    metric: str | None = None,
+    journals: str | None = None,
 ) -> Iterator[ItemRecord]:
     """``tcp://host:port``: an existing Dask scheduler; ``local:N``: a LocalCluster of N processes."""
     try:
@@ -168,7 +183,7 @@ def on_cluster(
     else:
         client = Client(address)
     try:
-        futures = [client.submit(run_remote, spec, task, i, given, metric, pure=False) for i, given in items]
+        futures = [client.submit(run_remote, spec, task, i, given, metric, journals, pure=False) for i, given in items]
         for future in as_completed(futures):
             yield future.result()
     finally:

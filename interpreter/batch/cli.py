@@ -78,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--cluster", metavar="ADDRESS", help="a Dask scheduler (tcp://HOST:PORT) or local:N")
     batch.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     batch.add_argument("--max-steps", type=positive_int, metavar="N", help="step limit of each item")
+    batch.add_argument(
+        "--resume",
+        dest="journals",
+        metavar="DIR",
+        help="keep one journal per item in DIR (item-INDEX.jsonl): an item stopped part way resumes mid-run",
+    )
     share_run_flags(parser, main_parser())
     return parser
 
@@ -158,6 +164,7 @@ def run(interp: Interpreter, opts: argparse.Namespace, inputs: list[Any], status
                 cluster=opts.cluster,
                 skip=settled,
                 metric=opts.metric,
+                journals=opts.journals,
             )
             for record in records:
                 with termination.writing_record():

@@ -13,6 +13,7 @@ import copy
 #: Destinations of main-command flags that a batch does not take.
 NOT_FOR_BATCH = frozenset(
     {"file", "args", "exprs", "interactive", "history", "help", "version", "isolate", "usage", "strict"}
+    | {"resume", "resume_quiet", "resume_from"}  # a batch's --resume is a folder of one journal per item
 )
 #: Titles of argparse's own groups: their flags go under "running".
 DEFAULT_GROUPS = (None, "options", "optional arguments", "positional arguments")

@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..durable.items import journaled_item
 from .items import ItemRecord, run_item
 
 if TYPE_CHECKING:
@@ -48,9 +49,12 @@ _metrics: dict[tuple[str, str], Any] = {}
 _building = threading.Lock()
 
 
-def run_remote(spec: ProgramSpec, task: str, index: int, given: Any, metric: str | None = None) -> ItemRecord:
+def run_remote(
+    spec: ProgramSpec, task: str, index: int, given: Any, metric: str | None = None, journals: str | None = None
+) -> ItemRecord:
     """Run one item in a worker process, on the interpreter this process keeps for ``spec``
-    (``metric``: the batch's metric as DSL source, made into a procedure there once)."""
+    (``metric``: the batch's metric as DSL source, made into a procedure there once; ``journals``:
+    the folder holding the item's own journal, if given)."""
     key = spec.key()
     with _building:
         interp = _built.get(key)
@@ -63,7 +67,8 @@ def run_remote(spec: ProgramSpec, task: str, index: int, given: Any, metric: str
                 from .metric import metric_procedure
 
                 proc = _metrics[(key, metric)] = metric_procedure(interp, metric)
-    call = lambda proc, args, meter: call_at_top(interp, proc, args, meter)
+    at_top = lambda proc, args, meter: call_at_top(interp, proc, args, meter)
+    call = journaled_item(journals, index, interp.runtime, at_top)
     return run_item(interp, task, index, given, call, proc)
 
 

@@ -3,6 +3,7 @@
 from . import (
     booleans,
     chars,
+    clock,
     composition,
     control,
     hashtables,
@@ -11,6 +12,7 @@ from . import (
     memory,
     numbers,
     parallel,
+    randomness,
     strings,
     symbols,
     system,
@@ -21,6 +23,7 @@ from . import (
 __all__ = [
     "booleans",
     "chars",
+    "clock",
     "composition",
     "control",
     "hashtables",
@@ -29,6 +32,7 @@ __all__ = [
     "memory",
     "numbers",
     "parallel",
+    "randomness",
     "strings",
     "symbols",
     "system",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,21 +127,6 @@ def is_read_error(x: Any) -> bool:
 @primitive("file-error?")
 def is_file_error(x: Any) -> bool:
     return isinstance(x, SchemeError) and x.kind == "file-error"
-
-
-@primitive("current-second")
-def current_second() -> float:
-    return time.time()
-
-
-@primitive("current-jiffy")
-def current_jiffy() -> int:
-    return time.perf_counter_ns() // 1000
-
-
-@primitive("jiffies-per-second")
-def jiffies_per_second() -> int:
-    return 1_000_000
 
 
 def make_error(message: Any, irritants: tuple[Any, ...]) -> SchemeError:

@@ -31,6 +31,7 @@ from ..evaluator import PASS_THROUGH, Runtime
 from ..limits import Watchdog
 from .cache import ModelRequest, ResponseCache
 from .errors import TaskError, resource_exhausted, task_failure
+from .journaled import MODEL_CALLS, model_request
 from .limit_warnings import announce, crossed
 from .models import ModelRegistry, ModelResponse, TransientModelError, accepts, is_transient
 from .records import Limits, RetryPolicy
@@ -162,14 +163,12 @@ class ModelGateway:
             store = self._cache_for(cache)
             if self.replay is not None:
                 response = self._replayed(request)
-            elif store is not None and (hit := store.get(request)) is not None:
-                response, cached = (
-                    ModelResponse(text=hit.text, input_tokens=hit.input_tokens, output_tokens=hit.output_tokens),
-                    True,
-                )
-            else:
-                response, attempts = self._attempts(request, retry or self.retry, timeout, span)
-            duration = time.monotonic() - start
+            else:  # a durable run's journal answers before the cache and the backend (docs/durable.md)
+                policy = retry or self.retry
+                fresh = lambda: self._answer(request, store, policy, timeout, span)
+                response = MODEL_CALLS(model_request(request), fresh)
+                attempts, cached = response.attempts, response.cached
+            duration = (response.duration_s or 0.0) if response.replayed else time.monotonic() - start
             answer = response.text
             response = self._counted(response, estimate)
             assert response.input_tokens is not None and response.output_tokens is not None
@@ -188,7 +187,7 @@ class ModelGateway:
                 self._record(request, response)
             if schema is not None:
                 response.data = structured(response.text, schema, f"model {name}")
-            if store is not None and not cached and self.replay is None:
+            if store is not None and not cached and self.replay is None and not response.replayed:
                 store.put(request, response.text, response.input_tokens, response.output_tokens)
             if self.llm_log is not None and response.raw is not None:
                 self.llm_log.write(response.raw)
@@ -242,6 +241,17 @@ class ModelGateway:
             response.input_tokens = estimate
         if response.output_tokens is None:
             response.output_tokens = estimate_tokens(response.text)
+        return response
+
+    def _answer(
+        self, request: ModelRequest, store: ResponseCache | None, policy: RetryPolicy, timeout: float | None, span: Any
+    ) -> ModelResponse:
+        """The response cache's answer, else the backend's (retried as ``policy`` says)."""
+        if store is not None and (hit := store.get(request)) is not None:
+            text, tokens_in, tokens_out = hit.text, hit.input_tokens, hit.output_tokens
+            return ModelResponse(text=text, input_tokens=tokens_in, output_tokens=tokens_out, cached=True)
+        response, attempts = self._attempts(request, policy, timeout, span)
+        response.attempts = attempts
         return response
 
     def _replayed(self, request: ModelRequest) -> ModelResponse:

@@ -25,6 +25,7 @@ import functools
 import inspect
 import os
 import reprlib
+import threading
 from collections.abc import Callable, Collection, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, Protocol, runtime_checkable
@@ -37,6 +38,9 @@ from .errors import task_failure, validation_error
 
 #: Called with each piece of a model's text as it arrives.
 OnText = Callable[[str], None]
+
+#: Held while an ``llm`` model is looked up (not thread-safe: two first lookups at once lose models).
+LLM_LOOKUP = threading.Lock()
 
 #: Environment variable naming the default model.
 MODEL_ENV = "TASKSCHEME_MODEL"
@@ -60,6 +64,9 @@ class ModelResponse(BaseModel):
     attempts: int = 0
     #: Answered from the response cache.
     cached: bool = False
+    #: Answered from a durable run's journal (docs/durable.md), with the time the call took when it was made.
+    replayed: bool = False
+    duration_s: float | None = None
 
 
 class TransientModelError(SchemeError):
@@ -378,12 +385,15 @@ class ModelRegistry:
             raise self._unknown(name)
         import llm
 
-        try:
-            model = llm.get_model(name)
-        except llm.UnknownModelError:
-            raise self._unknown(name) from None
-        wrapped = LlmModel(name, model)
-        self._models[name] = wrapped
+        with LLM_LOOKUP:  # llm loads its plugins on the first lookup: branches of a parallel form wait for it
+            if (found := self._models.get(name)) is not None:
+                return found
+            try:
+                model = llm.get_model(name)
+            except llm.UnknownModelError:
+                raise self._unknown(name) from None
+            wrapped = LlmModel(name, model)
+            self._models[name] = wrapped
         return wrapped
 
     def _unknown(self, name: str) -> Exception:

@@ -95,6 +95,8 @@ def end_attributes(event: Event) -> dict[str, Any]:
     elif usage:
         for key, value in usage.items():
             attributes[f"taskscheme.usage.{key}"] = value
+    if info.get("replayed"):  # answered from a durable run's journal
+        attributes["taskscheme.replayed"] = True
     if event.error:
         attributes["error.type"] = event.error.get("type", "error")
     return attributes

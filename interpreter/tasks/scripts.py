@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .errors import task_failure
+from .journaled import SCRIPT_RUNS, script_request
 from .records import ScriptResult
 
 #: Bytes kept of each output stream by default (1 MiB).
@@ -111,13 +112,29 @@ def run_script(
 
     ``poll`` (the runtime's limit check) is called every :data:`POLL_EVERY` seconds while
     the command runs; if it raises (the program was cancelled or ran out of time), the
-    command's whole process group is killed and the error propagates.
+    command's whole process group is killed and the error propagates. In a durable run the
+    result is journaled, and a resumed run is answered from the journal (docs/durable.md).
     """
     argv = split_command(command, shell)
     if not argv:
         raise task_failure("bad_command", "run-script: empty command")
     if shell and not isinstance(argv, str):
         argv = shlex.join(argv)
+    request = script_request(argv, input, cwd, env, shell, timeout, max_output)
+    return SCRIPT_RUNS(request, lambda: _run(argv, input, timeout, cwd, env, shell, max_output, poll))
+
+
+def _run(
+    argv: list[str] | str,
+    input: str | None,
+    timeout: float | None,
+    cwd: str | Path | None,
+    env: Mapping[str, str] | None,
+    shell: bool,
+    max_output: int,
+    poll: Callable[[], None] | None,
+) -> ScriptResult:
+    """Start the command and wait for it (see :func:`run_script`)."""
     environment = {**os.environ, **env} if env else None
     start = time.monotonic()
     try:

@@ -96,6 +96,8 @@ def describe(event: dict[str, Any]) -> str:
         parts.append(f"{info['attempts']} attempts")
     if info.get("cached"):
         parts.append("cached")
+    if info.get("replayed"):  # answered from a durable run's journal
+        parts.append("replayed")
     if event.get("kind") == "iteration":
         if isinstance(info.get("score"), int | float):
             parts.append(f"score {info['score']:g}")

@@ -1,0 +1,14 @@
+"""Durable runs: a journal of every nondeterministic result, so that a run killed or
+interrupted part way resumes where it stopped without asking anything twice.
+
+``Interpreter(journal=PATH)`` and ``--resume PATH`` open a :class:`JournalFile`; each
+source (model calls, scripts, the clock, random numbers, standard input) goes through
+its :class:`Source`, which answers from the journal on a resumed run and journals what
+a live run gets. See docs/durable.md.
+"""
+
+from .branches import BranchJournal, Source, branch_journals
+from .divergence import JournalDivergence
+from .journal import JournalEntry, JournalFile
+
+__all__ = ["BranchJournal", "JournalDivergence", "JournalEntry", "JournalFile", "Source", "branch_journals"]
