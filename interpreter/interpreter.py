@@ -111,6 +111,7 @@ class Interpreter:
         max_file_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
         # the command of XML script steps that name none (seed 004; docs/composition.md)
         target_script: str | Sequence[str] | None = None,
+        tune_gc: bool = True,
     ) -> None:
         #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
         self.isolation: Isolation | None = None
@@ -142,6 +143,8 @@ class Interpreter:
         self.max_concurrency = max_concurrency_setting("Interpreter", max_concurrency)
         #: The most branches one parallel form runs at once; higher requests are clamped (parallel.py).
         self.max_threads = max_concurrency_setting("Interpreter", max_threads)
+        #: Raise the collector's young threshold while a run is under way (collector.run_heap).
+        self.tune_gc = tune_gc
         # What a batch worker process needs to rebuild this interpreter (batch/spec.py): the
         # settings that travel (capabilities, limits, model, replay) and the program its host gave it.
         self.settings: dict[str, Any] = {
@@ -378,7 +381,7 @@ class Interpreter:
         if rt.running:
             yield
             return
-        with run_heap(), self._run_limits(program):  # run_heap settles old garbage before the deadline starts
+        with run_heap(self.tune_gc), self._run_limits(program):  # run_heap settles old garbage before the deadline
             yield
 
     @contextmanager
