@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from programs import IDIOMATIC, LIBRARY, R7RS, Case  # noqa: E402
+from programs import ELEMENTS, IDIOMATIC, LIBRARY, R7RS, Case  # noqa: E402
 from timing import best  # noqa: E402
 
 from interpreter import Interpreter  # noqa: E402
@@ -116,6 +116,9 @@ def main() -> None:
     idioms = [c for c in IDIOMATIC if opts.k.lower() in c.title.lower()]
     if idioms:
         run_cases("Idiomatic programs, embedded with a default Interpreter()", idioms, repeat)
+    elements = [c for c in ELEMENTS if opts.k.lower() in c.title.lower()]
+    if elements:
+        run_cases("Single list operations beside Python's C loops (embedded, not in any mean)", elements, repeat)
     tune_collector()  # as the command line does after start-up
     ratios = []
     for title, cases in (("Library programs", LIBRARY), ("r7rs-benchmarks programs", R7RS)):
