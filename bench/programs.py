@@ -305,7 +305,8 @@ IDIOMS = """
 (define numbers (iota 300000))
 (define (increments l) (length (map (lambda (x) (+ x 1)) l)))
 (define (sum-of-squares l) (apply + (map (lambda (x) (* x x)) l)))
-(define words (map (lambda (i) (string->symbol (string-append "w" (number->string (modulo (* i 7) 1000))))) (iota 200000)))
+(define words
+  (map (lambda (i) (string->symbol (string-append "w" (number->string (modulo (* i 7) 1000))))) (iota 200000)))
 (define (word-counts words)
   (let ((counts (make-equal-hash-table)))
     (for-each (lambda (w) (hash-table-update!/default counts w (lambda (c) (+ c 1)) 0)) words)
