@@ -147,6 +147,13 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x: f"(call-with-values (lambda () (values)) (lambda () {x}))", inner),
         st.builds(lambda x, y: f"(let-values (((c d e) (values {x} (h {y}) {x}))) (list e d c))", inner, inner),
         st.builds(lambda x, y: f"(let-values (((c) (values {x})) ((d . e) (values {y} {x}))) (list c d e))", inner, inner),
+        # walks given a built-in by name: its inline arm in the walk's loop (inline_walks.by_name)
+        st.builds(lambda x, y: f"(map car (list {x} {y}))", inner, inner),
+        st.builds(lambda x, y: f"(fold-left + 0 (list {x} {y} 1))", inner, inner),
+        st.builds(lambda x, y: f"(filter even? (list {x} 2 {y}))", inner, inner),
+        st.builds(lambda x, y: f"(fold cons {x} (list {y} 1))", inner, inner),
+        st.builds(lambda x: f"(any null? (list 1 {x}))", inner),
+        st.builds(lambda x, y: f"(for-each vector-length (list {x} {y}))", inner, inner),
         # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
         st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
         st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),

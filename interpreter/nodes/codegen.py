@@ -227,6 +227,7 @@ class Emitter:
         self.global_counter = 0  # of namespace names
         # (call node, enclosing site or -1, the local its operator is read into)
         self.sites: list[tuple[Call, int, str]] = []
+        self.merged_sites: set[int] = set()  # walks whose inline call is the walk's own (inline_walks.by_name)
         self.current_site = -1
         self.site_locals: dict[int, str] = {}  # id of a call node: its operator's local (open_site)
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
@@ -2361,8 +2362,11 @@ def _void() -> Any:
 class BodyErrors:
     """Adds the backtrace frames of the calls in progress at a failing call site."""
 
-    def __init__(self, sites: list[tuple[Call, int, str]]) -> None:
+    def __init__(self, sites: list[tuple[Call, int, str]], merged: set[int] | None = None) -> None:
         self.sites = sites
+        #: Sites whose call may already be the error's last frame (a walk given a built-in by
+        #: name: its inline call, written nowhere else, reports itself as the walk).
+        self.merged = merged or set()
 
     def __call__(self, site: int) -> BaseException:
         """The error to raise for the exception being handled (read here, not passed:
@@ -2378,7 +2382,9 @@ class BodyErrors:
             if isinstance(exc, SchemeError):
                 while site >= 0 and exc.wants_frames():
                     node, parent, _operator = self.sites[site]
-                    exc.add_frame(node.text(), node.span, node.procedure)
+                    last = exc.frames[-1] if site in self.merged and exc.frames else None
+                    if last is None or (last.expr, last.location) != (node.text(), node.span and str(node.span)):
+                        exc.add_frame(node.text(), node.span, node.procedure)
                     site = parent
         # The DSL backtrace is in the error; a Python traceback through every body of a
         # deep recursion would keep all their frames alive while it unwinds (and make the
@@ -2454,7 +2460,7 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         emitter.line("v = env.vars")
     emitter.holes = has_cons_calls_of_itself(proc)
     emitter.tail(proc.body)
-    emitter.namespace["on_error"] = BodyErrors(emitter.sites)
+    emitter.namespace["on_error"] = BodyErrors(emitter.sites, emitter.merged_sites)
     code = "\n".join(without_dead_site_stores(emitter.lines))
     start = f"\n    {HOLE} = None" if emitter.holes else ""
     start += "".join(f"\n    {frame} = None" for frame in emitter.released if frame != "env")

@@ -227,6 +227,13 @@ INLINE_NAMES = (
     *SEARCHES,
 )
 
+#: Built-ins that a walk given them by name (``(filter even? l)``, ``(fold-left + 0 l)``)
+#: calls inline, as if written ``(lambda (x) (even? x))`` (``inline_walks.by_name``): those
+#: with an inline arm for one or two operands.
+BY_NAME = frozenset(
+    {*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS, *GUARDED_OPS, *{name for name, count in GUARDED_BY_ARITY if count <= 2}}
+)
+
 #: Arities up to which a call site gets its own template (more use a list comprehension).
 MAX_INLINE_ARGS = 4
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..datatypes import NIL, MString, Pair, walk_to_python
 from ..errors import SchemeError, type_error
+from ..evaluator import python_exception
 from ..limits import SMALL_STRING, check_string_length
 from ..polling import POLL_EVERY, poll_limits
 from .numbers import add
@@ -41,7 +42,12 @@ def _add_rest(total: int, lst: Any, p: Any) -> Any:
     rest, tail = walk_to_python(p)
     if tail is not NIL:
         raise _improper(lst)
-    return add(total, *rest)
+    try:
+        return add(total, *rest)
+    except SchemeError:
+        raise
+    except Exception as exc:  # an overflow …: named as the call of + names it
+        raise python_exception(exc, "+") from None
 
 
 @over_list("+")
