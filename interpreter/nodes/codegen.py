@@ -91,6 +91,7 @@ from .fastpath import (
 from .fused import BOOL, PAIR, fuse, refuted
 from .hoist import CALLED_OUT, hoist_invariant_tests
 from .inline_walks import emit_walk, inline_walk, walk_namespace
+from .lifting import LiftedClosures, lifted_defines
 from .literal_search import SEARCHES, LiteralTable
 from .release import procedures_stay_inside
 from .trmc import HOLE, OUT, emit_cons_loop, filled, has_cons_calls_of_itself, returning
@@ -166,6 +167,7 @@ class Emitter:
         # Internal defines held in the procedure's register frame (``register_defines``),
         # and those already assigned on every path to the code being emitted now.
         self.define_nodes: set[Define] = set()
+        self.lifted: dict[Define, tuple[str, int]] = {}  # made once: (LiftedClosures constant, index)
         self.defined: set[Symbol] = set()
         self.truth_of: Call | None = None  # the test whose fallback ``truth`` compares with #f
         self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
@@ -464,7 +466,9 @@ class Emitter:
         """Emit an internal ``define`` held in a register: the value into its local, and
         into the procedure's frame too if something (a closure) has made it."""
         local = self.scopes[0].names[node.name]
-        self.line(f"{local} = {self.value(node.value)}")
+        lifted = self.lifted.get(node)
+        value = f"{lifted[0]}.closures_in(outer)[{lifted[1]}]" if lifted else self.value(node.value)
+        self.line(f"{local} = {value}")
         self.line("if env is not None:")
         self.line(f"    env.vars[{self.key(node.name)}] = {local}")
         self.defined.add(node.name)
@@ -2451,6 +2455,7 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
             emitter.scopes.append(Registers(dict(zip(proc.params, args)) | locals_, "env"))
             emitter.register_mode = True
             emitter.define_nodes = set(defines)
+            emitter.lifted = lift(emitter, proc, defines)
             frame = "None"
             if procedures_stay_inside(list(locals_), [node.value for node in defines], [proc.body]):
                 emitter.released["env"] = [emitter.key(name) for name in locals_]
@@ -2471,6 +2476,16 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         source = hoist_invariant_tests(source, args, emitter.namespace, emitter.repeats, flags)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
+
+
+def lift(emitter: Emitter, proc: Lambda, defines: list[Define]) -> dict[Define, tuple[str, int]]:
+    """The body's defines made once (``lifting.lifted_defines``): their closures' source."""
+    lifted = lifted_defines(proc.body.body if type(proc.body) is Seq else [proc.body], defines)
+    if not lifted:
+        return {}
+    made = LiftedClosures([d.name for d in lifted], [d.value.compile(False) for d in lifted])
+    source = emitter.constant(made, "L")
+    return {d: (source, i) for i, d in enumerate(lifted)}
 
 
 def register_defines(proc: Lambda) -> list[Define] | None:
