@@ -206,6 +206,7 @@ class Emitter:
             "consumer_values": consumer_values,
             "apply_with_caller": apply_with_caller,
             "filled": filled,
+            "float_sqrt": math.sqrt,
             "rt": rt,
             **walk_namespace(),
         }

@@ -149,6 +149,8 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
         name: (1, "(type({a}) is float or " + FLOATABLE_INT.format(x="{a}") + ")", "float({a})")
         for name in ("exact->inexact", "inexact")
     },
+    # a float's root (exact numbers keep exact roots, negative ones complex: the primitive's)
+    "sqrt": (1, "type({a}) is float and {a} >= 0.0", "float_sqrt({a})"),
 }
 
 #: ``eq?``/``eqv?`` beside a constant of a type compared by identity alone (a symbol, '(),

@@ -952,6 +952,24 @@ def delete_duplicates(lst: Any, compare: Any = None) -> Any:
     return build_list(out)
 
 
+def _pairs_of_range(numbers: range) -> Any:
+    """The list of ``numbers`` in reverse order, built back to front straight from the
+    range (``iota``: no Python list of the numbers between)."""
+    if len(numbers) > 5000 and gc.isenabled():
+        gc.disable()  # as in build_list: new pairs form no cycles
+        try:
+            return _pairs_of_range(numbers)
+        finally:
+            gc.enable()
+    result: Any = NIL
+    for x in polled(numbers):
+        cell = Pair()
+        cell.car = x
+        cell.cdr = result
+        result = cell
+    return result
+
+
 @primitive("iota")
 def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
     """``n`` numbers from ``start`` by ``step``."""
@@ -961,7 +979,7 @@ def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
     if type(start) is int and type(step) is int:
         if step == 0:
             return build_list([start] * n)
-        return build_list(list(range(start, start + n * step, step)))
+        return _pairs_of_range(range(start + (n - 1) * step, start - step, -step))
     from .numbers import add, mul
 
     return build_list([add(start, mul(i, step)) for i in polled(range(n))])
