@@ -125,8 +125,7 @@ def main() -> None:
         chosen = [c for c in cases if opts.k.lower() in c.title.lower()]
         if chosen:
             ratios += run_cases(title, chosen, repeat)
-    print(f"
-geometric mean of the {len(ratios)} library and r7rs ratios: **{geometric_mean(ratios):.1f}×**")
+    print(f"\ngeometric mean of the {len(ratios)} library and r7rs ratios: **{geometric_mean(ratios):.1f}×**")
     if opts.k or opts.suite_only:
         return
     starts = max(repeat, 5)
