@@ -7,11 +7,14 @@ each beside the same algorithm in plain Python, in one run.
     .venv/bin/python bench/library.py --python /path/to/python3.12 --python /path/to/python3.13
                                                  # the suite under each Python too, side by side
 
-Prints a Markdown table (seconds, ratio = taskscheme / Python) with the geometric mean of
-the ratios, then the time to the first REPL prompt and the cold start of
-``python repl.py -e '(display 1)'`` beside ``python -c pass``. The programs are in
-``bench/programs.py``. Wall-clock figures on a shared machine move by 10-30% between runs:
-compare ratios from one run, and take the best of several.
+Prints Markdown tables (seconds, ratio = taskscheme / Python) with the geometric mean of
+the ratios: first the idiomatic programs, embedded with a default ``Interpreter()`` in a
+process with CPython's collector settings (as a host runs them), then the library and
+r7rs-benchmarks programs with the command line's collector settings; then the time to the
+first REPL prompt and the cold start of ``python repl.py -e '(display 1)'`` beside
+``python -c pass``. The programs are in ``bench/programs.py``. Wall-clock figures on a
+shared machine move by 10-30% between runs: compare ratios from one run, and take the best
+of several.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from programs import LIBRARY, R7RS, Case  # noqa: E402
+from programs import ELEMENTS, IDIOMATIC, LIBRARY, R7RS, Case  # noqa: E402
 from timing import best  # noqa: E402
 
 from interpreter import Interpreter  # noqa: E402
@@ -109,13 +112,20 @@ def main() -> None:
         compare([sys.executable, *opts.python], ["--quick"] * opts.quick, titles)
         return
     repeat = 1 if opts.quick else 3
+    # First as a host runs them: a default Interpreter(), CPython's collector settings.
+    idioms = [c for c in IDIOMATIC if opts.k.lower() in c.title.lower()]
+    if idioms:
+        run_cases("Idiomatic programs, embedded with a default Interpreter()", idioms, repeat)
+    elements = [c for c in ELEMENTS if opts.k.lower() in c.title.lower()]
+    if elements:
+        run_cases("Single list operations beside Python's C loops (embedded, not in any mean)", elements, repeat)
     tune_collector()  # as the command line does after start-up
     ratios = []
     for title, cases in (("Library programs", LIBRARY), ("r7rs-benchmarks programs", R7RS)):
         chosen = [c for c in cases if opts.k.lower() in c.title.lower()]
         if chosen:
             ratios += run_cases(title, chosen, repeat)
-    print(f"\ngeometric mean of all {len(ratios)} ratios: **{geometric_mean(ratios):.1f}×**")
+    print(f"\ngeometric mean of the {len(ratios)} library and r7rs ratios: **{geometric_mean(ratios):.1f}×**")
     if opts.k or opts.suite_only:
         return
     starts = max(repeat, 5)

@@ -4,6 +4,10 @@ Two groups (see ``bench/library.py``, which runs them side by side):
 
 * LIBRARY: the programs of issue 16, code that leans on the library (higher-order list
   procedures, association lists, string ports, floats, vectors with ``do``, strings);
+* IDIOMATIC: seven programs written as users write them (built-ins passed by name, ``iota``,
+  ``apply``, internal defines), each beside the Python a Python programmer would write
+  (comprehensions, ``str.join``, ``list(range)``); ``bench/library.py`` runs them embedded
+  with a default ``Interpreter()`` and CPython's default collector settings, as a host does;
 * R7RS: ten programs of ecraven/r7rs-benchmarks, written anew with the same algorithms
   (fib, tak, ack, fibfp, nqueens, primes, deriv, mbrot, array1, triangl; triangl starts
   from a board with five holes and stops at ten moves, so that one run takes seconds).
@@ -15,6 +19,7 @@ sides return the same number, which the runner checks before timing.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -264,6 +269,118 @@ LIBRARY = [
         STRINGS,
         "(count-vowels text)",
         lambda: py_count_vowels(TEXT),
+    ),
+]
+
+
+# ---------------------------------------------------------------------------------------
+# idiomatic programs (issue 35): as users write them, beside idiomatic Python
+# ---------------------------------------------------------------------------------------
+IDIOMS = """
+(define (hof n) (fold-left + 0 (filter even? (map (lambda (x) (* x 3)) (iota n)))))
+(define (digits n) (string-length (apply string-append (map number->string (iota n)))))
+(define (merge-sort lst)
+  (define (merge a b)
+    (cond ((null? a) b)
+          ((null? b) a)
+          ((< (car a) (car b)) (cons (car a) (merge (cdr a) b)))
+          (else (cons (car b) (merge a (cdr b))))))
+  (define (split lst)
+    (if (or (null? lst) (null? (cdr lst)))
+        (values lst '())
+        (let-values (((a b) (split (cddr lst))))
+          (values (cons (car lst) a) (cons (cadr lst) b)))))
+  (if (or (null? lst) (null? (cdr lst)))
+      lst
+      (let-values (((a b) (split lst)))
+        (merge (merge-sort a) (merge-sort b)))))
+(define sort-data (let loop ((i 0) (x 7) (acc '()))
+  (if (= i 20000) acc (loop (+ i 1) (modulo (+ (* x 1103515245) 12345) 2147483648) (cons x acc)))))
+(define (sorted-checksum)
+  (let loop ((l (merge-sort sort-data)) (i 0) (sum 0))
+    (if (null? l) sum (loop (cdr l) (+ i 1) (modulo (+ sum (* i (car l))) 1000000007)))))
+(define (roots n)
+  (let loop ((i 0) (acc 0.0))
+    (if (= i n) (round acc) (loop (+ i 1) (+ acc (sqrt (exact->inexact i)))))))
+(define numbers (iota 300000))
+(define (increments l) (length (map (lambda (x) (+ x 1)) l)))
+(define (sum-of-squares l) (apply + (map (lambda (x) (* x x)) l)))
+(define words
+  (map (lambda (i) (string->symbol (string-append "w" (number->string (modulo (* i 7) 1000))))) (iota 200000)))
+(define (word-counts words)
+  (let ((counts (make-equal-hash-table)))
+    (for-each (lambda (w) (hash-table-update!/default counts w (lambda (c) (+ c 1)) 0)) words)
+    (hash-table-ref/default counts 'w7 0)))
+(define strings (map number->string (iota 100000)))
+(define (joined l) (string-length (apply string-append l)))
+"""
+
+NUMBERS = list(range(300000))
+WORDS = [f"w{i * 7 % 1000}" for i in range(200000)]
+STRINGS = [str(i) for i in range(100000)]
+
+
+def py_word_counts(words: list[str]) -> int:
+    counts: dict[str, int] = {}
+    for w in words:
+        counts[w] = counts.get(w, 0) + 1
+    return counts.get("w7", 0)
+
+
+def py_roots(n: int) -> float:
+    return round(sum(math.sqrt(float(i)) for i in range(n)))
+
+
+IDIOMATIC = [
+    Case(
+        "(fold-left + 0 (filter even? (map (lambda (x) (* x 3)) (iota n)))), 300,000",
+        IDIOMS,
+        "(hof 300000)",
+        lambda: sum([y for y in [x * 3 for x in range(300000)] if y % 2 == 0]),
+    ),
+    Case(
+        "(apply string-append (map number->string (iota n))), 100,000",
+        IDIOMS,
+        "(digits 100000)",
+        lambda: len("".join([str(i) for i in range(100000)])),
+    ),
+    Case("merge sort of 20,000 numbers, internal defines", IDIOMS, "(sorted-checksum)", py_sorted_checksum),
+    Case(
+        "float loop with sqrt and exact->inexact, 300,000",
+        IDIOMS,
+        "(roots 300000)",
+        lambda: py_roots(300000),
+    ),
+    Case(
+        "(map (lambda (x) (+ x 1)) l), 300,000",
+        IDIOMS,
+        "(increments numbers)",
+        lambda: len([x + 1 for x in NUMBERS]),
+    ),
+    Case(
+        "(apply + (map (lambda (x) (* x x)) l)), 300,000",
+        IDIOMS,
+        "(sum-of-squares numbers)",
+        lambda: sum([x * x for x in NUMBERS]),
+    ),
+    Case(
+        "word counts in a hash table, 200,000 words",
+        IDIOMS,
+        "(word-counts words)",
+        lambda: py_word_counts(WORDS),
+    ),
+]
+
+
+#: What single list operations cost beside the C loops Python has for them (printed by
+#: ``bench/library.py`` apart, not in any mean: no pure-Python walk of pairs reaches them).
+ELEMENTS = [
+    Case("(iota n) beside list(range(n)), 300,000", IDIOMS, "(length (iota 300000))", lambda: len(list(range(300000)))),
+    Case(
+        "(apply string-append l) beside str.join, 100,000 strings",
+        IDIOMS,
+        "(joined strings)",
+        lambda: len("".join(STRINGS)),
     ),
 ]
 

@@ -59,7 +59,7 @@ def defining_form(name: str) -> Callable[[Callable[[Pair], list[Symbol]]], Calla
 class Scope:
     """The compile-time picture of one runtime frame: its names, macros and procedure."""
 
-    __slots__ = ("dynamic", "macros", "outer", "procedure", "vars")
+    __slots__ = ("captures", "dynamic", "macros", "outer", "procedure", "vars")
 
     def __init__(
         self, names: dict[Symbol, bool], outer: Scope | None, procedure: str | None = None, dynamic: bool = False
@@ -71,6 +71,18 @@ class Scope:
         #: A dynamic scope's frame is made at run time as a child of the *caller's* frame
         #: (a task with context ``full``): names not bound lexically are looked up by name.
         self.dynamic = dynamic
+        #: For a procedure's scope: (id of the scope, name) of each variable its code reads or
+        #: sets in an enclosing scope (``find`` records them; ``nodes.lifting`` reads them).
+        self.captures: set[tuple[int, Symbol]] | None = None
+
+
+def note_capture(use: Scope | None, home: Scope, name: Symbol) -> None:
+    """Record on each procedure scope from ``use`` out to ``home`` that its code refers to
+    ``name`` of ``home`` (a variable it captures)."""
+    while use is not None and use is not home:
+        if use.captures is not None:
+            use.captures.add((id(home), name))
+        use = use.outer
 
 
 class Macro:
@@ -139,6 +151,8 @@ class Analyzer:
         s = scope
         while s is not None:
             if name in s.vars:
+                if depth:
+                    note_capture(scope, s, name)
                 return depth, s.vars[name]
             depth += 1
             s = s.outer
@@ -157,6 +171,8 @@ class Analyzer:
                 if name in s.macros:
                     return MACRO, s.macros[name], depth, False, s
                 if name in s.vars:
+                    if depth:
+                        note_capture(use, s, name)
                     return VAR, name, depth, s.vars[name], s
                 depth += 1
                 s = s.outer

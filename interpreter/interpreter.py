@@ -118,6 +118,7 @@ class Interpreter:
         journal: str | Path | None = None,
         resume_from: int | None = None,
         resume_quiet: bool = False,
+        tune_gc: bool = True,
     ) -> None:
         #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
         self.isolation: Isolation | None = None
@@ -150,6 +151,8 @@ class Interpreter:
         self.max_concurrency = max_concurrency_setting("Interpreter", max_concurrency)
         #: The most branches one parallel form runs at once; higher requests are clamped (parallel.py).
         self.max_threads = max_concurrency_setting("Interpreter", max_threads)
+        #: Raise the collector's young threshold while a run is under way (collector.run_heap).
+        self.tune_gc = tune_gc
         # What a batch worker process needs to rebuild this interpreter (batch/spec.py): the
         # settings that travel (capabilities, limits, model, replay) and the program its host gave it.
         self.settings: dict[str, Any] = {
@@ -390,7 +393,7 @@ class Interpreter:
         if rt.running:
             yield
             return
-        with run_heap(), self._run_limits(program):  # run_heap settles old garbage before the deadline starts
+        with run_heap(self.tune_gc), self._run_limits(program):  # run_heap settles old garbage before the deadline
             yield
 
     @contextmanager

@@ -145,3 +145,27 @@ def test_structure_shared_exponentially_writes_text_that_reads_back_equal() -> N
 def test_small_shared_structure_still_prints_unfolded() -> None:
     """R7RS write labels cycles only: modest sharing is printed in full."""
     assert outcome("(define x (list 1 2)) (list x x)") == "value ((1 2) (1 2))"
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        # chibi's example: R7RS stops at the shortest list, a circular one being endless
+        ("(map + '(1 2 3 4 5 6) l)", "value (2 4 6 5 7 9)"),
+        ("(map (lambda (x y z) (+ x y z)) '(1 2 3 4 5 6) l '(100 200))", "value (102 204)"),
+        ("(let ((out '())) (for-each (lambda (x y) (set! out (cons (* x y) out))) l '(10 20 30 40)) out)",
+         "value (40 90 40 10)"),
+        ("(fold-left (lambda (acc x y) (+ acc (* x y))) 0 '(1 1 1 1 1) l)", "value 9"),
+        ("(map + l l)", "error type-error: map: expected a proper list, got only circular lists"),
+        ("(for-each + l l)", "error type-error: for-each: expected a proper list, got only circular lists"),
+        ("(map + '(1 . 2) l)", "error type-error: map: expected a proper list, got '(1 . 2)"),
+    ],
+)
+def test_walks_over_several_lists_stop_at_the_shortest_a_circular_one_being_endless(call: str, expected: str) -> None:
+    assert outcome(CYCLE + call) == expected
+
+
+def test_chibis_example_of_map_over_a_circular_list() -> None:
+    circular = "(define (circular . xs) (let ((l (list-copy xs))) (set-cdr! (last-pair l) l) l)) "
+    call = "(map * '(1 2 3 4 5 6) (circular 10 100 1000))"
+    assert outcome(circular + call) == "value (10 200 3000 40 500 6000)"

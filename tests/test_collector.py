@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from interpreter import Interpreter
-from interpreter.collector import DUE_FROM, DUE_SHARE, STARTUP_FROZEN, settle
+from interpreter.collector import CPYTHON_THRESHOLDS, DUE_FROM, DUE_SHARE, STARTUP_FROZEN, YOUNG_THRESHOLD, settle
 
 
 class Cycle:
@@ -67,6 +67,49 @@ def test_a_run_freezes_the_older_heap_and_unfreezes_it_after() -> None:
     interp.eval("(frozen-now)")
     assert frozen[0] >= len(keep)  # collections in the run skip them
     assert gc.get_freeze_count() == 0  # and they are ordinary objects again after it
+
+
+def thresholds_in_a_run(interp: Interpreter) -> tuple[int, int, int]:
+    """The collector's thresholds as a run of ``interp`` sees them."""
+    seen: list[tuple[int, int, int]] = []
+    interp.define("thresholds-now", lambda: seen.append(gc.get_threshold()) or True)
+    interp.eval("(thresholds-now)")
+    return seen[0]
+
+
+def test_a_run_collects_the_young_generation_less_often_and_restores_the_threshold() -> None:
+    assert gc.get_threshold() == CPYTHON_THRESHOLDS
+    interp = Interpreter(stdout=io.StringIO())
+    assert thresholds_in_a_run(interp) == (YOUNG_THRESHOLD, *CPYTHON_THRESHOLDS[1:])
+    assert gc.get_threshold() == CPYTHON_THRESHOLDS  # Python code between runs collects as before
+    with interp.whole_run():  # a run the host opens: tuned until it ends
+        assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+        assert interp.eval("(+ 1 2)") == 3
+        assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+    assert gc.get_threshold() == CPYTHON_THRESHOLDS
+
+
+def test_a_run_that_fails_restores_the_threshold_too() -> None:
+    interp = Interpreter(stdout=io.StringIO())
+    with pytest.raises(Exception, match="car"):
+        interp.eval("(car 5)")
+    assert gc.get_threshold() == CPYTHON_THRESHOLDS
+
+
+def test_a_host_with_thresholds_of_its_own_keeps_them() -> None:
+    interp = Interpreter(stdout=io.StringIO())
+    gc.set_threshold(1234, 7, 3)
+    try:
+        assert thresholds_in_a_run(interp) == (1234, 7, 3)
+        assert gc.get_threshold() == (1234, 7, 3)
+    finally:
+        gc.set_threshold(*CPYTHON_THRESHOLDS)
+
+
+def test_tune_gc_false_leaves_the_collector_alone() -> None:
+    interp = Interpreter(stdout=io.StringIO(), tune_gc=False)
+    assert thresholds_in_a_run(interp) == CPYTHON_THRESHOLDS
+    assert gc.get_threshold() == CPYTHON_THRESHOLDS
 
 
 def test_a_host_that_froze_objects_keeps_them_frozen() -> None:

@@ -96,3 +96,51 @@ def test_inline_walks_under_parallel_map() -> None:
     serial = interp.eval("(map squares (iota 40))")
     assert interp.eval("(parallel-map squares (iota 40))") == serial
     assert serial[3] == 1 + 4 + 9
+
+
+#: Walks given a built-in by name (``inline_walks.by_name``): run as if the built-in were
+#: called from a literal lambda, guarded by both names' intact flags.
+BY_NAME_WALKS = [
+    "(map car a)",
+    "(filter even? a)",
+    "(fold-left + b a)",
+    "(fold cons '() a)",
+    "(list (any odd? a) (every number? a))",
+    "(map number->string a)",
+    "(for-each vector-length a)",
+]
+
+
+@pytest.mark.parametrize("expr", BY_NAME_WALKS)
+def test_a_walk_of_a_builtin_by_name_agrees_with_the_ordinary_call(expr: str) -> None:
+    for a, b in [*ARGUMENTS, ("(list (vector 1) (vector))", "0")]:
+        results = set(run_five_ways(expr, a, b))
+        assert results == {reference(expr, a, b, WRAPPED)}, (expr, a, b, results)
+
+
+def test_a_builtin_by_name_runs_its_inline_arm_in_the_loop(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (hof l) (fold-left + 0 (filter even? l)))")
+    assert interp.eval("(hof (iota 10))") == 20
+    body = next(source for source in sources if "proper_length(" in source)
+    loops = body.count("for _ in ticks(")
+    assert loops == 2 and " % 2 == 0" in body and "apply_with_caller" not in body.split("else:")[0]
+
+
+def test_a_builtin_by_name_rebound_before_the_walk_is_the_one_called() -> None:
+    interp = Interpreter()
+    interp.eval("(define (evens l) (filter even? l))")
+    assert interp.eval("(evens '(1 2 3 4))") == [2, 4]
+    interp.eval("(define real-even? even?) (set! even? odd?)")
+    assert interp.eval("(evens '(1 2 3 4))") == [1, 3]
+    interp.eval("(set! even? real-even?)")
+    assert interp.eval("(evens '(1 2 3 4))") == [2, 4]
+
+
+def test_an_error_of_a_builtin_by_name_names_the_walk_once() -> None:
+    interp = Interpreter()
+    interp.eval("(define (firsts l) (map car l))")
+    with pytest.raises(SchemeError) as caught:
+        interp.eval("(firsts '((1) 2))")
+    frames = [frame.expr for frame in caught.value.frames]
+    assert frames == ["(map car l)", "(firsts '((1) 2))"]

@@ -43,8 +43,12 @@ WALKS = [
 COUNTER = "(define calls 0) (define (f . xs) (set! calls (+ calls 1)) (car xs))"
 
 
-@pytest.mark.parametrize("bad", [IMPROPER, CIRCULAR])
-@pytest.mark.parametrize("call", WALKS)
+#: A circular list beside a proper one is endless, so the walk stops at the proper one
+#: (R7RS; tests/test_circular_data.py): only a walk over the circular list alone refuses it.
+BAD_WALKS = [(call, IMPROPER) for call in WALKS] + [(call, CIRCULAR) for call in WALKS if "'(1 2 3)" not in call]
+
+
+@pytest.mark.parametrize(("call", "bad"), BAD_WALKS)
 def test_bad_lists_are_refused_before_any_call(call: str, bad: str) -> None:
     interp = Interpreter()
     interp.eval_scheme(COUNTER)

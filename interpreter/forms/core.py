@@ -58,9 +58,23 @@ def make_lambda(
     """The node for a procedure with parameter list ``spec`` and ``body``."""
     params, rest = parse_params(spec, span, name if name != "lambda" else "lambda")
     inner = Scope(dict.fromkeys(params + ((rest,) if rest else ()), False), scope, name)
+    inner.captures = set()
     body_node = an.body(body, inner, span)
     defines = tuple(k for k, checked in inner.vars.items() if checked)
-    return Lambda(params, rest, body_node, name, an.rt, defines, span)
+    node = Lambda(params, rest, body_node, name, an.rt, defines, span)
+    node.captures = inner.captures
+    if defines:
+        note_captured(body_node, inner)
+    return node
+
+
+def note_captured(body: Node, scope: Scope) -> None:
+    """Tell each procedure the body defines which of the body's own variables (parameters
+    and defines) it captures (``Lambda.captured``, for ``nodes.lifting``)."""
+    for part in body.body if type(body) is Seq else [body]:
+        if type(part) is Define and type(part.value) is Lambda and part.value.captures is not None:
+            part.value.captured = frozenset(name for home, name in part.value.captures if home == id(scope))
+            part.value.captures = None  # read once, here
 
 
 @special_form("lambda")

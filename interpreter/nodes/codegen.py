@@ -91,6 +91,7 @@ from .fastpath import (
 from .fused import BOOL, PAIR, fuse, refuted
 from .hoist import CALLED_OUT, hoist_invariant_tests
 from .inline_walks import emit_walk, inline_walk, walk_namespace
+from .lifting import LiftedClosures, lifted_defines
 from .literal_search import SEARCHES, LiteralTable
 from .release import procedures_stay_inside
 from .trmc import HOLE, OUT, emit_cons_loop, filled, has_cons_calls_of_itself, returning
@@ -166,6 +167,7 @@ class Emitter:
         # Internal defines held in the procedure's register frame (``register_defines``),
         # and those already assigned on every path to the code being emitted now.
         self.define_nodes: set[Define] = set()
+        self.lifted: dict[Define, tuple[str, int]] = {}  # made once: (LiftedClosures constant, index)
         self.defined: set[Symbol] = set()
         self.truth_of: Call | None = None  # the test whose fallback ``truth`` compares with #f
         self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
@@ -204,6 +206,7 @@ class Emitter:
             "consumer_values": consumer_values,
             "apply_with_caller": apply_with_caller,
             "filled": filled,
+            "float_sqrt": math.sqrt,
             "rt": rt,
             **walk_namespace(),
         }
@@ -227,6 +230,7 @@ class Emitter:
         self.global_counter = 0  # of namespace names
         # (call node, enclosing site or -1, the local its operator is read into)
         self.sites: list[tuple[Call, int, str]] = []
+        self.merged_sites: set[int] = set()  # walks whose inline call is the walk's own (inline_walks.by_name)
         self.current_site = -1
         self.site_locals: dict[int, str] = {}  # id of a call node: its operator's local (open_site)
         self.impure: set[int] = set()  # ids of nodes :meth:`pure` found impure
@@ -463,7 +467,9 @@ class Emitter:
         """Emit an internal ``define`` held in a register: the value into its local, and
         into the procedure's frame too if something (a closure) has made it."""
         local = self.scopes[0].names[node.name]
-        self.line(f"{local} = {self.value(node.value)}")
+        lifted = self.lifted.get(node)
+        value = f"{lifted[0]}.closures_in(outer)[{lifted[1]}]" if lifted else self.value(node.value)
+        self.line(f"{local} = {value}")
         self.line("if env is not None:")
         self.line(f"    env.vars[{self.key(node.name)}] = {local}")
         self.defined.add(node.name)
@@ -2361,8 +2367,11 @@ def _void() -> Any:
 class BodyErrors:
     """Adds the backtrace frames of the calls in progress at a failing call site."""
 
-    def __init__(self, sites: list[tuple[Call, int, str]]) -> None:
+    def __init__(self, sites: list[tuple[Call, int, str]], merged: set[int] | None = None) -> None:
         self.sites = sites
+        #: Sites whose call may already be the error's last frame (a walk given a built-in by
+        #: name: its inline call, written nowhere else, reports itself as the walk).
+        self.merged = merged or set()
 
     def __call__(self, site: int) -> BaseException:
         """The error to raise for the exception being handled (read here, not passed:
@@ -2378,7 +2387,9 @@ class BodyErrors:
             if isinstance(exc, SchemeError):
                 while site >= 0 and exc.wants_frames():
                     node, parent, _operator = self.sites[site]
-                    exc.add_frame(node.text(), node.span, node.procedure)
+                    last = exc.frames[-1] if site in self.merged and exc.frames else None
+                    if last is None or (last.expr, last.location) != (node.text(), node.span and str(node.span)):
+                        exc.add_frame(node.text(), node.span, node.procedure)
                     site = parent
         # The DSL backtrace is in the error; a Python traceback through every body of a
         # deep recursion would keep all their frames alive while it unwinds (and make the
@@ -2445,6 +2456,7 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
             emitter.scopes.append(Registers(dict(zip(proc.params, args)) | locals_, "env"))
             emitter.register_mode = True
             emitter.define_nodes = set(defines)
+            emitter.lifted = lift(emitter, proc, defines)
             frame = "None"
             if procedures_stay_inside(list(locals_), [node.value for node in defines], [proc.body]):
                 emitter.released["env"] = [emitter.key(name) for name in locals_]
@@ -2454,7 +2466,7 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         emitter.line("v = env.vars")
     emitter.holes = has_cons_calls_of_itself(proc)
     emitter.tail(proc.body)
-    emitter.namespace["on_error"] = BodyErrors(emitter.sites)
+    emitter.namespace["on_error"] = BodyErrors(emitter.sites, emitter.merged_sites)
     code = "\n".join(without_dead_site_stores(emitter.lines))
     start = f"\n    {HOLE} = None" if emitter.holes else ""
     start += "".join(f"\n    {frame} = None" for frame in emitter.released if frame != "env")
@@ -2465,6 +2477,16 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
         source = hoist_invariant_tests(source, args, emitter.namespace, emitter.repeats, flags)
     exec(compile(source, "<taskscheme body>", "exec"), emitter.namespace)  # generated from fixed templates
     return emitter.namespace["run"]
+
+
+def lift(emitter: Emitter, proc: Lambda, defines: list[Define]) -> dict[Define, tuple[str, int]]:
+    """The body's defines made once (``lifting.lifted_defines``): their closures' source."""
+    lifted = lifted_defines(proc.body.body if type(proc.body) is Seq else [proc.body], defines)
+    if not lifted:
+        return {}
+    made = LiftedClosures([d.name for d in lifted], [d.value.compile(False) for d in lifted])
+    source = emitter.constant(made, "L")
+    return {d: (source, i) for i, d in enumerate(lifted)}
 
 
 def register_defines(proc: Lambda) -> list[Define] | None:

@@ -49,8 +49,8 @@ class Node:
         return ()
 
 
-def subtree(node: Node) -> Iterator[Node]:
-    """``node`` and every node inside it, nested lambdas included.
+def subtree(node: Node | list[Node]) -> Iterator[Node]:
+    """``node`` (or each of a list of nodes) and every node inside it, nested lambdas included.
 
     Parts are found through ``__slots__``: nodes, lists and tuples of them, and the
     helper records of the node modules (cond clauses and the like)."""
@@ -465,10 +465,12 @@ class SelfBinding:
         """Whether nothing in the region assigns ``name`` but its own binding."""
         if self.counts is None:
             counts: dict[Symbol, int] = {}
-            for node in self.region:
-                for part in subtree(node):
-                    for assigned in part.assigned():
-                        counts[assigned] = counts.get(assigned, 0) + 1
+            # one walk over the whole region: a lambda's binding leads back to the region, so a
+            # walk per form met the other forms' defines again (two defines: each counted twice,
+            # and neither procedure's calls of itself were taken for a loop)
+            for part in subtree(self.region):
+                for assigned in part.assigned():
+                    counts[assigned] = counts.get(assigned, 0) + 1
             self.counts, self.region = counts, []  # the nodes are not needed again
         return self.counts.get(name, 0) <= self.allowed
 
@@ -486,7 +488,7 @@ def bind_selves(bindings: Iterable[tuple[Symbol, Node]], region: list[Node], all
 class Lambda(Node):
     """``lambda``: makes a :class:`Closure` over the current frame."""
 
-    __slots__ = ("binding", "body", "defines", "name", "params", "rest", "rt")
+    __slots__ = ("binding", "body", "captured", "captures", "defines", "name", "params", "rest", "rt")
 
     def __init__(
         self,
@@ -501,6 +503,11 @@ class Lambda(Node):
         self.params, self.rest, self.body, self.name = params, rest, body, name
         self.rt, self.defines, self.span = rt, defines, span
         self.binding: tuple[Symbol, SelfBinding] | None = None  # see bind_selves
+        #: (id of a scope, name) of the variables of enclosing scopes its code uses (analyzer.find)
+        self.captures: set[tuple[int, Symbol]] | None = None
+        #: For a procedure an internal define binds: which variables of the defining body's
+        #: own frame it uses (None: not known); see nodes.lifting.
+        self.captured: frozenset[Symbol] | None = None
 
     #: Closures made before the body's first call that wait for it to be compiled;
     #: past this many the body is compiled at once (closures made and never called

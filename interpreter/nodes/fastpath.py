@@ -149,6 +149,8 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
         name: (1, "(type({a}) is float or " + FLOATABLE_INT.format(x="{a}") + ")", "float({a})")
         for name in ("exact->inexact", "inexact")
     },
+    # a float's root (exact numbers keep exact roots, negative ones complex: the primitive's)
+    "sqrt": (1, "type({a}) is float and {a} >= 0.0", "float_sqrt({a})"),
 }
 
 #: ``eq?``/``eqv?`` beside a constant of a type compared by identity alone (a symbol, '(),
@@ -225,6 +227,13 @@ INLINE_NAMES = (
     *{name for name, _count in GUARDED_BY_ARITY},
     *INLINE_FORMS,
     *SEARCHES,
+)
+
+#: Built-ins that a walk given them by name (``(filter even? l)``, ``(fold-left + 0 l)``)
+#: calls inline, as if written ``(lambda (x) (even? x))`` (``inline_walks.by_name``): those
+#: with an inline arm for one or two operands.
+BY_NAME = frozenset(
+    {*BINARY_OPS, *UNARY_OPS, *CONSTRUCTORS, *GUARDED_OPS, *{name for name, count in GUARDED_BY_ARITY if count <= 2}}
 )
 
 #: Arities up to which a call site gets its own template (more use a list comprehension).

@@ -18,6 +18,13 @@ locals as a ``let``'s are:
 * each element counts a step under ``max_steps`` (a call counts one), and the limits are
   polled between chunks of the list, as the walks do (:func:`~..polling.ticks`).
 
+A built-in passed by name (``(filter even? l)``, ``(fold-left + 0 l)``) whose calls compiled
+code computes inline (``fastpath.BY_NAME``) runs the same way, as ``(lambda (x) (even? x))``:
+the walk tests the built-in's intact flag beside its own before it starts (the procedure is
+read once, then), and the call in the loop is guarded as every inline built-in is; a rebound
+name takes the ordinary call with the value the name holds. An error in the call shows the
+walk's call once (``codegen.BodyErrors``' merged sites), as the ordinary walk's does.
+
 The lambda's closure is never made: nothing but the call could see it. Its body's calls are
 sites of the enclosing body, so an error inside it has the same backtrace (each call node
 keeps the name of the procedure it was written in). Under ``parallel-map`` the loop's
@@ -29,7 +36,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .core import Call, GlobalRef, Lambda, Node
+from ..datatypes import gensym
+from .core import Call, GlobalRef, Lambda, LocalRef, Node
 
 if TYPE_CHECKING:
     from .codegen import Emitter
@@ -69,14 +77,39 @@ WALK_FORMS: dict[str, WalkForm] = {
 
 def inline_walk(em: Emitter, node: Node) -> bool:
     """Whether ``node`` is a walk of :data:`WALK_FORMS` over one list whose procedure is a
-    literal lambda that can run inline (``Emitter.inlinable_lambda``)."""
+    literal lambda that can run inline (``Emitter.inlinable_lambda``), or a built-in by
+    name that compiled code computes inline (:func:`by_name`)."""
     if type(node) is not Call or type(node.operator) is not GlobalRef:
         return False
     name = node.operator.name.name
     form = WALK_FORMS.get(name)
     if form is None or name not in em.builtins or len(node.operands) != 1 + form.operands:
         return False
-    return em.inlinable_lambda(node.operands[0], form.params)
+    proc = node.operands[0]
+    if type(proc) is GlobalRef:
+        return by_name(em, proc) and em.inlinable_lambda(eta_lambda(node, proc, form.params), form.params)
+    return em.inlinable_lambda(proc, form.params)
+
+
+def by_name(em: Emitter, ref: GlobalRef) -> bool:
+    """Whether ``ref`` names a built-in whose calls compiled code computes inline (guarded by
+    its intact flag): ``(filter even? l)`` then runs as ``(filter (lambda (x) (even? x)) l)``."""
+    from .fastpath import BY_NAME
+
+    return ref.name.name in BY_NAME and ref.name.name in em.builtins
+
+
+def eta_lambda(node: Call, ref: GlobalRef, params: int) -> Lambda:
+    """``(lambda (a …) (ref a …))`` for the walk ``node``: its call made where the walk is
+    written (an error in it shows the walk's call, as the ordinary walk's does)."""
+    names = tuple(gensym("x") for _ in range(params))
+    args: list[Node] = [LocalRef(n, 0, False, ref.span) for n in names]
+    call = Call(ref, args, node.source, node.procedure, node.span)
+    return Lambda(names, None, call, node.procedure or "lambda", RUNTIME_UNUSED, (), ref.span)
+
+
+#: An inline walk never makes the eta-expanded lambda's closure, so it needs no runtime.
+RUNTIME_UNUSED: Any = None
 
 
 def emit_walk(em: Emitter, node: Call) -> str:
@@ -89,16 +122,24 @@ def emit_walk(em: Emitter, node: Call) -> str:
     from .fastpath import builtins_intact
 
     operator, proc = node.operator, node.operands[0]
-    assert type(operator) is GlobalRef and type(proc) is Lambda
     name = operator.name.name
     form = WALK_FORMS[name]
+    named = proc if type(proc) is GlobalRef else None  # a built-in by name (see by_name)
+    if named is not None:
+        proc = eta_lambda(node, named, form.params)
+    assert type(operator) is GlobalRef and type(proc) is Lambda
     parent = em.current_site
-    em.open_site(node)  # in progress while the list is checked and the body runs, as a call is
+    site = em.open_site(node)  # in progress while the list is checked and the body runs, as a call is
+    if named is not None:
+        em.merged_sites.add(site)
     values = em.operand_values(node.operands[1:])  # the lambda itself has no effect
     em.line(f"site = {em.current_site}")
     result, lst, count, who = em.fresh("t"), em.fresh("t"), em.fresh("t"), em.constant(name, "c")
     em.line(f"{lst} = {values[-1]}")
-    em.line(f"if {em.flag(builtins_intact(operator, em.builtins[name]))}:")
+    intact = em.flag(builtins_intact(operator, em.builtins[name]))
+    if named is not None:  # the procedure is read now, so it must be the built-in now
+        intact += f" and {em.flag(builtins_intact(named, em.builtins[named.name.name]))}"
+    em.line(f"if {intact}:")
     em.indent += 1
     em.line(f"{count} = proper_length({who}, {lst})")
     head = last = acc = ""
@@ -138,8 +179,13 @@ def emit_walk(em: Emitter, node: Call) -> str:
         em.line(f"{result} = {acc or 'VOID'}")
     em.indent -= 1
     em.line("else:")
-    closure = f"{em.constant(proc.compile(False), 'n')}({em.frame})"
-    em.line(f"    {result} = {em.fallback(node, [closure, *values[:-1], lst])}")
+    em.indent += 1
+    if named is not None:
+        closure = em.value(named)
+    else:
+        closure = f"{em.constant(proc.compile(False), 'n')}({em.frame})"
+    em.line(f"{result} = {em.fallback(node, [closure, *values[:-1], lst])}")
+    em.indent -= 1
     em.forget()
     em.current_site = parent
     em.line(f"site = {parent}")

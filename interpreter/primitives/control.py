@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..datatypes import (
     VOID,
     Parameter,
+    Primitive,
     Procedure,
     Promise,
     TailCall,
@@ -23,7 +24,7 @@ from ..nodes.binding import values_list
 from ..nodes.control import condition_of, force, passes_through
 from ..nodes.control import raise_continuable as signal_continuable
 from ..regular_files import refuse_special
-from .registry import installer, primitive
+from .registry import LIST_FORMS, installer, primitive
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
@@ -35,10 +36,14 @@ def is_procedure(x: Any) -> bool:
 
 
 @primitive("apply")
-def apply(proc: Any, *args: Any) -> TailCall:
+def apply(proc: Any, *args: Any) -> Any:
     """(apply proc arg ... list): call proc with the args and the list's elements."""
     if not args:
         raise arity_error("apply", "at least 2 arguments (a procedure and a list)", 1)
+    if len(args) == 1 and type(proc) is Primitive:
+        over_list = LIST_FORMS.get(proc)
+        if over_list is not None:  # (apply + numbers), (apply string-append strings): one walk
+            return over_list(args[0])
     try:
         spread = list_to_python(args[-1])
     except ValueError:

@@ -694,9 +694,10 @@ def assoc(key: Any, alist: Any, compare: Any = None) -> Any:
 def rows(who: str, lists: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
     """The tuples of corresponding elements of several lists, up to the shortest, walked
     in place (no Python list of the elements), polling the run's limits. Every list is
-    checked first: an improper or circular one is a type error naming ``who`` before any
-    row is produced."""
-    n = min(proper_length(who, lst) for lst in lists)
+    checked first: an improper one is a type error naming ``who`` before any row is
+    produced. A circular list is endless, so the shortest is another one (R7RS: chibi's
+    ``(map + '(1 2 3) circular)`` is ``(…)`` of three); all of them circular is an error."""
+    n = shortest_length(who, lists)
     heads = lists
     for _ in ticks(n):
         for p in heads:
@@ -704,6 +705,21 @@ def rows(who: str, lists: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
                 raise _changed(who)
         yield tuple([p.car for p in heads])
         heads = tuple([p.cdr for p in heads])  # after the call, as the one-list walks do
+
+
+def shortest_length(who: str, lists: tuple[Any, ...]) -> int:
+    """The length of the shortest of ``lists``, a circular list counting as endless; a type
+    error naming ``who`` for an improper list, or if every list is circular."""
+    lengths = []
+    for lst in lists:
+        n = list_length(lst)
+        if n is None and not (type(lst) is Pair and _is_circular(lst)):
+            raise type_error(who, "a proper list", lst)
+        lengths.append(n)
+    finite = [n for n in lengths if n is not None]
+    if not finite:
+        raise SchemeError(f"{who}: expected a proper list, got only circular lists", kind="type-error")
+    return min(finite)
 
 
 def _over(who: str, f: Any, lst: Any, more: tuple[Any, ...]) -> tuple[Callable[[Any], Any], Iterable[Any]]:
@@ -936,6 +952,24 @@ def delete_duplicates(lst: Any, compare: Any = None) -> Any:
     return build_list(out)
 
 
+def _pairs_of_range(numbers: range) -> Any:
+    """The list of ``numbers`` in reverse order, built back to front straight from the
+    range (``iota``: no Python list of the numbers between)."""
+    if len(numbers) > 5000 and gc.isenabled():
+        gc.disable()  # as in build_list: new pairs form no cycles
+        try:
+            return _pairs_of_range(numbers)
+        finally:
+            gc.enable()
+    result: Any = NIL
+    for x in polled(numbers):
+        cell = Pair()
+        cell.car = x
+        cell.cdr = result
+        result = cell
+    return result
+
+
 @primitive("iota")
 def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
     """``n`` numbers from ``start`` by ``step``."""
@@ -945,7 +979,7 @@ def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
     if type(start) is int and type(step) is int:
         if step == 0:
             return build_list([start] * n)
-        return build_list(list(range(start, start + n * step, step)))
+        return _pairs_of_range(range(start + (n - 1) * step, start - step, -step))
     from .numbers import add, mul
 
     return build_list([add(start, mul(i, step)) for i in polled(range(n))])

@@ -23,6 +23,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: Every pure built-in procedure, by its Scheme name.
 BUILTINS: dict[str, Primitive] = {}
 
+#: ``(apply f lst)`` in one walk of ``lst`` for the built-ins that have such a form (``+``,
+#: ``string-append`` …), by the built-in's :class:`Primitive` object: the function takes
+#: the list and returns what ``(f x ...)`` returns, with the same errors.
+LIST_FORMS: dict[Primitive, Callable[[Any], Any]] = {}
+
 #: Functions that add interpreter-bound primitives to a new interpreter.
 INSTALLERS: list[Callable[[Interpreter], None]] = []
 
@@ -54,6 +59,17 @@ def primitive(*names: str) -> Callable[[F], F]:
     def register(fn: F) -> F:
         for name in names:
             BUILTINS[name] = make_primitive(name, fn)
+        return fn
+
+    return register
+
+
+def over_list(name: str) -> Callable[[F], F]:
+    """Register the decorated function as the one-walk form of ``(apply name lst)``
+    (:data:`LIST_FORMS`); the built-in ``name`` must be registered already."""
+
+    def register(fn: F) -> F:
+        LIST_FORMS[BUILTINS[name]] = fn
         return fn
 
     return register
