@@ -184,6 +184,17 @@ def add_model_call_options(parser: argparse.ArgumentParser) -> None:
     calls.add_argument("--no-cache", action="store_true", help="never use the response cache, not even for (cache #t)")
     calls.add_argument("--no-stream", action="store_true", help="do not show model text as it arrives on a terminal")
     calls.add_argument(
+        "--stream", action="store_true", help="stream every model call (its text shows on a terminal as it arrives)"
+    )
+    calls.add_argument(
+        "--rate-limit",
+        action="append",
+        default=[],
+        type=rate_limit_flag,
+        metavar="MODEL=RPM[/TPM]",
+        help="at most RPM requests (and TPM tokens) a minute to MODEL; calls wait their turn (repeatable)",
+    )
+    calls.add_argument(
         "--trace-redact", action="store_true", help="leave prompts, system texts and responses out of --trace"
     )
     calls.add_argument(
@@ -215,7 +226,21 @@ def model_call_settings(opts: argparse.Namespace) -> dict[str, Any]:
         kwargs["cache"] = opts.cache or True  # "--cache=": the default file
     if opts.log:
         kwargs["log"] = True
+    if opts.rate_limit:
+        kwargs["rate_limits"] = {model: {"rpm": rpm, "tpm": tpm} for model, rpm, tpm in opts.rate_limit}
+    if opts.stream and not opts.no_stream:
+        kwargs["stream"] = True
     return kwargs
+
+
+def rate_limit_flag(text: str) -> tuple[str, float, float | None]:
+    """One ``--rate-limit MODEL=RPM[/TPM]`` as (model, rpm, tpm)."""
+    from .tasks.ratelimit import parse_rate_limit
+
+    try:
+        return parse_rate_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def configure_model_calls(interp: Interpreter, opts: argparse.Namespace) -> None:

@@ -54,6 +54,7 @@ ISOLATED_SETTINGS = frozenset(
         "max_steps", "timeout", "max_depth", "stdlib", "allow_files", "model", "record", "replay",
         "allow_scripts", "task_limits", "allow_python", "allow_models", "max_output", "max_memory", "max_digits",
         "retries", "cache", "otel", "log", "memory", "memory_ranking", "max_concurrency", "max_threads",
+        "rate_limits", "stream",
         "max_file_bytes",
         "target_script",
         "journal", "resume_from", "resume_quiet",
@@ -106,6 +107,9 @@ class Interpreter:
         cache: str | Path | bool | None = None,
         otel: bool = False,
         log: bool | str | Path = False,
+        rate_limits: dict[str, dict[str, float]] | None = None,
+        stream: bool | None = None,
+        on_text: Callable[[str], None] | None = None,
         # memory for fresh context (docs/memory.md)
         memory: str | Path | Memory | None = None,
         memory_ranking: Ranking | None = None,
@@ -177,6 +181,7 @@ class Interpreter:
             "retries": retries.model_dump() if isinstance(retries, RetryPolicy) else retries,
             "cache": str(cache) if isinstance(cache, Path) else cache,
             "log": str(log) if isinstance(log, Path) else log,
+            "rate_limits": rate_limits,
         }
         self.program_sources: list[tuple[str, str]] = []
         if max_output is not None:
@@ -205,7 +210,10 @@ class Interpreter:
         # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
         self.events = EventHub(self.runtime)
         self.tasks.gateway.events = self.events
-        configure_gateway(self.tasks.gateway, retries=retries, cache=cache, log=log)
+        configure_gateway(
+            self.tasks.gateway, retries=retries, cache=cache, log=log, rate_limits=rate_limits, stream=stream,
+            on_text=on_text,
+        )
         self.tasks.gateway.may_write_files = allow_files is True
         cap_files(self, max_file_bytes)  # the recording, the cache and the memory file (tasks/disk.py)
         self.analyzer.unbound_fallback = self.tasks.resolve_unbound
@@ -569,6 +577,7 @@ DEFINING = frozenset(
         "load",
         "load-task-templates",
         "define-library",
+        "rate-limit",  # a setting of the program: a worker process keeps its share of it
     ]
 )
 

@@ -379,8 +379,23 @@ def test_python_model_calls_reuse_their_worker_threads() -> None:
 
     interp = Interpreter()
     interp.models.register("upper", lambda prompt, system: prompt.upper())
-    interp.eval('(define-task (shout w) (model "upper") (prompt "{{w}}"))')
+    interp.eval('(define-task (shout w) (model "upper") (timeout 5) (prompt "{{w}}"))')  # a deadline: a worker
     for i in range(50):
         assert interp.eval(f'(get (shout "w{i}") \'content)') == f"W{i}"
     workers = [t for t in threading.enumerate() if t.name == "taskscheme-model"]
     assert 1 <= len(workers) <= 2  # one thread serves call after call; none is started per call
+
+
+def test_a_python_model_with_nothing_to_honour_runs_on_the_calling_thread() -> None:
+    import threading
+
+    seen: list[str] = []
+    interp = Interpreter()
+    interp.models.register("where", lambda prompt, system: seen.append(threading.current_thread().name) or "ok")
+    interp.eval('(define-task (plain w) (model "where") (prompt "{{w}}"))')
+    interp.eval('(define-task (timed w) (model "where") (timeout 5) (prompt "{{w}}"))')
+    interp.eval('(plain "a") (timed "b") (parallel-map plain (list "c"))')
+    here = threading.current_thread().name
+    assert seen[0] == here  # no deadline, not in a branch: no hand-off
+    assert seen[1] != here  # a deadline to honour: on a worker, so the caller can give up on it
+    assert len(seen) == 3

@@ -6,6 +6,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..durable.items import journaled_item
@@ -135,6 +136,7 @@ def in_processes(
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),))
     finished = False
+    spec = replace(spec, rate_share=workers)  # each process keeps 1/workers of every rate limit
     try:
         futures = [pool.submit(run_remote, spec, task, i, given, metric, journals) for i, given in items]
         for future in as_completed(futures):
@@ -183,6 +185,8 @@ def on_cluster(
     else:
         client = Client(address)
     try:
+        share = max(1, len(client.scheduler_info().get("workers", {})))  # each worker keeps 1/share of a rate limit
+        spec = replace(spec, rate_share=share)
         futures = [client.submit(run_remote, spec, task, i, given, metric, journals, pure=False) for i, given in items]
         for future in as_completed(futures):
             yield future.result()

@@ -23,6 +23,8 @@ class ProgramSpec:
 
     sources: tuple[tuple[str, str], ...]
     settings: dict[str, Any] = field(default_factory=dict)
+    #: How many worker processes share each model's rate limit: each gets 1/N of it.
+    rate_share: int = 1
 
     @classmethod
     def of(cls, interp: Interpreter) -> ProgramSpec:
@@ -31,7 +33,7 @@ class ProgramSpec:
 
     def key(self) -> str:
         """A hash naming this program and its settings."""
-        text = json.dumps([self.sources, self.settings], sort_keys=True, default=str)
+        text = json.dumps([self.sources, self.settings, self.rate_share], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def build(self) -> Interpreter:
@@ -39,6 +41,7 @@ class ProgramSpec:
         from ..interpreter import Interpreter
 
         interp = Interpreter(**self.settings)
+        interp.tasks.gateway.rate_limits.split(self.rate_share)  # the program's own (rate-limit …) too
         for text, filename in self.sources:
             interp.eval_scheme(text, filename=filename, check=False)  # checked where the host ran it
         return interp

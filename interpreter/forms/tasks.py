@@ -3,7 +3,7 @@
 ``(define-task (name param … (param default) …) clause … body …)`` where clauses
 are ``description``, ``system``, ``model``, ``prompt``, ``script``, ``subtype``,
 ``criteria``, ``context``, ``max-turns``, ``max-context``, ``timeout``, and for model
-calls ``options``, ``schema``, ``retries``, ``cache`` and ``attachments`` (docs/models.md). A
+calls ``options``, ``schema``, ``retries``, ``cache``, ``attachments`` and ``stream`` (docs/models.md). A
 ``prompt`` makes an atomic task, a ``script`` a script task, other body forms a
 procedure task whose value is its last form.
 """
@@ -38,6 +38,7 @@ CLAUSES = (
     "retries",
     "cache",
     "attachments",
+    "stream",
 )
 TEXT_CLAUSES = {"description", "system", "prompt", "criteria"}
 NAME_CLAUSES = {"model", "subtype"}
@@ -173,6 +174,13 @@ def _parse_cache(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> Non
     spec.model["cache"] = value
 
 
+def _parse_stream(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
+    value = _one(item, span, who)
+    if not isinstance(value, bool):
+        raise syntax_error(f"{who}: (stream …) takes #t or #f, got {write_string(value)}", span)
+    spec.model["stream"] = value
+
+
 def _parse_attachments(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
     items = [x for x, _ in list_items(item)[1:]]
     if not items or not all(isinstance(x, str) for x in items):
@@ -186,6 +194,7 @@ MODEL_CLAUSES = {
     "schema": _parse_schema,
     "retries": _parse_retries,
     "cache": _parse_cache,
+    "stream": _parse_stream,
 }
 
 

@@ -205,7 +205,21 @@ def install(interp: Interpreter) -> None:
             poll=interp.runtime.poll,
         )
 
+    def rate_limit(model: Any, *options: Any) -> Any:
+        """``(rate-limit "MODEL" #:requests-per-minute N #:tokens-per-minute M)``: calls to MODEL
+        from now on wait their turn (shared by every branch and thread of this interpreter)."""
+        positional, keywords = split_keywords("rate-limit", list(options))
+        if positional:
+            raise SchemeError("rate-limit: options are #:name value pairs", kind="arity-error")
+        opts = check_keywords("rate-limit", keywords, ["requests-per-minute", "tokens-per-minute"])
+        rates = {key: _rate(opts.get(key)) for key in ("requests_per_minute", "tokens_per_minute")}
+        library.gateway.rate_limits.set(name_of("rate-limit", model), *rates.values())
+        from ..datatypes import VOID
+
+        return VOID
+
     for name, fn in [
+        ("rate-limit", rate_limit),
         ("task-ref", task_ref),
         ("task-names", task_names),
         ("describe-task", describe_task),
@@ -225,6 +239,14 @@ def _command(command: Any) -> str | list[str]:
     if type(command) is Pair:
         return [display_string(x) for x in list_to_python(command)]
     raise type_error("run-script", "a command string or a list of arguments", command)
+
+
+def _rate(value: Any) -> float | None:
+    if value is None or value is False:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise type_error("rate-limit", "a positive number per minute", value)
+    return float(value)
 
 
 def _seconds(value: Any) -> float | None:

@@ -48,8 +48,10 @@ def bind_arguments(definition: TaskDefinition, args: list[Any]) -> dict[str, Any
     Too many arguments, a missing required one, an unknown keyword or one given
     twice is an arity error naming the task.
     """
-    task = definition.name
     params = definition.params
+    if len(args) == len(params) and not any(type(a) is Keyword for a in args):  # every one by position
+        return {p.name: a for p, a in zip(params, args, strict=True)}
+    task = definition.name
     names = [p.name for p in params]
     positional, keywords = split_keywords(f"task {task}", args)
     if len(positional) > len(params):

@@ -81,6 +81,7 @@ class TaskRunner:
                 retry=definition.retry,
                 cache=definition.cache,
                 attachments=self.attachments(definition, bound),
+                stream=definition.stream,
             )
         usage = {
             "input_tokens": response.input_tokens,

@@ -14,31 +14,31 @@ each activation's ``max_turns``, ``max_context`` and ``timeout`` must hold.
 
 from __future__ import annotations
 
-import contextvars
 import math
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
 
 from ..errors import SchemeError
-from ..evaluator import PASS_THROUGH, Runtime
+from ..evaluator import PASS_THROUGH, Branch, Runtime
 from ..limits import Watchdog
 from .cache import ModelRequest, ResponseCache
 from .errors import TaskError, resource_exhausted, task_failure
+from .inflight import run_coroutine, run_in_thread
 from .journaled import MODEL_CALLS, model_request
 from .limit_warnings import announce, crossed
-from .models import ModelRegistry, ModelResponse, TransientModelError, accepts, is_transient
+from .models import LlmModel, ModelRegistry, ModelResponse, OnText, TransientModelError, accepts, is_transient
+from .providers import provider_failure
+from .ratelimit import RateLimits, Turn
 from .records import Limits, RetryPolicy
 from .replay import CallRecord, CallUsage, Recorder, ReplayBook
 from .schemas import structured
 from .usage import Usage
-from .workers import MODEL_WORKERS
 
 
 def model_error(message: str, transient: bool) -> TaskError:
@@ -49,8 +49,6 @@ def model_error(message: str, transient: bool) -> TaskError:
 
 
 PROGRAM = "<program>"
-#: Seconds between limit checks while a model call is under way.
-POLL_EVERY = 0.05
 
 
 @dataclass
@@ -63,6 +61,37 @@ class Activation:
     #: ``(context (warning-threshold f))``: warn past this fraction of a limit (:mod:`.limit_warnings`).
     warning_threshold: float | None = None
     warned: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When a call must have answered: ``seconds`` after ``start`` (``time.monotonic()``)."""
+
+    start: float
+    seconds: float
+
+    @property
+    def at(self) -> float:
+        return self.start + self.seconds
+
+    def left(self) -> float:
+        return self.at - time.monotonic()
+
+
+class _Activated:
+    """The context of :meth:`ModelGateway.activation` (a class: cheaper than a generator per task call)."""
+
+    __slots__ = ("entry", "stack")
+
+    def __init__(self, stack: list[Activation], entry: Activation) -> None:
+        self.stack, self.entry = stack, entry
+
+    def __enter__(self) -> Activation:
+        self.stack.append(self.entry)
+        return self.entry
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.remove(self.entry)
 
 
 def estimate_tokens(text: str) -> int:
@@ -106,6 +135,12 @@ class ModelGateway:
         self.lock = threading.Lock()  # usage sums and turn counts: branches of a parallel form call at once
         #: Where warnings about limits go (a line each): the interpreter's error port.
         self.warn: Callable[[str], None] | None = None
+        #: Requests and tokens per minute, per model (``rate-limit``, ``rate_limits=``, ``--rate-limit``).
+        self.rate_limits = RateLimits()
+        #: Stream every call that its task does not say ``(stream #f)`` of (``--stream``).
+        self.stream = False
+        #: The host's callback for streamed text (``Interpreter(on_text=…)``): called with each piece.
+        self.on_text: Callable[[str], None] | None = None
         runtime.activations = [Activation(PROGRAM, limits or Limits.model_construct())]
 
     @property
@@ -119,16 +154,9 @@ class ModelGateway:
         """The interpreter-wide limits."""
         return self.runtime.activations[0].limits
 
-    @contextmanager
-    def activation(self, task: str, limits: Limits, warning_threshold: float | None = None) -> Iterator[Activation]:
-        """Run a task under its own limits (and attribute its calls to it)."""
-        entry = Activation(task, limits, warning_threshold=warning_threshold)
-        stack = self.stack
-        stack.append(entry)
-        try:
-            yield entry
-        finally:
-            stack.remove(entry)
+    def activation(self, task: str, limits: Limits, warning_threshold: float | None = None) -> _Activated:
+        """Run a task under its own limits (and attribute its calls to it): ``with gateway.activation(…)``."""
+        return _Activated(self.stack, Activation(task, limits, warning_threshold=warning_threshold))
 
     # -- the call --------------------------------------------------------------------
     def complete(
@@ -142,21 +170,24 @@ class ModelGateway:
         retry: RetryPolicy | None = None,
         cache: bool | None = None,
         attachments: tuple[str, ...] = (),
+        stream: bool | None = None,
     ) -> tuple[str, ModelResponse]:
         """(model name, response) for one call, after checking every limit.
 
-        ``retry`` and ``cache`` are the task's own settings (None: the interpreter's).
+        ``retry``, ``cache`` and ``stream`` are the task's own settings (None: the interpreter's).
         With a ``schema`` the response's ``data`` is the parsed, validated answer."""
         name = model or self.registry.default_name()
         request = ModelRequest(name, prompt, system, dict(options or {}), schema, tuple(attachments))
         estimate = estimate_tokens(prompt) + estimate_tokens(system or "")
-        self._take_turn()
-        self._check_context(estimate)
-        timeout = min((a.limits.timeout for a in self.stack if a.limits.timeout is not None), default=None)
-        task = self.stack[-1].task
-        hub = self.events
+        stack = self.stack
+        self._take_turn(stack)
+        self._check_context(estimate, stack)
+        timeout = min((a.limits.timeout for a in stack if a.limits.timeout is not None), default=None)
+        task = stack[-1].task
+        hub = self.events if self.events is not None and self.events.active else None  # None: nobody listens
         span = hub.open("model", name, self._call_info(request, task)) if hub is not None else None
         start = time.monotonic()
+        deadline = None if timeout is None else Deadline(start, timeout)
         attempts, cached, counted = 0, False, False
         answer: str | None = None  # the model's text, kept for the event when a later check fails
         try:
@@ -165,7 +196,7 @@ class ModelGateway:
                 response = self._replayed(request)
             else:  # a durable run's journal answers before the cache and the backend (docs/durable.md)
                 policy = retry or self.retry
-                fresh = lambda: self._answer(request, store, policy, timeout, span)
+                fresh = lambda: self._answer(request, store, policy, deadline, span, estimate, stream)
                 response = MODEL_CALLS(model_request(request), fresh)
                 attempts, cached = response.attempts, response.cached
             duration = (response.duration_s or 0.0) if response.replayed else time.monotonic() - start
@@ -179,6 +210,8 @@ class ModelGateway:
                     self.usage.add(
                         task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1)
                     )
+                if response.rate_wait_s:
+                    self.usage.add_wait(task, name, response.rate_wait_s)
             meter = self.runtime.current().meter  # a batch item's own usage
             if meter is not None:
                 meter.add(response.input_tokens, response.output_tokens, cached=cached, attempts=attempts)
@@ -197,6 +230,8 @@ class ModelGateway:
             if attempts and not counted:
                 with self.lock:
                     self.usage.add_failed(task, name, attempts)
+                    if waited := getattr(err, "rate_wait_s", 0.0):
+                        self.usage.add_wait(task, name, waited)
             if hub is not None:
                 status = "error" if isinstance(err, SchemeError) else "interrupted"
                 info = {"attempts": attempts, "cached": cached}
@@ -204,7 +239,7 @@ class ModelGateway:
                     info["response"] = answer
                 hub.finish("model", name, span, status, info=info, error=err)
             raise
-        response.attempts, response.cached = attempts, cached
+        response.__dict__.update(attempts=attempts, cached=cached)  # trusted values: no validation
         if hub is not None:
             tokens = {"input_tokens": response.input_tokens, "output_tokens": response.output_tokens}
             info = {"response": response.text, "attempts": attempts, "cached": cached}
@@ -216,7 +251,7 @@ class ModelGateway:
         if not cached:
             self._near_limits("time", round(duration, 3))
         if response.input_tokens is not None and not cached:
-            self._check_context(response.input_tokens)
+            self._check_context(response.input_tokens, stack)
         return name, response
 
     @staticmethod
@@ -237,20 +272,28 @@ class ModelGateway:
     @staticmethod
     def _counted(response: ModelResponse, estimate: int) -> ModelResponse:
         """``response`` with token counts filled in by estimate where the backend gave none."""
-        if response.input_tokens is None:
-            response.input_tokens = estimate
-        if response.output_tokens is None:
-            response.output_tokens = estimate_tokens(response.text)
+        fields = response.__dict__  # trusted values: no validation
+        if fields["input_tokens"] is None:
+            fields["input_tokens"] = estimate
+        if fields["output_tokens"] is None:
+            fields["output_tokens"] = estimate_tokens(response.text)
         return response
 
     def _answer(
-        self, request: ModelRequest, store: ResponseCache | None, policy: RetryPolicy, timeout: float | None, span: Any
+        self,
+        request: ModelRequest,
+        store: ResponseCache | None,
+        policy: RetryPolicy,
+        deadline: Deadline | None,
+        span: Any,
+        estimate: int,
+        stream: bool | None,
     ) -> ModelResponse:
         """The response cache's answer, else the backend's (retried as ``policy`` says)."""
         if store is not None and (hit := store.get(request)) is not None:
             text, tokens_in, tokens_out = hit.text, hit.input_tokens, hit.output_tokens
             return ModelResponse(text=text, input_tokens=tokens_in, output_tokens=tokens_out, cached=True)
-        response, attempts = self._attempts(request, policy, timeout, span)
+        response, attempts = self._attempts(request, policy, deadline, span, estimate, stream)
         response.attempts = attempts
         return response
 
@@ -296,35 +339,67 @@ class ModelGateway:
 
     # -- attempts and retries --------------------------------------------------------
     def _attempts(
-        self, request: ModelRequest, policy: RetryPolicy, timeout: float | None, span: Any
+        self,
+        request: ModelRequest,
+        policy: RetryPolicy,
+        deadline: Deadline | None,
+        span: Any,
+        estimate: int,
+        stream: bool | None,
     ) -> tuple[ModelResponse, int]:
-        """Call the backend, retrying transient failures as ``policy`` says; (response, attempts)."""
-        hub = self.events
+        """Call the backend, retrying transient failures as ``policy`` says; (response, attempts).
+
+        Each attempt is one request to the provider: it first waits its turn under the
+        model's rate limit (if any). A retry waits what the provider asked (``Retry-After``)
+        or the policy's backoff, never past the call's deadline."""
+        hub = self.events if self.events is not None and self.events.active else None
         failures: list[str] = []
+        limiter = self.rate_limits.get(request.model)
+        if limiter is not None:
+            self.registry.get(request.model)  # found (and llm's plugins loaded) before the first turn is taken
+        waited = 0.0
         for attempt in range(1, policy.retries + 2):
-            attempt_span = hub.open("attempt", f"{request.model}#{attempt}") if hub is not None else None
-            try:
-                response = self._call(request, timeout, span)
-            except TaskError as err:
-                if hub is not None:
-                    hub.finish(
-                        "attempt",
-                        f"{request.model}#{attempt}",
-                        attempt_span,
-                        "error",
-                        info={"attempt": attempt},
-                        error=err,
-                    )
-                failures.append(err.record.message)  # type: ignore[attr-defined]
-                transient = bool(getattr(err.record, "notes", {}).get("transient"))
-                if not transient or attempt > policy.retries:
-                    raise self._final(err, attempt, failures) from None
-                self._wait(policy.delay(attempt, self.random.random()))
-                continue
+            turn = Turn(limiter, estimate) if limiter is not None else None
+            label, info, attempt_span = "", {}, None
             if hub is not None:
-                hub.finish("attempt", f"{request.model}#{attempt}", attempt_span, "ok", info={"attempt": attempt})
+                label, info = f"{request.model}#{attempt}", {"attempt": attempt}
+                attempt_span = hub.open("attempt", label, dict(info))
+            try:
+                response = self._call(request, deadline, span, estimate, stream, turn)
+            except TaskError as err:
+                waited += self._waited(turn, info)
+                err.rate_wait_s = waited  # type: ignore[attr-defined]
+                if hub is not None:
+                    hub.finish("attempt", label, attempt_span, "error", info=info, error=err)
+                failures.append(err.record.message)  # type: ignore[attr-defined]
+                notes = getattr(err.record, "notes", {})
+                if not notes.get("transient") or attempt > policy.retries:
+                    raise self._final(err, attempt, failures) from None
+                asked = notes.get("retry_after")
+                delay = asked if asked is not None else policy.delay(attempt, self.random.random())
+                if deadline is not None and delay >= deadline.left():
+                    # the wait (the provider's Retry-After, or our backoff) outlasts the task's timeout
+                    failures[-1] += f"; a retry would wait {delay:g} s, past the timeout of {deadline.seconds:g} s"
+                    raise self._final(err, attempt, failures) from None
+                self._wait(delay)
+                continue
+            waited += self._waited(turn, info)
+            if hub is not None:
+                hub.finish("attempt", label, attempt_span, "ok", info=info)
+            if limiter is not None and response.input_tokens is not None:
+                limiter.settle(estimate, response.input_tokens + (response.output_tokens or 0))
+            if waited:
+                response.__dict__["rate_wait_s"] = waited
             return response, attempt
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _waited(turn: Turn | None, info: dict[str, Any]) -> float:
+        """Seconds an attempt waited for its turn (also put in its event's ``info``)."""
+        if turn is None:
+            return 0.0
+        info["rate_wait_s"] = round(turn.waited or 0.0, 6)
+        return turn.waited or 0.0
 
     @staticmethod
     def _final(err: TaskError, attempts: int, failures: list[str]) -> TaskError:
@@ -345,10 +420,10 @@ class ModelGateway:
             time.sleep(min(left, 0.05))
             self.runtime.poll()
 
-    def _take_turn(self) -> None:
+    def _take_turn(self, stack: list[Activation]) -> None:
         with self.lock:
-            self._count_turn(self.stack)
-            found = [(a.turns, crossed([a], "turns", a.turns)) for a in self.stack if a.warning_threshold is not None]
+            self._count_turn(stack)
+            found = [(a.turns, crossed([a], "turns", a.turns)) for a in stack if a.warning_threshold is not None]
         for turns, crossing in found:
             announce(crossing, "turns", turns, self.events, self.warn)
 
@@ -373,8 +448,8 @@ class ModelGateway:
         for activation in stack:
             activation.turns += 1
 
-    def _check_context(self, tokens: int) -> None:
-        for activation in self.stack:
+    def _check_context(self, tokens: int, stack: list[Activation]) -> None:
+        for activation in stack:
             limit = activation.limits.max_context
             if limit is not None and tokens > limit:
                 where = "the program" if activation.task == PROGRAM else f"task {activation.task}"
@@ -388,8 +463,23 @@ class ModelGateway:
             "time", f"model {name} did not answer within the timeout of {timeout:g} s", round(duration, 3), timeout
         )
 
-    def _call(self, request: ModelRequest, timeout: float | None, span: Any) -> ModelResponse:
-        """One attempt: the backend's answer, or a TASK_FAILURE (see :func:`model_error`)."""
+    def _poll(self, name: str, deadline: Deadline | None) -> None:
+        """Check the caller's limits while a call is under way, and the call's deadline."""
+        self.runtime.poll()
+        if deadline is not None and deadline.left() < 0:
+            raise self._timed_out(name, time.monotonic() - deadline.start, deadline.seconds)
+
+    def _call(
+        self,
+        request: ModelRequest,
+        deadline: Deadline | None,
+        span: Any,
+        estimate: int,
+        stream: bool | None,
+        turn: Turn | None = None,
+    ) -> ModelResponse:
+        """One attempt, once its ``turn`` under the rate limit has come: the backend's
+        answer, or a TASK_FAILURE (see :func:`model_error`)."""
         name = request.model
         model = self.registry.get(name)
         extra: dict[str, Any] = {}
@@ -399,87 +489,106 @@ class ModelGateway:
             if not accepts(model.complete, "attachments"):
                 raise task_failure("model_error", f"model {name} takes no attachments")
             extra["attachments"] = request.attachments
-        on_text = self._streamer(span)
+        on_text = self._streamer(span, stream)
         if on_text is not None and accepts(model.complete, "on_text"):
             extra["on_text"] = on_text
+        arguments = (request.prompt, request.system, request.options)
+
+        def failed(exc: Exception) -> BaseException:
+            """The TASK_FAILURE for what the backend raised (control flow and the program's limits pass as they are)."""
+            if isinstance(exc, PASS_THROUGH) and not isinstance(exc, SchemeError):
+                return exc
+            if isinstance(exc, TransientModelError):
+                return model_error(f"model {name} failed: {exc.message}", True)
+            if isinstance(exc, SchemeError):
+                if exc.kind == "resource-exhaustion" or isinstance(exc, TaskError):
+                    return exc  # the program's own limits, and task errors a model raises on purpose
+                failure = model_error(f"model {name} failed: {exc.full_message()}", False)
+                failure.span, failure.frames = exc.span, list(exc.frames)
+                failure.__cause__ = exc
+                return failure
+            if isinstance(model, LlmModel):
+                found = provider_failure(exc, name, model.model, estimate)
+                if found is not None:
+                    return found
+            return model_error(f"model {name} failed: {type(exc).__name__}: {exc}", is_transient(exc))
 
         def run() -> ModelResponse:
             try:
-                return model.complete(request.prompt, request.system, request.options, **extra)
-            except TransientModelError as exc:
-                raise model_error(f"model {name} failed: {exc.message}", True) from None
-            except SchemeError as err:
-                if err.kind == "resource-exhaustion" or isinstance(err, TaskError):
-                    raise  # the program's own limits, and task errors a model raises on purpose
-                failure = model_error(f"model {name} failed: {err.full_message()}", False)
-                failure.span, failure.frames = err.span, list(err.frames)
-                raise failure from err
-            except PASS_THROUGH:
-                raise
+                return model.complete(*arguments, **extra)
             except Exception as exc:
-                raise model_error(f"model {name} failed: {type(exc).__name__}: {exc}", is_transient(exc)) from None
+                raise failed(exc) from None
 
+        async def run_async() -> ModelResponse:
+            assert isinstance(model, LlmModel)
+            if turn is not None:
+                await turn.take_async()
+            try:
+                return await model.complete_async(*arguments, **extra)
+            except Exception as exc:
+                raise failed(exc) from None
+
+        def poll() -> None:
+            self._poll(name, deadline)
+
+        uses_loop = isinstance(model, LlmModel) and model.async_model is not None
+        if turn is not None and not uses_loop:
+            turn.take(poll)
         if getattr(model, "runs_in_interpreter", False):
-            return run() if timeout is None else self._with_deadline(run, name, timeout)
-        return self._in_thread(run, name, timeout)
+            return run() if deadline is None else self._with_deadline(run, name, deadline)
+        if deadline is None and not isinstance(model, LlmModel) and not isinstance(self.runtime.current(), Branch):
+            return run()  # nothing to honour while it runs: no hand-off (Ctrl-C reaches it here too)
+        if uses_loop:
+            return run_coroutine(run_async, poll)
+        return run_in_thread(run, poll)
 
-    def _streamer(self, span: Any) -> Callable[[str], None] | None:
-        """Where the text of a call goes as it arrives: the terminal's progress display, if it streams."""
+    def _streamer(self, span: Any, stream: bool | None) -> OnText | None:
+        """Where the text of a call goes as it arrives, or None when the call does not stream.
+
+        A call streams when its task says ``(stream #t)``, or says nothing and the
+        interpreter streams (``--stream``, ``on_text``) or a terminal's progress display
+        shows model text. The text goes to that display and to the host's ``on_text``."""
         hub = self.events
-        if span is None or hub is None:
+        progress = hub.progress if hub is not None and span is not None else None
+        shows = progress is not None and progress in hub.watchers and progress.stream_models
+        if not (stream if stream is not None else self.stream or shows):
             return None
-        progress = hub.progress
-        if progress not in hub.watchers or not progress.stream_models:
-            return None
-        return lambda chunk: progress.stream_text(span, chunk)
+        sinks: list[OnText] = []
+        if shows:
+            sinks.append(lambda chunk: progress.stream_text(span, chunk))
+        if self.on_text is not None:
+            sinks.append(self.on_text)
+        if len(sinks) <= 1:
+            return sinks[0] if sinks else _ignore
+        return lambda chunk: _each(sinks, chunk)
 
-    def _with_deadline(self, run: Callable[[], ModelResponse], name: str, timeout: float) -> ModelResponse:
+    def _with_deadline(self, run: Callable[[], ModelResponse], name: str, deadline: Deadline) -> ModelResponse:
         """Run DSL code with an extra deadline checked by the calling context."""
         rt = self.runtime.current()
         previous = rt.extra_check
-        start = time.monotonic()
-        deadline = start + timeout
 
         def check() -> None:
             if previous is not None:
                 previous()
-            if time.monotonic() > deadline:
-                raise self._timed_out(name, time.monotonic() - start, timeout)
+            if deadline.left() < 0:
+                raise self._timed_out(name, time.monotonic() - deadline.start, deadline.seconds)
 
         rt.extra_check = check
-        watchdog = Watchdog(rt, timeout)  # the runtime checks at its next call once the deadline passes
+        watchdog = Watchdog(rt, max(0.0, deadline.left()))  # the runtime checks at its next call once it passes
         try:
             return run()
         finally:
             watchdog.stop()
             rt.extra_check = previous
 
-    def _in_thread(self, run: Callable[[], ModelResponse], name: str, timeout: float | None) -> ModelResponse:
-        """Run a Python backend on a worker thread (reused: :mod:`.workers`) and wait for it, checking the caller's
-        limits as it waits: a timeout, Ctrl-C or a cancelled branch abandons the call
-        (its thread ends on its own; the answer is dropped)."""
-        done = threading.Event()
-        box: list[tuple[bool, Any]] = []
 
-        def work() -> None:
-            try:
-                box.append((True, run()))
-            except BaseException as exc:
-                box.append((False, exc))
-            done.set()
+def _ignore(chunk: str) -> None:
+    """A streaming call's text with nowhere to go (``(stream #t)`` with no display or callback)."""
 
-        start = time.monotonic()
-        context = contextvars.copy_context()  # the backend's spans and streamed text stay the caller's
-        MODEL_WORKERS.submit(lambda: context.run(work))
-        poll = self.runtime.poll
-        while not done.wait(POLL_EVERY):
-            poll()
-            if timeout is not None and time.monotonic() - start > timeout:
-                raise self._timed_out(name, time.monotonic() - start, timeout)
-        ok, value = box[0]
-        if ok:
-            return value
-        raise value
+
+def _each(sinks: list[OnText], chunk: str) -> None:
+    for sink in sinks:
+        sink(chunk)
 
 
 def configure_gateway(
@@ -488,10 +597,15 @@ def configure_gateway(
     retries: int | RetryPolicy | dict[str, Any] | None = None,
     cache: Any = None,
     log: Any = False,
+    rate_limits: dict[str, Any] | None = None,
+    stream: bool | None = None,
+    on_text: Callable[[str], None] | None = None,
 ) -> None:
     """Apply the interpreter's model-call settings: ``retries`` (a count, a
     :class:`RetryPolicy` or its fields), ``cache`` (True: the default file; a path;
-    False/None: off) and ``log`` (True: llm's logs database; a path: that database)."""
+    False/None: off), ``log`` (True: llm's logs database; a path: that database),
+    ``rate_limits`` (``{"MODEL": {"rpm": N, "tpm": M}}``), ``stream`` (stream every call;
+    None: when ``on_text`` is given) and ``on_text`` (called with streamed text)."""
     from .errors import from_validation
 
     if isinstance(retries, int) and not isinstance(retries, bool):
@@ -509,3 +623,7 @@ def configure_gateway(
         from .llm_log import LlmLog
 
         gateway.llm_log = LlmLog(None if log is True else log)
+    if rate_limits:
+        gateway.rate_limits.update(rate_limits)
+    gateway.on_text = on_text
+    gateway.stream = stream if stream is not None else on_text is not None

@@ -19,7 +19,6 @@ codes and connection errors of the provider libraries.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import functools
 import inspect
@@ -67,6 +66,8 @@ class ModelResponse(BaseModel):
     #: Answered from a durable run's journal (docs/durable.md), with the time the call took when it was made.
     replayed: bool = False
     duration_s: float | None = None
+    #: Seconds the call waited for its turns under the model's rate limit.
+    rate_wait_s: float = 0.0
 
 
 class TransientModelError(SchemeError):
@@ -147,9 +148,11 @@ class LlmModel:
 
     runs_in_interpreter = False
 
-    def __init__(self, name: str, model: Any) -> None:
+    def __init__(self, name: str, model: Any, async_model: Any = None) -> None:
         self.name = name
         self.model = model
+        #: llm's async form of the model, when it has one: calls then run on the event loop.
+        self.async_model = async_model
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """``options`` (kebab or snake case) validated by the model's own ``Options`` class;
@@ -178,15 +181,10 @@ class LlmModel:
             ) from None
         return given
 
-    def complete(
-        self,
-        prompt: str,
-        system: str | None,
-        options: dict[str, Any],
-        schema: dict[str, Any] | None = None,
-        on_text: OnText | None = None,
-        attachments: tuple[str, ...] = (),
-    ) -> ModelResponse:
+    def _arguments(
+        self, options: dict[str, Any], schema: dict[str, Any] | None, attachments: tuple[str, ...]
+    ) -> dict[str, Any]:
+        """llm's ``prompt()`` keyword arguments for these options, schema and attachments."""
         import llm
 
         extra: dict[str, Any] = {}
@@ -197,22 +195,56 @@ class LlmModel:
                 llm.Attachment(url=a) if a.startswith(("http://", "https://")) else llm.Attachment(path=a)
                 for a in attachments
             ]
+        return {**extra, **self.check_options(options)}
+
+    def complete(
+        self,
+        prompt: str,
+        system: str | None,
+        options: dict[str, Any],
+        schema: dict[str, Any] | None = None,
+        on_text: OnText | None = None,
+        attachments: tuple[str, ...] = (),
+    ) -> ModelResponse:
         stream = on_text is not None and getattr(self.model, "can_stream", False)
-        response = self.model.prompt(
-            prompt, system=system or None, stream=stream, **extra, **self.check_options(options)
-        )
+        arguments = self._arguments(options, schema, attachments)
+        response = self.model.prompt(prompt, system=system or None, stream=stream, **arguments)
         if stream:
             assert on_text is not None
             for chunk in response:
                 on_text(chunk)
         text = response.text()
-        usage = response.usage() if hasattr(response, "usage") else None
-        return ModelResponse(
-            text=text,
-            input_tokens=getattr(usage, "input", None),
-            output_tokens=getattr(usage, "output", None),
-            raw=response,
-        )
+        return _llm_response(text, response.usage() if hasattr(response, "usage") else None, response)
+
+    async def complete_async(
+        self,
+        prompt: str,
+        system: str | None,
+        options: dict[str, Any],
+        schema: dict[str, Any] | None = None,
+        on_text: OnText | None = None,
+        attachments: tuple[str, ...] = (),
+    ) -> ModelResponse:
+        """``complete`` through llm's async model (see :attr:`async_model`): cancelling it closes the connection."""
+        assert self.async_model is not None
+        stream = on_text is not None and getattr(self.async_model, "can_stream", False)
+        arguments = self._arguments(options, schema, attachments)
+        response = self.async_model.prompt(prompt, system=system or None, stream=stream, **arguments)
+        if stream:
+            assert on_text is not None
+            async for chunk in response:
+                on_text(chunk)
+        text = await response.text()
+        return _llm_response(text, await response.usage(), response)
+
+
+def _llm_response(text: str, usage: Any, raw: Any) -> ModelResponse:
+    return ModelResponse(
+        text=text,
+        input_tokens=getattr(usage, "input", None),
+        output_tokens=getattr(usage, "output", None),
+        raw=raw,
+    )
 
 
 #: What a Python model may take besides the prompt and the system text.
@@ -385,24 +417,25 @@ class ModelRegistry:
             raise self._unknown(name)
         import llm
 
-        with LLM_LOOKUP:  # llm loads its plugins on the first lookup: branches of a parallel form wait for it
+        from .providers import resolve
+
+        with LLM_LOOKUP:  # one resolution per name: branches of a parallel form wait for the first
             if (found := self._models.get(name)) is not None:
                 return found
             try:
-                model = llm.get_model(name)
+                model, async_model = resolve(name)
             except llm.UnknownModelError:
                 raise self._unknown(name) from None
-            wrapped = LlmModel(name, model)
+            wrapped = LlmModel(name, model, async_model)
             self._models[name] = wrapped
         return wrapped
 
     def _unknown(self, name: str) -> Exception:
-        import llm
+        from .providers import known_names
 
         known = list(self._models)
-        if self.allow is True:  # suggest only what the program may reach
-            with contextlib.suppress(Exception):  # a broken plugin must not hide the real problem
-                known += [alias for m in llm.get_models_with_aliases() for alias in (m.model.model_id, *m.aliases)]
+        if self.allow is True:  # suggest only what the program may reach (a broken plugin gives none)
+            known += known_names()
         similar = difflib.get_close_matches(name, list(dict.fromkeys(known)), n=5, cutoff=0.6)  # each name once
         hint = f"; did you mean: {', '.join(similar)}?" if similar else ""
         if self.allow is not True:  # the same words whether llm has such a model or not

@@ -251,6 +251,8 @@ class TaskDefinition(SchemeRecord):
     output_schema: dict[str, Any] | None = None
     retry: RetryPolicy | None = None
     cache: bool | None = None
+    #: Stream the model's text as it arrives (None: as the interpreter says).
+    stream: bool | None = None
     #: Templates of files (paths) or URLs sent with an atomic task's prompt.
     attachments: list[str] = Field(default_factory=list)
 

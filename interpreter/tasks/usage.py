@@ -32,11 +32,16 @@ class UsageFigures(SchemeRecord):
     peak_context_tokens: int = 0
     #: When the last call was answered, in seconds since the epoch (seed 004's ``turns.lastTurnAt``).
     last_turn_at: float | None = None
+    #: Attempts after the first of each call (``attempts`` counts every request sent).
+    retries: int = 0
+    #: Seconds spent waiting for turns under a rate limit.
+    rate_wait_s: float = 0.0
 
     def add(self, input_tokens: int, output_tokens: int, duration_s: float, attempts: int = 1) -> None:
         fields = self.__dict__  # pydantic keeps fields here; writing it skips a validator-less setattr hook per field
         fields["calls"] += 1
         fields["attempts"] += attempts
+        fields["retries"] += max(attempts - 1, 0)
         fields["input_tokens"] += input_tokens
         fields["output_tokens"] += output_tokens
         fields["duration_s"] = round(fields["duration_s"] + duration_s, 6)
@@ -47,9 +52,11 @@ class UsageFigures(SchemeRecord):
         calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"
         extra = ""
         if self.attempts != self.calls:
-            extra += f" ({self.attempts} attempts)"
+            extra += f" ({self.attempts} attempts), {self.retries} retr{'ies' if self.retries != 1 else 'y'}"
         if self.cached:
             extra += f", {self.cached} cached"
+        if self.rate_wait_s:
+            extra += f", {self.rate_wait_s:.2f} s waiting on the rate limit"
         return (
             f"{calls}{extra}, {self.input_tokens} input tokens, {self.output_tokens} output tokens, "
             f"{self.duration_s:.2f} s"
@@ -64,11 +71,12 @@ class Usage(SchemeRecord):
     by_model: dict[str, UsageFigures] = Field(default_factory=dict)
 
     def _figures(self, task: str, model: str) -> tuple[UsageFigures, ...]:
-        return (
-            self.total,
-            self.by_task.setdefault(task, UsageFigures()),
-            self.by_model.setdefault(model, UsageFigures()),
-        )
+        by_task, by_model = self.by_task.get(task), self.by_model.get(model)  # made only when first seen
+        if by_task is None:
+            by_task = self.by_task[task] = UsageFigures()
+        if by_model is None:
+            by_model = self.by_model[model] = UsageFigures()
+        return self.total, by_task, by_model
 
     def add(
         self, task: str, model: str, input_tokens: int, output_tokens: int, duration_s: float, attempts: int = 1
@@ -89,6 +97,13 @@ class Usage(SchemeRecord):
         with _LOCK:
             for figures in self._figures(task, model):
                 figures.attempts += attempts
+                figures.retries += max(attempts - 1, 0)
+
+    def add_wait(self, task: str, model: str, seconds: float) -> None:
+        """Count time a call spent waiting for its turns under a rate limit."""
+        with _LOCK:
+            for figures in self._figures(task, model):
+                figures.rate_wait_s = round(figures.rate_wait_s + seconds, 6)
 
     def __str__(self) -> str:
         lines = [f"usage: {self.total.line()}"]
