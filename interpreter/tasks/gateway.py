@@ -537,7 +537,9 @@ class ModelGateway:
         if getattr(model, "runs_in_interpreter", False):
             return run() if deadline is None else self._with_deadline(run, name, deadline)
         if deadline is None and not isinstance(model, LlmModel) and not isinstance(self.runtime.current(), Branch):
-            return run()  # nothing to honour while it runs: no hand-off (Ctrl-C reaches it here too)
+            response = run()  # nothing to honour while it runs: no hand-off (Ctrl-C reaches it here too)
+            self.runtime.poll()  # an interrupt that came while it ran ends the program now, as it would have
+            return response
         if uses_loop:
             return run_coroutine(run_async, poll)
         return run_in_thread(run, poll)
