@@ -391,3 +391,19 @@ def test_batch_items_in_worker_processes_keep_their_journals(tmp_path: Path) -> 
         records = list(interp.batch("item", [{"q": "x"}, {"q": "y"}], processes=True, workers=2, journals=folder))
         assert sorted(r["result"] for r in records) == ["x\n", "y\n"]
     assert sorted(runs.read_text().split()) == ["x", "y"]  # each script ran once, across both batches
+
+
+def test_journaled_answers_skip_the_rate_limit(tmp_path: Path) -> None:
+    """At 60 requests a minute, live calls go out a second apart. The resumed run's three
+    journaled answers never take a turn: only its second live call waits (about 1 s), where
+    taking turns for the replays too would have waited about 4 s."""
+    journal = tmp_path / "run.jsonl"
+    first_run(journal, '(answer "1") (answer "2") (answer "3")')
+    live = Counted("B")
+    second = journaled(journal, live, rate_limits={"counted": {"rpm": 60}})
+    assert second.eval('(map answer (list "1" "2" "3" "4" "5"))') == [
+        "A:Q: 1", "A:Q: 2", "A:Q: 3", "B:Q: 4", "B:Q: 5"
+    ]
+    assert live.prompts == ["Q: 4", "Q: 5"]
+    waited = second.usage.by_model["counted"].rate_wait_s
+    assert 0.5 < waited < 1.8, waited
