@@ -16,6 +16,18 @@ from interpreter import Interpreter
 from interpreter.collector import CPYTHON_THRESHOLDS, DUE_FROM, DUE_SHARE, STARTUP_FROZEN, YOUNG_THRESHOLD, settle
 
 
+@pytest.fixture(autouse=True)
+def default_thresholds() -> Iterator[None]:
+    """Each test starts from CPython's own thresholds, as a fresh host would: an earlier test
+    in the same process may have run the CLI's ``main`` in-process, which tunes them for good."""
+    before = gc.get_threshold()
+    gc.set_threshold(*CPYTHON_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 class Cycle:
     def __init__(self) -> None:
         self.me = self
