@@ -8,13 +8,10 @@ readable whatever the terminal's background is.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 from prompt_toolkit.styles import Style
-from pygments.lexer import RegexLexer
-from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace, _TokenType
+from pygments.token import Comment, Keyword, Name, Number, String, _TokenType
 
+from .. import lexer
 from ..analyzer import SPECIAL_FORMS
 from ..primitives.registry import BUILTINS
 
@@ -30,53 +27,15 @@ TOKEN_COLOURS: dict[_TokenType, str] = {
 }
 
 
-_WORD_END = r"(?=[\s()\[\]\";'`,|]|\Z)"
-_NUMBER = r"[+-]?(\d+/\d+|(\d+\.?\d*|\.\d+)([eEsSfFdDlL][+-]?\d+)?|(inf|nan)\.0)([+-].*?i|i|@\S*?)?" + _WORD_END
+class TaskSchemeLexer(lexer.TaskSchemeLexer):
+    """The package's lexer (:mod:`interpreter.lexer`) with words classified from the registries
+    alone, so the first keystroke does not wait for a fresh interpreter: special forms are
+    keywords, primitives builtins."""
 
-
-def _word(lexer: RegexLexer, match: Any) -> Iterator[tuple[int, Any, str]]:
-    """An identifier: a keyword if it names a special form (task forms included), a builtin
-    if it names a primitive, else a variable."""
-    word = match.group(0)
-    if any(form.name == word for form in SPECIAL_FORMS):
-        token = Keyword
-    elif word in BUILTINS:
-        token = Name.Builtin
-    else:
-        token = Name.Variable
-    yield match.start(), token, word
-
-
-class TaskSchemeLexer(RegexLexer):
-    """A small Scheme lexer (pygments' own Scheme lexer costs a tenth of a second to import):
-    every special form the analyzer knows (``define-task``, ``sequential``,
-    ``director-evaluator-loop`` …) is a keyword. Unfinished input (an open string or
-    block comment, as while typing) is highlighted as far as it goes."""
-
-    name = "taskscheme"
-    tokens = {
-        "root": [
-            (r"\s+", Whitespace),
-            (r";.*?$", Comment.Single),
-            (r"#\|", Comment.Multiline, "block-comment"),
-            (r"#;", Comment.Special),
-            (r'"(\\.|[^"\\])*("|\Z)', String),
-            (r"#\\(x[0-9a-fA-F]+|[a-zA-Z]+|.)", String.Char),
-            (r"#(t|f|true|false)" + _WORD_END, Name.Constant),
-            (r"#(u8)?\(|[()\[\]]", Punctuation),
-            (r"#[xXoObBdDeEiI]\S*?" + _WORD_END, Number),
-            (_NUMBER, Number),
-            (r"['`]|,@?", Operator),
-            (r"#:[^\s()\[\]\";'`,|]+", String.Symbol),
-            (r"\|(\\.|[^|\\])*(\||\Z)", Name.Variable),
-            (r"[^\s()\[\]\";'`,|]+", _word),
-        ],
-        "block-comment": [
-            (r"#\|", Comment.Multiline, "#push"),
-            (r"\|#", Comment.Multiline, "#pop"),
-            (r"[^|#]+|.", Comment.Multiline),
-        ],
-    }
+    def word_token(self, word: str) -> _TokenType:
+        if any(form.name == word for form in SPECIAL_FORMS):
+            return Keyword
+        return Name.Builtin if word in BUILTINS else Name.Variable
 
 
 def pygments_style() -> Style:

@@ -1,0 +1,95 @@
+"""The Pygments lexer for taskscheme programs, registered as the ``taskscheme`` entry point of
+``pygments.lexers``: the docs site, the Jupyter kernel and any Pygments user highlight ``.scm``
+task programs with it (``pygmentize -l taskscheme prog.scm``).
+
+Its words come from the interpreter itself, so they cannot drift: the analyzer's special forms,
+the clauses of the task forms and the task procedures (``parallel-map``, ``quality-gate`` …) are
+keywords; every other name a fresh interpreter defines (primitives and the prelude) is a builtin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import Any, NamedTuple
+
+from pygments.lexer import RegexLexer
+from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace, _TokenType
+
+_WORD_END = r"(?=[\s()\[\]\";'`,|]|\Z)"
+_NUMBER = r"[+-]?(\d+/\d+|(\d+\.?\d*|\.\d+)([eEsSfFdDlL][+-]?\d+)?|(inf|nan)\.0)([+-].*?i|i|@\S*?)?" + _WORD_END
+
+#: Modules whose primitives are the task runtime's procedures (highlighted as keywords).
+TASK_PRIMITIVE_MODULES = frozenset(
+    f"interpreter.primitives.{name}" for name in ("tasks", "composition", "parallel", "memory")
+)
+
+
+class Vocabulary(NamedTuple):
+    keywords: frozenset[str]
+    builtins: frozenset[str]
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    """The words to highlight, read from the analyzer's registries and a fresh interpreter."""
+    from .analyzer import SPECIAL_FORMS
+    from .forms.composition import LOOP_CLAUSES
+    from .forms.tasks import CLAUSES
+    from .interpreter import Interpreter
+    from .primitives.composition import QUALITY_NAMES
+
+    interp = Interpreter()
+    keywords = {s.name for s in SPECIAL_FORMS} | set(CLAUSES) | set(LOOP_CLAUSES) | set(QUALITY_NAMES)
+    builtins: set[str] = set()
+    for symbol, value in interp.global_env.vars.items():
+        module = getattr(getattr(value, "fn", None), "__module__", "")
+        (keywords if module in TASK_PRIMITIVE_MODULES else builtins).add(symbol.name)
+    return Vocabulary(frozenset(keywords), frozenset(builtins - keywords))
+
+
+def _word(lexer: Any, match: Any) -> Iterator[tuple[int, Any, str]]:
+    """An identifier, classified by the lexer's :meth:`~TaskSchemeLexer.word_token`."""
+    yield match.start(), lexer.word_token(match.group(0)), match.group(0)
+
+
+class TaskSchemeLexer(RegexLexer):
+    """Scheme with taskscheme's forms (``define-task``, ``director-evaluator-loop``,
+    ``sequential`` …) as keywords. Unfinished input (an open string or block comment, as
+    while typing) is highlighted as far as it goes."""
+
+    name = "taskscheme"
+    aliases = ["taskscheme", "task-scheme"]
+    filenames = ["*.scm"]
+    mimetypes = ["text/x-taskscheme"]
+
+    tokens = {
+        "root": [
+            (r"\s+", Whitespace),
+            (r";.*?$", Comment.Single),
+            (r"#\|", Comment.Multiline, "block-comment"),
+            (r"#;", Comment.Special),
+            (r'"(\\.|[^"\\])*("|\Z)', String),
+            (r"#\\(x[0-9a-fA-F]+|[a-zA-Z]+|.)", String.Char),
+            (r"#(t|f|true|false)" + _WORD_END, Name.Constant),
+            (r"#(u8)?\(|[()\[\]]", Punctuation),
+            (r"#[xXoObBdDeEiI]\S*?" + _WORD_END, Number),
+            (_NUMBER, Number),
+            (r"['`]|,@?", Operator),
+            (r"#:[^\s()\[\]\";'`,|]+", String.Symbol),
+            (r"\|(\\.|[^|\\])*(\||\Z)", Name.Variable),
+            (r"[^\s()\[\]\";'`,|]+", _word),
+        ],
+        "block-comment": [
+            (r"#\|", Comment.Multiline, "#push"),
+            (r"\|#", Comment.Multiline, "#pop"),
+            (r"[^|#]+|.", Comment.Multiline),
+        ],
+    }
+
+    def word_token(self, word: str) -> _TokenType:
+        """Keyword for a task or special form, builtin for a predefined name, else a variable."""
+        words = vocabulary()
+        if word in words.keywords:
+            return Keyword
+        return Name.Builtin if word in words.builtins else Name.Variable
