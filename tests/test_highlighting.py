@@ -22,7 +22,7 @@ TASK_WORDS = ["define-task", "director-evaluator-loop", "sequential", "quality-g
 
 
 def test_there_are_examples_to_check() -> None:
-    assert len(EXAMPLES) >= 2
+    assert len(EXAMPLES) >= 7
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
