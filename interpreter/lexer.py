@@ -16,6 +16,8 @@ from typing import Any, NamedTuple
 from pygments.lexer import RegexLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace, _TokenType
 
+__all__ = ["TaskSchemeLexer"]  # what Pygments loads from this module
+
 _WORD_END = r"(?=[\s()\[\]\";'`,|]|\Z)"
 _NUMBER = r"[+-]?(\d+/\d+|(\d+\.?\d*|\.\d+)([eEsSfFdDlL][+-]?\d+)?|(inf|nan)\.0)([+-].*?i|i|@\S*?)?" + _WORD_END
 
