@@ -18,9 +18,9 @@ EXAMPLES = ROOT / "examples"
 
 
 def taskscheme(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``taskscheme ARGS`` from an empty folder, offline, with its own cache and llm folders."""
+    """``taskscheme ARGS`` from an empty folder, offline, with its own cache and llm folders (the
+    interpreter this test imports: the checkout, or the installed wheel under --installed)."""
     env = {**os.environ, "LLM_USER_PATH": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-m", "interpreter", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
     )
