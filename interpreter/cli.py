@@ -469,6 +469,16 @@ def batch_command(argv: list[str]) -> int:
 SUBCOMMANDS["batch"] = batch_command
 
 
+def kernel_command(argv: list[str]) -> int:
+    """``taskscheme kernel install [--user|--sys-prefix]``: register the Jupyter kernel."""
+    from .kernel.install import main as kernel_main
+
+    return kernel_main(argv)
+
+
+SUBCOMMANDS["kernel"] = kernel_command
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)

@@ -1,0 +1,83 @@
+"""Tab completion and Shift-Tab inspection, from the REPL's sources: the bound names, macros,
+special forms and tasks it completes, the comma commands, and the ``,describe`` text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..interpreter import Interpreter
+from ..repl.commands import COMMANDS
+from ..repl.completion import DELIMITERS, candidates, word_before
+from ..repl.describe import describe
+
+NOT_FOUND = ": not bound, and not a task"
+
+
+def complete(interp: Interpreter, code: str, cursor_pos: int) -> dict[str, Any]:
+    """A ``complete_reply``: names starting with the word before the cursor, each with its kind."""
+    before = code[:cursor_pos]
+    line = before.rsplit("\n", 1)[-1].lstrip()
+    if line.startswith(",") and " " not in line and not line.startswith((",(", ",@")):
+        word = line[1:]
+        found = [(name, COMMANDS[name].help) for name in COMMANDS if name.startswith(word)]
+    else:
+        word = word_before(before)
+        seen: dict[str, str] = {}
+        for name, meta in candidates(interp):
+            if name.startswith(word) and name not in seen:
+                seen[name] = meta()
+        found = sorted(seen.items())
+    start = cursor_pos - len(word)
+    return {
+        "status": "ok",
+        "matches": [name for name, _ in found],
+        "cursor_start": start,
+        "cursor_end": cursor_pos,
+        "metadata": {
+            "_jupyter_types_experimental": [
+                {"start": start, "end": cursor_pos, "text": name, "type": meta} for name, meta in found
+            ]
+        },
+    }
+
+
+def name_at(code: str, cursor_pos: int) -> str:
+    """The symbol the cursor is in or just after; else the operator of the list around the cursor."""
+    start = end = cursor_pos
+    while start > 0 and code[start - 1] not in DELIMITERS:
+        start -= 1
+    while end < len(code) and code[end] not in DELIMITERS:
+        end += 1
+    if start < end:
+        return code[start:end]
+    return operator_before(code[:cursor_pos])
+
+
+def operator_before(text: str) -> str:
+    """The first symbol after the innermost ``(`` still open in ``text`` ('' if none)."""
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        char = text[i]
+        if char in ")]":
+            depth += 1
+        elif char in "([":
+            if depth == 0:
+                rest = text[i + 1 :].lstrip()
+                end = 0
+                while end < len(rest) and rest[end] not in DELIMITERS:
+                    end += 1
+                return rest[:end]
+            depth -= 1
+    return ""
+
+
+def inspect(interp: Interpreter, code: str, cursor_pos: int, sources: Mapping[str, str]) -> dict[str, Any]:
+    """An ``inspect_reply``: the ``,describe`` text of the name at the cursor."""
+    name = name_at(code, cursor_pos)
+    if not name:
+        return {"status": "ok", "found": False, "data": {}, "metadata": {}}
+    text = describe(interp, name, sources)
+    if text.endswith(NOT_FOUND) and text.count("\n") == 0:
+        return {"status": "ok", "found": False, "data": {}, "metadata": {}}
+    return {"status": "ok", "found": True, "data": {"text/plain": text}, "metadata": {}}

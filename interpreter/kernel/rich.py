@@ -1,0 +1,99 @@
+"""How a cell's value looks in a notebook: ``text/plain`` as ``write`` prints it (the REPL's
+summary), and for a TaskResult or LoopResult also an HTML table: status, content, and the
+iteration history with each evaluation's feedback in an expandable ``<details>``."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from ..repl.describe import summary
+from ..tasks.loop import LoopIteration, LoopResult
+from ..tasks.records import TaskResult
+
+#: Text longer than this is cut in a table cell (the full value stays in text/plain).
+CELL_CHARS = 2000
+STYLE = "border-collapse:collapse;text-align:left"
+
+
+def mime_bundle(value: Any) -> dict[str, str]:
+    """The ``data`` of an ``execute_result`` for ``value``."""
+    data = {"text/plain": summary(value)}
+    if isinstance(value, LoopResult):
+        data["text/html"] = loop_html(value)
+    elif isinstance(value, TaskResult):
+        data["text/html"] = task_html(value)
+    return data
+
+
+def text(value: Any) -> str:
+    """A value for a table cell: strings as they are, anything else as ``write`` prints it."""
+    shown = value if isinstance(value, str) else summary(value)
+    return shown if len(shown) <= CELL_CHARS else shown[: CELL_CHARS - 1] + "…"
+
+
+def pre(value: Any) -> str:
+    return f'<pre style="margin:0;white-space:pre-wrap">{escape(text(value))}</pre>'
+
+
+def rows(pairs: list[tuple[str, str]]) -> str:
+    return "".join(f"<tr><th>{escape(key)}</th><td>{cell}</td></tr>" for key, cell in pairs)
+
+
+def status_cell(status: str) -> str:
+    colour = {"COMPLETE": "green", "FAILED": "crimson"}.get(status, "darkorange")
+    return f'<b style="color:{colour}">{escape(status)}</b>'
+
+
+def task_html(result: TaskResult) -> str:
+    pairs = [("status", status_cell(result.status)), ("content", pre(result.content))]
+    notes = result.notes if isinstance(result.notes, dict) else result.notes.model_dump(exclude_none=True)
+    feedback = notes.get("feedback")
+    if feedback:
+        pairs.append(("feedback", pre(feedback)))
+    other = {k: v for k, v in notes.items() if k != "feedback" and v not in (None, "", {}, [])}
+    if other:
+        pairs.append(("notes", pre(json.dumps(other, indent=1, default=str, ensure_ascii=False))))
+    return table(type(result).__name__, pairs)
+
+
+def table(caption: str, pairs: list[tuple[str, str]]) -> str:
+    return f'<table class="taskscheme-result" style="{STYLE}"><caption>{caption}</caption>{rows(pairs)}</table>'
+
+
+def loop_html(result: LoopResult) -> str:
+    content = result.final_output.content if result.final_output is not None else None
+    pairs = [
+        ("status", status_cell(result.status) + f" ({escape(result.stop_reason)})"),
+        ("success", "yes" if result.success else "no"),
+        ("iterations", str(result.iterations_completed)),
+        ("content", pre(content)),
+    ]
+    if result.final_evaluation is not None and result.final_evaluation.notes.feedback:
+        pairs.append(("feedback", pre(result.final_evaluation.notes.feedback)))
+    if result.error is not None:
+        where = f" (iteration {result.error.iteration}, {result.error.phase})"
+        pairs.append(("error", pre(f"{result.error.type}: {result.error.message}{where}")))
+    history = history_html(result.iteration_history)
+    return table("LoopResult", pairs) + history
+
+
+def history_html(history: list[LoopIteration]) -> str:
+    """The iterations, oldest first, folded into a ``<details>`` the reader opens."""
+    if not history:
+        return ""
+    head = "<tr><th>#</th><th>output</th><th>success</th><th>feedback</th></tr>"
+    body = "".join(iteration_row(entry) for entry in history)
+    return (
+        f"<details><summary>iteration history ({len(history)})</summary>"
+        f'<table class="taskscheme-history" style="{STYLE}">{head}{body}</table></details>'
+    )
+
+
+def iteration_row(entry: LoopIteration) -> str:
+    output = entry.output.content if entry.output is not None else None
+    evaluation = entry.evaluation
+    success = "" if evaluation is None else ("yes" if evaluation.notes.success else "no")
+    feedback = "" if evaluation is None else evaluation.notes.feedback
+    return f"<tr><td>{entry.iteration}</td><td>{pre(output)}</td><td>{success}</td><td>{pre(feedback)}</td></tr>"
