@@ -1,0 +1,314 @@
+"""The Jupyter kernel, driven as a notebook drives it: through jupyter_client messages.
+
+One kernel (installed with ``taskscheme kernel install --prefix``) serves the module; the
+restart test runs last. ``examples/notebook.ipynb`` runs through nbclient.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("ipykernel")
+jupyter_client = pytest.importorskip("jupyter_client")
+
+from jupyter_client.manager import start_new_kernel  # noqa: E402
+
+from interpreter.cli import run as cli_run  # noqa: E402
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+TIMEOUT = 60
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture(scope="module")
+def kernel_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A Jupyter data folder holding the kernel spec ``taskscheme kernel install`` writes."""
+    prefix = tmp_path_factory.mktemp("jupyter")
+    llm_home = tmp_path_factory.mktemp("llm")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
+        patch.setenv("LLM_USER_PATH", str(llm_home))
+        assert cli_run(["kernel", "install", "--prefix", str(prefix)]) == 0
+        yield prefix
+
+
+@pytest.fixture(scope="module")
+def kernel(kernel_home: Path) -> Iterator[tuple[Any, Any]]:
+    km, kc = start_new_kernel(kernel_name="taskscheme", startup_timeout=TIMEOUT)
+    try:
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def run(kc: Any, code: str, timeout: float = TIMEOUT) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Execute ``code``; the execute_reply's content and the iopub messages the cell caused.
+
+    ``stop_on_error=False``: after an error ipykernel aborts what is queued behind it until its
+    queue drains, and a test sends its next cell at once (a notebook's later cells are aborted
+    on purpose)."""
+    msg_id = kc.execute(code, stop_on_error=False)
+    return collect(kc, msg_id, timeout)
+
+
+def collect(kc: Any, msg_id: str, timeout: float = TIMEOUT) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    messages = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+        if msg["msg_type"] not in ("status", "execute_input"):
+            messages.append(msg)
+    return reply_to(kc, msg_id, timeout), messages
+
+
+def reply_to(kc: Any, msg_id: str, timeout: float = TIMEOUT) -> dict[str, Any]:
+    while True:
+        reply = kc.get_shell_msg(timeout=timeout)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return reply["content"]
+
+
+def of_type(messages: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [m["content"] for m in messages if m["msg_type"] == kind]
+
+
+def stdout(messages: list[dict[str, Any]]) -> str:
+    return "".join(c["text"] for c in of_type(messages, "stream") if c["name"] == "stdout")
+
+
+def result(messages: list[dict[str, Any]]) -> dict[str, str]:
+    (content,) = of_type(messages, "execute_result")
+    return content["data"]
+
+
+# -- cells ---------------------------------------------------------------------------------
+def test_output_is_stream_messages_and_definitions_stay_across_cells(kernel: Any) -> None:
+    _, kc = kernel
+    reply, messages = run(kc, '(define greeting "hello")\n(display greeting) (write " world") (newline)')
+    assert reply["status"] == "ok"
+    assert stdout(messages) == 'hello" world"\n'
+    assert not of_type(messages, "execute_result")  # newline's value is unspecified: nothing shown
+    reply, messages = run(kc, "(string-append greeting \"!\")")
+    assert result(messages) == {"text/plain": '"hello!"'}  # as write shows it
+
+
+def test_plain_values_show_as_write_would(kernel: Any) -> None:
+    _, kc = kernel
+    _, messages = run(kc, "(list 1 \"a\" #\\b 'c 1/2)")
+    assert result(messages)["text/plain"] == '(1 "a" #\\b c 1/2)'
+    assert "text/html" not in result(messages)
+
+
+def test_task_result_is_an_html_table(kernel: Any) -> None:
+    _, kc = kernel
+    run(kc, '(define-model "shout" (lambda (prompt) (string-upcase prompt)))')
+    run(kc, '(define-task (louder text) (model "shout") (prompt "<{{text}}>"))')
+    _, messages = run(kc, '(louder "a & b")')
+    html = result(messages)["text/html"]
+    assert "<caption>TaskResult</caption>" in html
+    assert "COMPLETE" in html
+    assert "&lt;A &amp; B&gt;" in html  # the content, escaped
+    assert "task-result" in result(messages)["text/plain"]
+
+
+def test_loop_result_shows_its_iteration_history_with_feedback(kernel: Any) -> None:
+    _, kc = kernel
+    code = """(director-evaluator-loop
+      (max-iterations 3)
+      (director (string-append "draft " (number->string current-iteration)))
+      (evaluator (if (= current-iteration 2)
+                     (make-evaluation #t "good now")
+                     (make-evaluation #f "needs work"))))"""
+    reply, messages = run(kc, code)
+    assert reply["status"] == "ok"
+    html = result(messages)["text/html"]
+    assert "<caption>LoopResult</caption>" in html
+    assert "evaluator-success" in html
+    history = html[html.index("<details>") :]
+    assert "iteration history (3)" in history  # iterations count from 0: 0 and 1 fail, 2 succeeds
+    assert history.count("needs work") == 2 and history.index("needs work") < history.index("good now")
+    assert "draft 1" in history and "draft 2" in history
+
+
+def test_errors_show_as_the_cli_shows_them(kernel: Any) -> None:
+    _, kc = kernel
+    run(kc, "(define (outer n) (list (inner n)))  ; not a tail call: outer stays on the stack\n(define (inner n) (car n))")
+    reply, messages = run(kc, "\n  (outer 5)")
+    assert reply["status"] == "error"
+    assert reply["ename"] == "type-error"
+    assert reply["evalue"] == "car: expected a pair, got 5"
+    (error,) = of_type(messages, "error")
+    lines = [ANSI.sub("", line) for line in error["traceback"]]
+    assert lines[0] == "error: car: expected a pair, got 5"
+    number = reply["execution_count"]
+    assert any(f"cell[{number}]:2:3" in line for line in lines)  # the cell, its line and column
+    assert any("in inner" in line for line in lines) and any("in outer" in line for line in lines)
+    assert not any("Traceback" in line or ".py" in line for line in lines)
+
+
+def test_a_syntax_error_names_the_cell(kernel: Any) -> None:
+    _, kc = kernel
+    reply, _ = run(kc, "(display 1)\n(if)")
+    assert reply["status"] == "error"
+    assert any(f"cell[{reply['execution_count']}]:2:1" in line for line in reply["traceback"])
+
+
+def test_comma_commands_and_capabilities(kernel: Any, tmp_path: Path) -> None:
+    _, kc = kernel
+    target = tmp_path / "note.txt"
+    target.write_text("kept\n")
+    reply, messages = run(kc, ",deny files")
+    assert reply["status"] == "ok" and "capabilities: scripts models" in stdout(messages)
+    reply, _ = run(kc, f'(call-with-input-file "{target}" read-line)')
+    assert reply["status"] == "error" and "allow_files" in reply["evalue"]
+    run(kc, ",allow files")
+    _, messages = run(kc, f'(call-with-input-file "{target}" read-line)')
+    assert result(messages)["text/plain"] == '"kept"'
+    reply, _ = run(kc, ",allow everything")
+    assert reply["status"] == "error" and "unknown capability" in reply["evalue"]
+
+
+def test_model_text_streams_into_the_cell_before_the_result(kernel: Any) -> None:
+    _, kc = kernel
+    run(kc, '(define-task (echoed text) (model "echo") (prompt "say {{text}}"))')
+    reply, messages = run(kc, '(get (echoed "streamed words") \'content)')
+    assert reply["status"] == "ok", reply
+    kinds = [m["msg_type"] for m in messages]
+    streamed = stdout(messages)
+    assert "┌ model echo" in streamed and "streamed words" in streamed
+    assert kinds.index("stream") < kinds.index("execute_result")
+
+
+# -- completion and inspection ---------------------------------------------------------------
+def test_tab_completes_names_forms_tasks_and_commands(kernel: Any) -> None:
+    _, kc = kernel
+    run(kc, "(define (my-helper x) x)\n(define-task (my-task a) (model \"shout\") (prompt \"{{a}}\"))")
+    code = "(list (my-"
+    kc.complete(code, len(code))
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    assert reply["status"] == "ok"
+    assert {"my-helper", "my-task"} <= set(reply["matches"])
+    assert reply["cursor_start"] == len("(list (") and reply["cursor_end"] == len(code)
+    kinds = {t["text"]: t["type"] for t in reply["metadata"]["_jupyter_types_experimental"]}
+    assert kinds["my-helper"] == "(my-helper x)" and "atomic task" in kinds["my-task"]
+    kc.complete("(director-ev", 12)
+    assert "director-evaluator-loop" in kc.get_shell_msg(timeout=TIMEOUT)["content"]["matches"]
+    kc.complete(",al", 3)
+    assert kc.get_shell_msg(timeout=TIMEOUT)["content"]["matches"] == ["allow"]
+
+
+def test_shift_tab_shows_the_describe_text(kernel: Any) -> None:
+    _, kc = kernel
+    run(kc, "(define (area w h)\n  (* w h))")
+    code = "(area 2 "
+    kc.inspect(code, len(code))  # inside the call: its operator
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    assert reply["found"] is True
+    text = reply["data"]["text/plain"]
+    assert text.startswith("(area w h)  procedure") and "(* w h)" in text
+    kc.inspect("(map car xs)", 2)
+    assert "built-in procedure" in kc.get_shell_msg(timeout=TIMEOUT)["content"]["data"]["text/plain"]
+    kc.inspect("(director-evaluator-loop)", 5)
+    form = kc.get_shell_msg(timeout=TIMEOUT)["content"]["data"]["text/plain"]
+    assert "director" in form and "evaluator" in form
+    kc.inspect("(no-such-name)", 3)
+    assert kc.get_shell_msg(timeout=TIMEOUT)["content"]["found"] is False
+
+
+def test_is_complete_asks_for_more_inside_a_form(kernel: Any) -> None:
+    _, kc = kernel
+    kc.is_complete("(define (f x)")
+    assert kc.get_shell_msg(timeout=TIMEOUT)["content"]["status"] == "incomplete"
+    kc.is_complete("(define (f x) x)")
+    assert kc.get_shell_msg(timeout=TIMEOUT)["content"]["status"] == "complete"
+
+
+# -- interrupt and restart ---------------------------------------------------------------------
+def interrupt_after_start(km: Any, kc: Any, code: str) -> dict[str, Any]:
+    msg_id = kc.execute(code, stop_on_error=False)
+    while True:  # wait until the cell is running
+        msg = kc.get_iopub_msg(timeout=TIMEOUT)
+        if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "execute_input":
+            break
+    time.sleep(1.0)
+    km.interrupt_kernel()
+    return reply_to(kc, msg_id)
+
+
+def test_interrupt_stops_the_cell_and_keeps_definitions(kernel: Any) -> None:
+    km, kc = kernel
+    run(kc, "(define survivor 'still-here)")
+    reply = interrupt_after_start(km, kc, "(define (spin) (spin))\n(spin)")
+    assert reply["status"] == "error"
+    assert reply["ename"] == "interrupted"
+    assert any("cell[" in line for line in reply["traceback"])
+    reply, messages = run(kc, "(list survivor (procedure? spin))")
+    assert reply["status"] == "ok", reply
+    assert result(messages)["text/plain"] == "(still-here #t)"
+
+
+def test_interrupt_cancels_parallel_branches(kernel: Any) -> None:
+    km, kc = kernel
+    code = "(parallel-map (lambda (n) (let loop ((i 0)) (loop (+ i 1)))) '(1 2 3))"
+    reply = interrupt_after_start(km, kc, code)
+    assert reply["status"] == "error" and reply["ename"] == "interrupted"
+    assert any("cell[" in line for line in reply["traceback"])  # stopped as Ctrl-C stops it, with a backtrace
+    _, messages = run(kc, "(parallel-map (lambda (n) (* n n)) '(1 2 3))")
+    assert result(messages)["text/plain"] == "(1 4 9)"
+
+
+def test_zz_restart_forgets_definitions(kernel: Any) -> None:
+    km, kc = kernel
+    run(kc, "(define before-restart 1)")
+    km.restart_kernel(now=True)
+    kc.wait_for_ready(timeout=TIMEOUT)
+    reply, _ = run(kc, "before-restart")
+    assert reply["status"] == "error" and reply["ename"] == "unbound-variable"
+    _, messages = run(kc, "(+ 1 2)")
+    assert result(messages)["text/plain"] == "3"
+
+
+# -- the notebook, the spec, the arguments -------------------------------------------------------
+def test_the_example_notebook_runs(kernel_home: Path) -> None:
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    notebook = nbformat.read(CHECKOUT / "examples" / "notebook.ipynb", as_version=4)
+    nbclient.NotebookClient(notebook, timeout=TIMEOUT, kernel_name="taskscheme").execute()
+    outputs = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = [o.data["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert any("<caption>LoopResult</caption>" in h and "too short" in h for h in html)
+
+
+def test_install_writes_a_spec_with_the_kernel_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = cli_run(["kernel", "install", "--prefix", str(tmp_path), "--name", "ts-safe", "--deny", "scripts",
+                      "--allow", "python", "--model", "echo"])  # fmt: skip
+    assert status == 0
+    spec = json.loads((tmp_path / "share" / "jupyter" / "kernels" / "ts-safe" / "kernel.json").read_text())
+    assert spec["argv"][1:5] == ["-m", "interpreter.kernel", "-f", "{connection_file}"]
+    assert spec["argv"][5:] == ["--allow=python", "--deny=scripts", "--model=echo"]
+    assert spec["language"] == "scheme" and spec["interrupt_mode"] == "signal"
+    assert "installed kernel 'ts-safe'" in capsys.readouterr().out
+
+
+def test_kernel_arguments_set_the_interpreters_capabilities() -> None:
+    from interpreter.kernel.app import interpreter_maker, kernel_parser
+
+    opts, rest = kernel_parser().parse_known_args(["-f", "conn.json", "--deny=scripts", "--allow=python"])
+    assert rest == ["-f", "conn.json"]
+    interp = interpreter_maker(opts)()
+    assert (interp.allow_scripts, interp.allow_python, interp.allow_files) == (False, True, True)
+    assert interp.models.allow is True
+    with pytest.raises(Exception, match="allow_scripts"):
+        interp.eval('(run-script "true")')
