@@ -179,6 +179,25 @@ def test_comma_commands_and_capabilities(kernel: Any, tmp_path: Path) -> None:
     assert reply["status"] == "error" and "unknown capability" in reply["evalue"]
 
 
+def test_parallel_branches_write_whole_lines_into_the_running_cell(kernel: Any) -> None:
+    _, kc = kernel
+    reply, messages = run(kc, "(parallel-map (lambda (n) (display (list 'branch n)) (newline) n) '(1 2 3 4))")
+    assert reply["status"] == "ok"
+    assert sorted(stdout(messages).splitlines()) == ["(branch 1)", "(branch 2)", "(branch 3)", "(branch 4)"]
+    assert result(messages)["text/plain"] == "(1 2 3 4)"
+
+
+def test_reset_starts_a_fresh_interpreter_that_still_streams(kernel: Any) -> None:
+    _, kc = kernel
+    run(kc, "(define forgotten 1)")
+    reply, messages = run(kc, ",reset")
+    assert reply["status"] == "ok" and "environment reset" in stdout(messages)
+    reply, _ = run(kc, "forgotten")
+    assert reply["status"] == "error" and reply["ename"] == "unbound-variable"
+    _, messages = run(kc, '(display "after reset") 7')
+    assert stdout(messages) == "after reset\n" and result(messages)["text/plain"] == "7"
+
+
 def test_model_text_streams_into_the_cell_before_the_result(kernel: Any) -> None:
     _, kc = kernel
     run(kc, '(define-task (echoed text) (model "echo") (prompt "say {{text}}"))')
