@@ -45,6 +45,7 @@ examples:
   taskscheme --replay run.jsonl prog.scm  run again from a recording, without calling a model
   taskscheme --retries 3 --cache --trace run.jsonl prog.scm
   taskscheme trace run.jsonl              print the runs in a trace as trees
+  taskscheme kernel install --user        register the Jupyter kernel (pip install 'taskscheme[jupyter]')
 
 From the command line, programs may read and load files and run scripts
 (an embedding host has to allow that explicitly). A script with no timeout of

@@ -331,3 +331,21 @@ def test_kernel_arguments_set_the_interpreters_capabilities() -> None:
     assert interp.models.allow is True
     with pytest.raises(Exception, match="allow_scripts"):
         interp.eval('(run-script "true")')
+
+
+def test_without_the_jupyter_extra_the_commands_say_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import sys
+
+    from interpreter.kernel.app import main as kernel_main
+
+    monkeypatch.setitem(sys.modules, "jupyter_client.kernelspec", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelapp", None)
+    assert cli_run(["kernel", "install", "--prefix", str(tmp_path)]) == 1
+    assert "pip install 'taskscheme[jupyter]'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        kernel_main(["-f", str(tmp_path / "conn.json")])
+    assert stopped.value.code == 1
+    assert "pip install 'taskscheme[jupyter]'" in capsys.readouterr().err
+    assert not (tmp_path / "share").exists()
