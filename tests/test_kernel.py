@@ -6,6 +6,7 @@ restart test runs last. ``examples/notebook.ipynb`` runs through nbclient.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import time
@@ -139,6 +140,25 @@ def test_loop_result_shows_its_iteration_history_with_feedback(kernel: Any) -> N
     assert "iteration history (3)" in history  # iterations count from 0: 0 and 1 fail, 2 succeeds
     assert history.count("needs work") == 2 and history.index("needs work") < history.index("good now")
     assert "draft 1" in history and "draft 2" in history
+
+
+def test_a_traced_cell_shows_the_trace_viewer_inline(kernel: Any) -> None:
+    _, kc = kernel
+    run(kc, '(define-model "quiet" (lambda (prompt) "ok"))\n(define-task (traced-task x) (model "quiet") (prompt "{{x}}"))')
+    reply, messages = run(kc, ",trace on")
+    assert reply["status"] == "ok" and "trace on" in stdout(messages)
+    reply, messages = run(kc, '(traced-task "one")')
+    assert reply["status"] == "ok"
+    (shown,) = of_type(messages, "display_data")
+    frame = shown["data"]["text/html"]
+    assert frame.startswith('<iframe class="taskscheme-trace"')
+    document = html.unescape(frame[frame.index('srcdoc="') + 8 : frame.index('" style=')])
+    assert document.startswith("<!DOCTYPE html>") and "cell[" in document  # the taskscheme trace --html report
+    assert "traced-task" in document and "quiet" in document  # the task's span and its model call
+    assert "task-result" in result(messages)["text/plain"]  # the value still shows
+    run(kc, ",trace off")
+    _, messages = run(kc, '(traced-task "two")')
+    assert not of_type(messages, "display_data")
 
 
 def test_errors_show_as_the_cli_shows_them(kernel: Any) -> None:

@@ -16,8 +16,8 @@ from .. import __version__
 from ..interpreter import Interpreter
 from ..reader import is_complete
 from .completion import complete, inspect
-from .rich import mime_bundle
-from .session import NotebookSession
+from .rich import mime_bundle, trace_bundle
+from .session import NotebookSession, cell_name
 from .streams import CellStream, NotebookProgress
 
 #: What the notebook knows about the language (highlighting, file extension).
@@ -54,7 +54,7 @@ class TaskschemeKernel(Kernel):
 
     def _new_interpreter(self) -> Interpreter:
         interp = type(self).make_interpreter(stdout=self.out, stderr=self.err)
-        interp.events.use_progress(NotebookProgress(self.out))  # model text streams into the cell
+        interp.events.use_progress(NotebookProgress(self.out))  # type: ignore[arg-type]  # model text into the cell
         return interp
 
     def _send_stream(self, name: str, text: str) -> None:
@@ -80,6 +80,9 @@ class TaskschemeKernel(Kernel):
             self.out.flush()
             self.err.flush()
             self._cell_parent = None
+        if outcome.trace and not silent:  # ,trace on: the trace viewer, before the value or error
+            bundle = trace_bundle(outcome.trace, cell_name(self.execution_count))
+            self.send_response(self.iopub_socket, "display_data", {"data": bundle, "metadata": {}})
         if outcome.error is not None:
             error = outcome.error
             content = {"ename": error.name, "evalue": error.message, "traceback": error.lines}

@@ -11,10 +11,14 @@ from typing import Any
 from ..repl.describe import summary
 from ..tasks.loop import LoopIteration, LoopResult
 from ..tasks.records import TaskResult
+from ..tasks.trace_html import html_report
+from ..tasks.trace_tree import build_runs
 
 #: Text longer than this is cut in a table cell (the full value stays in text/plain).
 CELL_CHARS = 2000
 STYLE = "border-collapse:collapse;text-align:left"
+#: The height of the inline trace viewer.
+TRACE_HEIGHT = "560px"
 
 
 def mime_bundle(value: Any) -> dict[str, str]:
@@ -97,3 +101,16 @@ def iteration_row(entry: LoopIteration) -> str:
     success = "" if evaluation is None else ("yes" if evaluation.notes.success else "no")
     feedback = "" if evaluation is None else evaluation.notes.feedback
     return f"<tr><td>{entry.iteration}</td><td>{pre(output)}</td><td>{success}</td><td>{pre(feedback)}</td></tr>"
+
+
+def trace_bundle(events: list[dict[str, Any]], title: str) -> dict[str, str]:
+    """A cell's trace as ``taskscheme trace --html`` draws it, inline: the report in an iframe
+    (its script and style stay apart from the notebook's), and a count in text/plain."""
+    runs = build_runs(events)
+    spans = sum(1 for event in events if event.get("kind") != "run")
+    document = html_report(runs, title=title)
+    frame = (
+        f'<iframe class="taskscheme-trace" title="{escape(title)} trace" srcdoc="{escape(document, quote=True)}" '
+        f'style="width:100%;height:{TRACE_HEIGHT};border:1px solid #ccc"></iframe>'
+    )
+    return {"text/html": frame, "text/plain": f"trace of {title}: {spans} events"}

@@ -9,6 +9,7 @@ line prints it (message, ``cell[N]:line:col``, DSL backtrace).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,8 @@ class CellOutcome:
 
     values: list[Any] = field(default_factory=list)
     error: CellError | None = None
+    #: The cell's trace events (as ``--trace`` writes them) when ``,trace on``; else empty.
+    trace: list[dict[str, Any]] = field(default_factory=list)
 
 
 def cell_name(number: int) -> str:
@@ -54,11 +57,13 @@ class NotebookSession(ReplSession):
     def __init__(self, make_interp: Callable[[], Interpreter], out: CellStream, err: CellStream) -> None:
         self.out = out
         self.outcome = CellOutcome()
+        self.events = []
         super().__init__(make_interp, err=err)  # type: ignore[arg-type]
 
     def run_cell(self, code: str, number: int) -> CellOutcome:
         """Evaluate a cell (a comma command or expressions) as input number ``number``."""
         self.outcome = CellOutcome()
+        self.events: list[dict[str, Any]] = []
         stripped = code.strip()
         if stripped:
             self.count = number
@@ -71,7 +76,13 @@ class NotebookSession(ReplSession):
         self.fresh_line()
         self.flush()
         self.err.flush()
+        self.outcome.trace = self.events if self.tracing else []
         return self.outcome
+
+    def _print_event(self, event: Any) -> None:
+        """With ``,trace on`` a cell's events are kept for the trace viewer (not printed line by line)."""
+        if self.tracing:
+            self.events.append(json.loads(event.model_dump_json()))
 
     def show_value(self, value: Any) -> None:
         """Keep the value of the cell's latest expression (a FAILED result says so on stderr)."""

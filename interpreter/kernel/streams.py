@@ -6,8 +6,6 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..tasks.progress import TerminalProgress
-
 if TYPE_CHECKING:
     from ..tasks.tracing import Event, Span
 
@@ -51,18 +49,38 @@ class CellStream:
         return False
 
 
-class NotebookProgress(TerminalProgress):
-    """The interpreter's progress watcher in a notebook: no spinner, but a model's text is
-    written into the cell as it arrives, under a header naming the call, one call at a time."""
+class NotebookProgress:
+    """The interpreter's progress display in a notebook (the role ``TerminalProgress`` plays on a
+    terminal, through the same methods): no spinner or status line, since the notebook marks the
+    cell busy, but a model's text is written into the cell as it arrives, under a header naming
+    the call, one call at a time (other calls of parallel branches still run, unshown)."""
+
+    #: Stream model text as it arrives.
+    stream_models = True
 
     def __init__(self, out: CellStream) -> None:
-        super().__init__()
         self.out = out
+        self.streaming: str | None = None  # the span whose text is being shown
+        self._lock = threading.RLock()
 
     def enabled(self) -> bool:
         return True
 
-    def opened(self, span: Span) -> None:  # no spinner: the notebook shows the cell as busy
+    # a loop's progress line: the notebook has none
+    def begin(self) -> None:
+        pass
+
+    def update(self, text: str) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
+
+    def was_streamed(self, text: str) -> bool:
+        return False  # a cell's result is shown in full
+
+    # -- as a watcher of the event hub -------------------------------------------------------
+    def opened(self, span: Span) -> None:
         pass
 
     def closed(self, span: Span, event: Event) -> None:
@@ -71,13 +89,6 @@ class NotebookProgress(TerminalProgress):
                 self.out.write("\n")
                 self.out.flush()
                 self.streaming = None
-
-    def update(self, text: str) -> None:  # no progress line either
-        pass
-
-    def end(self) -> None:
-        if self.started:
-            self.started.pop()
 
     def stream_text(self, span: Span, chunk: str) -> None:
         with self._lock:
