@@ -57,13 +57,13 @@ class NotebookSession(ReplSession):
     def __init__(self, make_interp: Callable[[], Interpreter], out: CellStream, err: CellStream) -> None:
         self.out = out
         self.outcome = CellOutcome()
-        self.events = []
+        self.events: list[dict[str, Any]] = []  # the running cell's trace events (with ,trace on)
         super().__init__(make_interp, err=err)  # type: ignore[arg-type]
 
     def run_cell(self, code: str, number: int) -> CellOutcome:
         """Evaluate a cell (a comma command or expressions) as input number ``number``."""
         self.outcome = CellOutcome()
-        self.events: list[dict[str, Any]] = []
+        self.events = []
         stripped = code.strip()
         if stripped:
             self.count = number
