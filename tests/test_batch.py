@@ -193,14 +193,15 @@ def test_cli_batch_reports_bad_arguments(tmp_path: Path):
 def test_cli_batch_draws_a_live_progress_line_on_a_terminal(tmp_path: Path):
     pexpect = pytest.importorskip("pexpect")
     (tmp_path / "prog.scm").write_text(PROGRAM, encoding="utf-8")
-    write_lines(tmp_path / "in.jsonl", [{"word": str(i)} for i in range(6)])
+    # 12 items of 0.3 s on 2 workers: 1.8 s of frames to catch, even on a loaded machine
+    write_lines(tmp_path / "in.jsonl", [{"word": str(i)} for i in range(12)])
     args = ["-m", "interpreter", "batch", "prog.scm", "--task", "slow", "--inputs", "in.jsonl"]
     args += ["--output", "out.jsonl", "--workers", "2"]
     child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), encoding="utf-8", timeout=60)
-    child.expect(r"batch ━*\S* *(\d/6 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
+    child.expect(r"batch ━*\S* *(\d+/12 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
     live = child.match.group(1)
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert not live.startswith("6/6")  # drawn while items were still running
-    assert "batch: 6 items in" in child.before and "(6 complete, 0 failed)" in child.before
+    assert not live.startswith("12/12")  # drawn while items were still running
+    assert "batch: 12 items in" in child.before and "(12 complete, 0 failed)" in child.before
