@@ -197,7 +197,9 @@ def test_cli_batch_draws_a_live_progress_line_on_a_terminal(tmp_path: Path):
     write_lines(tmp_path / "in.jsonl", [{"word": str(i)} for i in range(12)])
     args = ["-m", "interpreter", "batch", "prog.scm", "--task", "slow", "--inputs", "in.jsonl"]
     args += ["--output", "out.jsonl", "--workers", "2"]
-    child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), encoding="utf-8", timeout=60)
+    # a terminal as a user has one: CI=true (as .ci/run sets) or NO_COLOR would turn the live display off
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR")}
+    child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), env=env, encoding="utf-8", timeout=60)
     child.expect(r"batch ━*\S* *(\d+/12 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
     live = child.match.group(1)
     child.expect(pexpect.EOF)
