@@ -22,6 +22,7 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import SchemeError
@@ -172,7 +173,7 @@ def otlp_exporter() -> OtelExporter:
         provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
     elif kind == "otlp":
         provider.add_span_processor(BatchSpanProcessor(OnceWarned(_otlp())))
-    atexit.register(shutdown_within, provider, EXIT_WAIT)
+    atexit.register(shutdown_within(provider, EXIT_WAIT))
     return OtelExporter(provider)
 
 
@@ -226,8 +227,22 @@ class OnceWarned:
         return bool(self.inner.force_flush(timeout_millis))
 
 
-def shutdown_within(provider: Any, seconds: float) -> None:
-    """Flush and shut ``provider`` down, waiting at most ``seconds`` (a daemon thread does it)."""
-    worker = threading.Thread(target=provider.shutdown, name="taskscheme-otel-exit", daemon=True)
+def shutdown_within(provider: Any, seconds: float) -> Callable[[], None]:
+    """A function that flushes and shuts ``provider`` down, waiting at most ``seconds``.
+
+    The daemon thread that does the work starts now, not at exit: from Python 3.12 no
+    thread may start once the interpreter is shutting down, when atexit handlers run."""
+    go = threading.Event()
+
+    def work() -> None:
+        go.wait()
+        provider.shutdown()
+
+    worker = threading.Thread(target=work, name="taskscheme-otel-exit", daemon=True)
     worker.start()
-    worker.join(seconds)
+
+    def shut() -> None:
+        go.set()
+        worker.join(seconds)
+
+    return shut
