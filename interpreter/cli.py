@@ -6,33 +6,25 @@ Kept light: prompt_toolkit is imported only when an interactive REPL starts.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 from . import __version__
 from .collector import tune_collector
-from .datatypes import VOID, Span, Values
-from .durable.options import add_resume_options, announce, check_resume_options, report, resume_settings
+from .commands.arguments import positive_int
+from .commands.resume import add_resume_options, announce, check_resume_options, report, resume_settings
 from .errors import SchemeError, SchemeExit, caused_by
 from .evaluator import Interrupted
 from .interpreter import Interpreter
 from .interrupts import interruptible
-from .printer import write_string
-from .reader import read_with_spans
+from .program_run import ProgramRun, dropped_failure_check, end_terminal_line, flush_output
 from .tasks.disk import CappedStream
-from .tasks.failures import (
-    dropped_failure_error,
-    dropped_failure_warning,
-    dropped_failures,
-    is_failed_result,
-    partial_report,
-)
-from .tasks.screen import close_screens, guard_output
-from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
+from .tasks.failures import partial_report
+from .tasks.screen import guard_output
+from .terminal import format_error, is_terminal, supports_colour
 
 EXAMPLES = """\
 examples:
@@ -158,17 +150,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
     return parser
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
 
 
 def add_model_call_options(parser: argparse.ArgumentParser) -> None:
@@ -332,44 +313,7 @@ def _log_event(log: IO[str], event: Any) -> None:
     log.flush()
 
 
-def dropped_failure_check(interp: Interpreter, *, strict: bool) -> Callable[[Any, Span | None], None]:
-    """What runs on each top-level form's value: nothing fails in silence. A FAILED TaskResult or
-    LoopResult (or a list of results holding some) that the program drops is a one-line warning,
-    or under ``--strict`` an error."""
-
-    def check(value: Any, span: Span | None) -> None:
-        failed = dropped_failures(value)
-        if not failed:
-            return
-        if strict:
-            raise dropped_failure_error(value, failed, span)
-        _end_terminal_line(interp)
-        warning = dropped_failure_warning(value, failed, span)
-        print(format_warning(warning, supports_colour(sys.stderr)), file=sys.stderr)
-
-    return check
-
-
 # -- running ---------------------------------------------------------------------------
-def print_values(interp: Interpreter, source: str, filename: str) -> None:
-    """Evaluate each expression in ``source`` and print its value(s) with ``write``; a FAILED
-    task or loop result shows its error on standard error first, as the REPL does."""
-    port = interp.output.value
-    forms = read_with_spans(source, filename)
-    interp.check_unbound(forms)
-    for datum, span in forms:
-        value = interp.eval_datum(datum, span)
-        if value is VOID:
-            continue
-        for item in value.items if isinstance(value, Values) else [value]:
-            if port.column:
-                port.write("\n")
-            if is_failed_result(item):
-                port.flush()
-                print(format_failure(item, supports_colour(sys.stderr)), file=sys.stderr, flush=True)
-            port.write(write_string(item) + "\n")
-
-
 def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
     """The non-interactive modes: ``-e``, a file, or a program on standard input; one run (``--timeout``).
     With ``--isolate`` the run happens in the interpreter's child process."""
@@ -379,27 +323,6 @@ def run_program(interp: Interpreter, opts: argparse.Namespace) -> None:
         interp.isolation.request("run_program", tuple(program))
     else:
         program.run(interp)
-
-
-class ProgramRun(NamedTuple):
-    """What the command line runs: ``-e`` expressions, a file, or a program's text."""
-
-    exprs: list[str] | None
-    file: str | None
-    source: str | None
-    command_line: list[str]
-    strict: bool
-
-    def run(self, interp: Interpreter) -> None:
-        name = "<-e>" if self.exprs else self.file if self.file is not None else "<stdin>"
-        with interp.whole_run(name):
-            if self.exprs:
-                for expr in self.exprs:
-                    print_values(interp, expr, "<-e>")
-            elif self.file is not None:
-                interp.eval_file(self.file)
-            else:
-                interp.eval_scheme(self.source or "", filename="<stdin>", whole=True)
 
 
 def wants_repl(opts: argparse.Namespace) -> bool:
@@ -462,9 +385,9 @@ SUBCOMMANDS["trace"] = trace_command
 
 def batch_command(argv: list[str]) -> int:
     """``taskscheme batch PROGRAM --task NAME --inputs FILE --output FILE``: one task over many inputs."""
-    from .batch.cli import main as batch_main
+    from .commands.batch import main as batch_main
 
-    return batch_main(argv)
+    return batch_main(argv, build_parser, interpreter_factory)
 
 
 SUBCOMMANDS["batch"] = batch_command
@@ -521,17 +444,17 @@ def run(argv: Sequence[str] | None = None) -> int:
     except SchemeError as err:
         if _broken_pipe(err):
             raise BrokenPipeError from err
-        _end_terminal_line(interp)
+        end_terminal_line(interp)
         print(format_error(err, supports_colour(sys.stderr)), file=sys.stderr)
         if err.partial is not None:  # a loop or pipeline ended by a limit: what it had done
             print(partial_report(err.partial), file=sys.stderr)
         return INTERRUPTED_STATUS if isinstance(err, Interrupted) else 1
     except KeyboardInterrupt:
-        _flush(interp)
+        flush_output(interp)
         print("interrupted", file=sys.stderr)
         return INTERRUPTED_STATUS
     finally:
-        _flush(interp)
+        flush_output(interp)
         if opts.usage and interp is not None:
             print(str(interp.usage), file=sys.stderr)
         if interp is not None:
@@ -543,20 +466,6 @@ def run(argv: Sequence[str] | None = None) -> int:
 def _broken_pipe(err: BaseException) -> bool:
     """True when ``err`` came from writing to a closed pipe (``taskscheme prog.scm | head``)."""
     return caused_by(err, BrokenPipeError)
-
-
-def _end_terminal_line(interp: Interpreter | None) -> None:
-    """Before an error on a terminal, end the line the program's output left open."""
-    if interp is not None and interp.output.value.column and is_terminal(sys.stdout) and is_terminal(sys.stderr):
-        interp.output.value.write("\n")
-    _flush(interp)
-
-
-def _flush(interp: Interpreter | None) -> None:
-    close_screens()  # every way out erases the live progress display first
-    if interp is not None:
-        with contextlib.suppress(OSError, ValueError):
-            interp.output.value.flush()
 
 
 def main() -> None:

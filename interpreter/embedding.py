@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from .conversion import Converter
-    from .interpreter import Interpreter
+    from .facade import Facade
 
 
 def dsl_name(fn: Callable[..., Any]) -> str:
@@ -111,7 +111,7 @@ def _parameter_model(name: str, fn: Callable[..., Any]) -> tuple[type[pydantic.B
     return model, params
 
 
-def host_task(interp: Interpreter, fn: Callable[..., Any], name: str | None = None, description: str = "") -> None:
+def host_task(interp: Facade, fn: Callable[..., Any], name: str | None = None, description: str = "") -> None:
     """Register ``fn`` as a procedure task whose arguments pydantic validates from its type hints.
 
     A bad argument is a ``VALIDATION_ERROR`` whose path names the parameter.
@@ -145,7 +145,7 @@ def host_task(interp: Interpreter, fn: Callable[..., Any], name: str | None = No
 
 
 # -- asynchronous evaluation -----------------------------------------------------------
-async def evaluate_async(interp: Interpreter, source: str, filename: str) -> Any:
+async def evaluate_async(interp: Facade, source: str, filename: str) -> Any:
     """Evaluate on a worker thread; cancelling the awaiting task stops the program.
 
     On cancellation the program is stopped at its next check (a running script is
@@ -181,11 +181,11 @@ async def evaluate_async(interp: Interpreter, source: str, filename: str) -> Any
         raise
 
 
-_LOCKS: weakref.WeakKeyDictionary[Interpreter, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS: weakref.WeakKeyDictionary[Facade, threading.Lock] = weakref.WeakKeyDictionary()
 _LOCKS_GUARD = threading.Lock()
 
 
-def _eval_until_cancelled(interp: Interpreter, token: CancelToken, source: str, filename: str) -> Any:
+def _eval_until_cancelled(interp: Facade, token: CancelToken, source: str, filename: str) -> Any:
     """``interp.eval`` with ``token`` checked at each runtime check; one at a time per interpreter."""
     with _LOCKS_GUARD:
         lock = _LOCKS.setdefault(interp, threading.Lock())

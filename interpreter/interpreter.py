@@ -235,7 +235,7 @@ class Interpreter:
             from .isolation import Isolation
 
             self.settings.update({k: v for k, v in child_settings.items() if k in self.settings})
-            self.isolation = Isolation(self, child_settings, stdin)
+            self.isolation = Isolation(self, child_settings, stdin, factory=Interpreter)
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
@@ -473,7 +473,8 @@ class Interpreter:
         shipped = metric if processes or cluster else scorer
         folder = str(journals) if journals is not None else None
         return run_batch(
-            self, task, items, workers=count, processes=processes, cluster=cluster, metric=shipped, journals=folder
+            self, task, items, factory=Interpreter, workers=count, processes=processes, cluster=cluster,
+            metric=shipped, journals=folder,
         )
 
     def _run(self, thunk: Callable[[], Any], span: Span | None = None) -> Any:

@@ -373,7 +373,7 @@ def test_worker_processes_each_keep_a_share_of_the_limit(llm_home: Path) -> None
 
     it = Interpreter(allow_models=True, rate_limits={"fake": {"rpm": 600, "tpm": 9000}})
     it.eval('(rate-limit "other" #:requests-per-minute 60)')
-    worker = ProgramSpec(tuple(it.program_sources), dict(it.settings), rate_share=3).build()
+    worker = ProgramSpec(tuple(it.program_sources), dict(it.settings), rate_share=3, factory=Interpreter).build()
     limits = worker.tasks.gateway.rate_limits
     assert (limits.get("fake").limit.rpm, limits.get("fake").limit.tpm) == (200, 3000)
     assert limits.get("other").limit.rpm == 20

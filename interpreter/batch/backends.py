@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -16,17 +16,18 @@ from .items import ItemRecord, run_item
 from .spec import ProgramSpec, run_remote
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..facade import Facade
 
 Item = tuple[int, Any]  # (index, the input: arguments by name)
 _DONE = object()
 
 
 def run_batch(
-    interp: Interpreter,
+    interp: Facade,
     task: str,
     items: Iterable[Item],
     *,
+    factory: Callable[..., Facade],
     workers: int = 8,
     processes: bool = False,
     cluster: str | None = None,
@@ -35,20 +36,21 @@ def run_batch(
 ) -> Iterator[ItemRecord]:
     """The record of every item, in the order items complete. ``metric`` scores each item
     (:mod:`.metric`): a procedure on threads, DSL source for processes and clusters;
-    ``journals``: a folder for one journal per item (durable/items.py)."""
+    ``journals``: a folder for one journal per item (durable/items.py); ``factory``: the
+    interpreter class a worker process or a cluster's worker calls to rebuild the program."""
     items = list(items)
     if not items:
         return iter(())
     if cluster is not None:
-        return on_cluster(ProgramSpec.of(interp), task, items, cluster, workers, metric, journals)
+        return on_cluster(ProgramSpec.of(interp, factory), task, items, cluster, workers, metric, journals)
     if processes:
-        return in_processes(ProgramSpec.of(interp), task, items, workers, metric, journals)
+        return in_processes(ProgramSpec.of(interp, factory), task, items, workers, metric, journals)
     return in_branches(interp, task, items, workers, metric, journals)
 
 
 # -- threads: branches of this interpreter ----------------------------------------------
 def in_branches(
-    interp: Interpreter, task: str, items: list[Item], workers: int, metric: Any = None, journals: str | None = None
+    interp: Facade, task: str, items: list[Item], workers: int, metric: Any = None, journals: str | None = None
 ) -> Iterator[ItemRecord]:
     """Each item a branch of one parallel form on ``interp`` with limits of its own: the
     interpreter's ``timeout`` and ``max_steps`` apply to each item, not to the batch."""
@@ -92,7 +94,7 @@ def metered(branch: Branch, proc: Any, args: list[Any], meter: Any) -> Any:
     return branch.apply(proc, args)
 
 
-def _drain(out: queue.Queue[Any], driver: threading.Thread, interp: Interpreter) -> Iterator[ItemRecord]:
+def _drain(out: queue.Queue[Any], driver: threading.Thread, interp: Facade) -> Iterator[ItemRecord]:
     """Yield records as the driver produces them; closing the generator stops the batch."""
     finished = False
     try:

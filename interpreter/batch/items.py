@@ -18,7 +18,7 @@ from ..datatypes import Keyword, sym
 from ..errors import SchemeError
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..facade import Facade
 
 ItemRecord = dict[str, Any]
 
@@ -56,13 +56,13 @@ class Meter:
         }
 
 
-def task_procedure(interp: Interpreter, task: str) -> Any:
+def task_procedure(interp: Facade, task: str) -> Any:
     """The procedure bound to ``task``, else the task of that name (an error names similar ones)."""
     proc = interp.global_env.vars.get(sym(task))
     return proc if proc is not None else interp.tasks.procedure(task)
 
 
-def arguments(interp: Interpreter, proc: Any, given: Mapping[str, Any]) -> list[Any]:
+def arguments(interp: Facade, proc: Any, given: Mapping[str, Any]) -> list[Any]:
     """A JSON object of arguments by name: a procedure's in the order of its parameters
     (``max_len`` or ``max-len`` for ``max-len``), a task's as ``#:name value`` pairs."""
     from ..evaluator import Closure
@@ -83,7 +83,7 @@ def arguments(interp: Interpreter, proc: Any, given: Mapping[str, Any]) -> list[
 
 
 def run_item(
-    interp: Interpreter,
+    interp: Facade,
     task: str,
     index: int,
     given: Any,
@@ -134,7 +134,7 @@ def failed_result_error(value: Any) -> dict[str, Any] | None:
     return failure_info(value) if failed_status(value) else None
 
 
-def jsonable(interp: Interpreter, value: Any) -> Any:
+def jsonable(interp: Facade, value: Any) -> Any:
     """``value`` as JSON data, faithfully and without ever failing (:mod:`.json_result`); a value
     that written out as a tree would be too large is refused (resource-exhaustion: the item fails)."""
     from ..conversion import check_unfolded

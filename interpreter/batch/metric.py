@@ -18,7 +18,7 @@ from ..datatypes import Procedure
 from ..errors import SchemeError
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..facade import Facade
 
 #: What ``metric=`` may be: DSL source (an expression naming or making a procedure), a
 #: Scheme procedure, or a Python callable ``(input, result)``.
@@ -26,7 +26,7 @@ MetricSpec = str | Procedure | Callable[[Any, Any], Any]
 Score = float | bool
 
 
-def metric_procedure(interp: Interpreter, metric: MetricSpec) -> Procedure:
+def metric_procedure(interp: Facade, metric: MetricSpec) -> Procedure:
     """The metric as a Scheme procedure of two arguments; an error says what is wrong with it."""
     if isinstance(metric, str):
         value = interp.eval_scheme(metric, filename="<metric>")
@@ -47,7 +47,7 @@ def metric_procedure(interp: Interpreter, metric: MetricSpec) -> Procedure:
 
 
 def score(
-    interp: Interpreter, proc: Procedure, given: Any, value: Any, call: Callable[[Any, list[Any], Any], Any], meter: Any
+    interp: Facade, proc: Procedure, given: Any, value: Any, call: Callable[[Any, list[Any], Any], Any], meter: Any
 ) -> tuple[Score | None, dict[str, Any] | None]:
     """Run the metric on one item: ``(score, None)``, or ``(None, error)`` when it fails."""
     from ..evaluator import Interrupted

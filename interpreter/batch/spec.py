@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from ..durable.items import journaled_item
 from .items import ItemRecord, run_item
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..facade import Facade
 
 
 @dataclass(frozen=True)
@@ -25,29 +26,30 @@ class ProgramSpec:
     settings: dict[str, Any] = field(default_factory=dict)
     #: How many worker processes share each model's rate limit: each gets 1/N of it.
     rate_share: int = 1
+    #: The interpreter class, handed in by the facade (which this package does not import):
+    #: it travels to a worker by reference, as pickle sends a class.
+    factory: Callable[..., Facade] = field(kw_only=True)
 
     @classmethod
-    def of(cls, interp: Interpreter) -> ProgramSpec:
+    def of(cls, interp: Facade, factory: Callable[..., Facade]) -> ProgramSpec:
         """The program ``interp`` was given by its host, with its settings."""
-        return cls(tuple(interp.program_sources), dict(interp.settings))
+        return cls(tuple(interp.program_sources), dict(interp.settings), factory=factory)
 
     def key(self) -> str:
         """A hash naming this program and its settings."""
         text = json.dumps([self.sources, self.settings, self.rate_share], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def build(self) -> Interpreter:
+    def build(self) -> Facade:
         """A new interpreter with these settings that has run the program."""
-        from ..interpreter import Interpreter
-
-        interp = Interpreter(**self.settings)
+        interp = self.factory(**self.settings)
         interp.tasks.gateway.rate_limits.split(self.rate_share)  # the program's own (rate-limit …) too
         for text, filename in self.sources:
             interp.eval_scheme(text, filename=filename, check=False)  # checked where the host ran it
         return interp
 
 
-_built: dict[str, Interpreter] = {}
+_built: dict[str, Facade] = {}
 _metrics: dict[tuple[str, str], Any] = {}
 _building = threading.Lock()
 
@@ -75,7 +77,7 @@ def run_remote(
     return run_item(interp, task, index, given, call, proc)
 
 
-def call_at_top(interp: Interpreter, proc: Any, args: list[Any], meter: Any) -> Any:
+def call_at_top(interp: Facade, proc: Any, args: list[Any], meter: Any) -> Any:
     """Apply ``proc`` as a top-level run of ``interp`` (its limits apply to the item), charging ``meter``."""
     from ..evaluator import apply_procedure
 

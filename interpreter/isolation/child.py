@@ -1,6 +1,6 @@
 """The isolated interpreter's process: ``python -m interpreter.isolation.child``.
 
-It builds an :class:`~interpreter.Interpreter` from the host's settings, puts itself
+It builds the interpreter class the host names (``Interpreter``) from the host's settings, puts itself
 under OS limits (``RLIMIT_AS`` from ``max_memory``, ``RLIMIT_CPU`` per evaluation from
 ``timeout``) and serves the host's requests over its stdin/stdout pipes until they close.
 Output, standard input, host functions, host tasks and models are calls back to the host.
@@ -9,6 +9,7 @@ Output, standard input, host functions, host tasks and models are calls back to 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import math
 import os
 import queue
@@ -155,15 +156,15 @@ class Child:
         self.unsubscribe: Callable[[], None] | None = None
 
     # -- setting up ----------------------------------------------------------------------
-    def build(self, settings: dict[str, Any], stdin: bool) -> None:
-        from ..interpreter import Interpreter
-
+    def build(self, settings: dict[str, Any], stdin: bool, factory: str) -> None:
+        """Make this process's interpreter: ``factory`` (``module:name``, the class the host's
+        facade named) called with the host's settings."""
         out, err = PipeStream(self, "stdout"), PipeStream(self, "stderr")
         self.streams = [out, err]
         self.timeout = settings.get("timeout")
         self.max_memory = settings.get("max_memory")
         host_stdin = HostStdin(self) if stdin else None
-        interp = Interpreter(stdout=out, stderr=err, stdin=host_stdin, **settings)  # type: ignore[arg-type]
+        interp = load_factory(factory)(stdout=out, stderr=err, stdin=host_stdin, **settings)
         models = interp.models
         registered = models._models
 
@@ -395,8 +396,8 @@ class Child:
             return self.answer(convert.to_python(value))
         if op == "eval_file":
             return self.answer(interp.eval_file(args[0]))
-        if op == "run_program":  # the command line's run (cli.ProgramRun), with its warnings
-            from ..cli import ProgramRun, dropped_failure_check
+        if op == "run_program":  # the command line's run (program_run.ProgramRun), with its warnings
+            from ..program_run import ProgramRun, dropped_failure_check
 
             program = ProgramRun(*args[0])
             interp.command_line = list(program.command_line)
@@ -428,6 +429,15 @@ class Child:
         return (value, start, sources[start:], self.interp.usage)
 
 
+def load_factory(path: str) -> Callable[..., Any]:
+    """The class or function named ``module:qualified.name``."""
+    module, _, name = path.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
+
+
 def main() -> None:
     """Set up the pipes (stray prints go to stderr, not into the protocol), build, serve."""
     threading.stack_size(THREAD_STACK)
@@ -439,11 +449,11 @@ def main() -> None:
     channel = Channel(reader, writer, codec)
     child = Child(channel, codec)
     try:
-        _, settings, stdin = channel.recv()
+        _, settings, stdin, factory = channel.recv()
     except (ChannelClosed, EOFError):
         return
     try:
-        child.build(settings, stdin)
+        child.build(settings, stdin, factory)
     except Exception as exc:  # a setting the interpreter refuses: the host raises it
         from ..errors import SchemeError
 

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ from .child import MEMORY_EXIT
 from .wire import BadMessage, Channel, ChannelClosed, Codec, FrameTooLarge
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..facade import Facade
 
 #: Seconds past ``timeout`` after which the host kills a child that has not answered.
 WALL_GRACE = 2.0
@@ -146,8 +147,13 @@ def child_environment() -> dict[str, str]:
 class Isolation:
     """The child process of one isolated interpreter and the requests sent to it."""
 
-    def __init__(self, interp: Interpreter, settings: dict[str, Any], stdin: IO[str] | None) -> None:
+    def __init__(
+        self, interp: Facade, settings: dict[str, Any], stdin: IO[str] | None, factory: Callable[..., Facade]
+    ) -> None:
+        """``factory``: the interpreter class the child builds (the facade hands it in); it
+        crosses the pipe as its import path, ``module:name``."""
         self.interp = interp
+        self.factory = f"{factory.__module__}:{factory.__qualname__}"
         self.settings = settings
         self.stdin = stdin
         self.timeout: float | None = settings.get("timeout")
@@ -190,7 +196,7 @@ class Isolation:
         self.generation += 1
         self.synced = {}
         self.synced_tasks = {}
-        self.channel.send(("setup", self.settings, self.stdin is not None))
+        self.channel.send(("setup", self.settings, self.stdin is not None, self.factory))
         ready = self._pump(None, time.monotonic() + START_TIMEOUT, starting=True)
         if not ready[1]:
             self.stop()

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import IO, Any
 
-from .journal import JournalFile
+from ..durable.journal import JournalFile
+from .arguments import positive_int
 
 
 def add_resume_options(parser: argparse.ArgumentParser) -> None:
-    from ..cli import positive_int
-
     group = parser.add_argument_group("durable runs (docs/durable.md)")
     group.add_argument(
         "--resume",

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..batch.lifecycle import TERMINATED_STATUS, Terminated, Termination
+from ..batch.output import Output, read_inputs, written_statuses
+from ..batch.progress import BatchProgress
 from ..errors import SchemeError
-from .flags import cache_flag_alone, share_run_flags
-from .lifecycle import TERMINATED_STATUS, Terminated, Termination
-from .output import Output, read_inputs, written_statuses
-from .progress import BatchProgress
+from .arguments import positive_int
+from .batch_flags import cache_flag_alone, share_run_flags
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
+
+#: The main command's parser (``cli.build_parser``): its run flags are the batch's too.
+MainParser = Callable[[], argparse.ArgumentParser]
+#: The main command's way of making interpreters from its flags (``cli.interpreter_factory``).
+InterpreterFactory = Callable[..., Callable[[], "Interpreter"]]
 
 USAGE = """\
 Runs the task NAME of PROGRAM once per line of --inputs (a JSON object of its
@@ -44,10 +51,7 @@ batch).
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from ..cli import build_parser as main_parser
-    from ..cli import positive_int
-
+def build_parser(main_parser: MainParser) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="taskscheme batch",
         description="Run one task over many inputs: an evaluation, with a metric and a summary.",
@@ -88,8 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
-    opts = build_parser().parse_args(cache_flag_alone(argv))
+def main(argv: list[str], main_parser: MainParser, interpreter_factory: InterpreterFactory) -> int:
+    """Run ``taskscheme batch`` with ``argv``; the main command hands in its parser and its
+    interpreter factory, so that a run flag added there works here too."""
+    opts = build_parser(main_parser).parse_args(cache_flag_alone(argv))
     opts.file, opts.args = opts.program, []
     try:
         inputs = read_inputs(opts.inputs)
@@ -107,21 +113,27 @@ def main(argv: list[str]) -> int:
         print(f"error: --trace: cannot write {opts.trace}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     try:
-        return prepared(opts, inputs, statuses, trace_log)
+        return prepared(opts, inputs, statuses, trace_log, interpreter_factory)
     finally:
         if trace_log is not None:
             trace_log.close()
 
 
-def prepared(opts: argparse.Namespace, inputs: list[Any], statuses: dict[int, str], trace_log: IO[str] | None) -> int:
+def prepared(
+    opts: argparse.Namespace,
+    inputs: list[Any],
+    statuses: dict[int, str],
+    trace_log: IO[str] | None,
+    interpreter_factory: InterpreterFactory,
+) -> int:
     """Make the interpreter, load the program, check the metric; then run."""
     from ..tasks.screen import close_screens
 
     try:
-        interp = make_interpreter(opts, trace_log)
+        interp = make_interpreter(interpreter_factory, opts, trace_log)
         interp.eval_file(opts.program)
         if opts.metric is not None:
-            from .metric import metric_procedure
+            from ..batch.metric import metric_procedure
 
             metric_procedure(interp, opts.metric)  # an error in it is reported before any item runs
     except SchemeError as err:
@@ -133,11 +145,11 @@ def prepared(opts: argparse.Namespace, inputs: list[Any], statuses: dict[int, st
     return run(interp, opts, inputs, statuses)
 
 
-def make_interpreter(opts: argparse.Namespace, trace_log: IO[str] | None = None) -> Interpreter:
+def make_interpreter(
+    interpreter_factory: InterpreterFactory, opts: argparse.Namespace, trace_log: IO[str] | None = None
+) -> Interpreter:
     """The interpreter the run flags describe, as the main command makes it (files, scripts and
     models granted as there), with the batch's step limit."""
-    from ..cli import interpreter_factory
-
     extra = {"max_steps": opts.max_steps} if opts.max_steps is not None else {}
     return interpreter_factory(opts, trace_log, **extra)()
 
