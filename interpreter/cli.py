@@ -23,6 +23,7 @@ from .interrupts import interruptible
 from .program_run import ProgramRun, dropped_failure_check, end_terminal_line, flush_output
 from .tasks.disk import CappedStream
 from .tasks.failures import partial_report
+from .tasks.ratelimit import parse_rate_limit
 from .tasks.screen import guard_output
 from .terminal import format_error, is_terminal, supports_colour
 
@@ -217,8 +218,6 @@ def model_call_settings(opts: argparse.Namespace) -> dict[str, Any]:
 
 def rate_limit_flag(text: str) -> tuple[str, float, float | None]:
     """One ``--rate-limit MODEL=RPM[/TPM]`` as (model, rpm, tpm)."""
-    from .tasks.ratelimit import parse_rate_limit
-
     try:
         return parse_rate_limit(text)
     except ValueError as exc:
@@ -231,7 +230,7 @@ def configure_model_calls(interp: Interpreter, opts: argparse.Namespace) -> None
     interp.events.progress.stream_models = not opts.no_stream
     interp.events.redact = opts.trace_redact
     if opts.otel:
-        from .tasks.otel import otlp_exporter
+        from .tasks.otel import otlp_exporter  # lazy: only --otel needs it (6 ms of imports, logging)
 
         interp.events.watch(otlp_exporter())
 
@@ -331,7 +330,7 @@ def wants_repl(opts: argparse.Namespace) -> bool:
 
 def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argparse.Namespace) -> int:
     """Load what ``-i`` names, evaluate ``-e``, then read from the terminal or line by line."""
-    from .repl.session import ReplSession
+    from .repl.session import ReplSession  # lazy: only the REPL needs it (10 ms of imports)
 
     full_screen = is_terminal(sys.stdin) and is_terminal(sys.stdout) and os.environ.get("TERM") != "dumb"
     session = ReplSession(make, interp=interp, colour=supports_colour(sys.stderr))
@@ -343,10 +342,10 @@ def run_repl(make: Callable[[], Interpreter], interp: Interpreter, opts: argpars
     if session.done:
         return session.exit_code
     if full_screen:
-        from .repl.prompt import history_path, start_repl
+        from .repl.prompt import history_path, start_repl  # lazy: prompt_toolkit, 120 ms of imports
 
         return start_repl(session, history=history_path(opts.history))
-    from .repl.plain import run_plain
+    from .repl.plain import run_plain  # lazy: only the REPL needs it
 
     return run_plain(session, sys.stdin, prompt_to=sys.stderr if is_terminal(sys.stdin) else None)
 
@@ -375,7 +374,7 @@ def subcommand(argv: Sequence[str]) -> Callable[[list[str]], int] | None:
 
 def trace_command(argv: list[str]) -> int:
     """``taskscheme trace FILE.jsonl``: print the runs of a trace as trees."""
-    from .tasks.trace_tree import main as trace_main
+    from .tasks.trace_tree import main as trace_main  # lazy: a subcommand loads when it runs (3 ms)
 
     return trace_main(argv)
 
@@ -385,7 +384,7 @@ SUBCOMMANDS["trace"] = trace_command
 
 def batch_command(argv: list[str]) -> int:
     """``taskscheme batch PROGRAM --task NAME --inputs FILE --output FILE``: one task over many inputs."""
-    from .commands.batch import main as batch_main
+    from .commands.batch import main as batch_main  # lazy: a subcommand loads when it runs (19 ms)
 
     return batch_main(argv, build_parser, interpreter_factory)
 
@@ -395,7 +394,7 @@ SUBCOMMANDS["batch"] = batch_command
 
 def kernel_command(argv: list[str]) -> int:
     """``taskscheme kernel install [--user|--sys-prefix]``: register the Jupyter kernel."""
-    from .kernel.install import main as kernel_main
+    from .kernel.install import main as kernel_main  # lazy: a subcommand loads when it runs (7 ms)
 
     return kernel_main(argv)
 

@@ -207,9 +207,9 @@ def _eval_until_cancelled(interp: Facade, token: CancelToken, source: str, filen
 
 
 async def _settle(done: asyncio.Future[Any]) -> None:
-    import asyncio
-
     """Wait for the cancelled program to stop, whatever else is cancelled meanwhile."""
+    import asyncio  # lazy, as in evaluate_async: asyncio costs start-up time every CLI run would pay
+
     while not done.done():
         try:
             await asyncio.shield(done)

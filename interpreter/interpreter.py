@@ -32,6 +32,7 @@ from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
+from .printer import write_string
 from .stack import with_room
 from .stdlib_files import startup_files
 from .tasks.disk import DEFAULT_MAX_FILE_BYTES, cap_files
@@ -228,11 +229,11 @@ class Interpreter:
         # Watchers of spans (after the stdlib, whose loading is not worth showing).
         self.events.use_progress(self.events.progress)
         if otel:
-            from .tasks.otel import OtelExporter
+            from .tasks.otel import OtelExporter  # lazy: only otel=True needs it (6 ms of imports, logging)
 
             self.events.watch(OtelExporter())
         if child_settings is not None:
-            from .isolation import Isolation
+            from .isolation import Isolation  # lazy: 80 ms of imports that only isolate=True needs
 
             self.settings.update({k: v for k, v in child_settings.items() if k in self.settings})
             self.isolation = Isolation(self, child_settings, stdin, factory=Interpreter)
@@ -322,8 +323,8 @@ class Interpreter:
         (the standard library). Isolated (``isolate=True``), the value crosses as Python and
         comes back converted to Scheme. ``cached``: the data read from ``source`` are kept
         between runs (the standard library's files, see :mod:`interpreter.prelude_cache`)."""
-        from .prelude_cache import read_cached
-        from .reader import read_with_spans
+        from .prelude_cache import read_cached  # lazy, with the reader: 55 ms `taskscheme --help` skips
+        from .reader import read_with_spans  # lazy: 55 ms of imports (measured with -X importtime)
 
         if self.isolation is not None:
             return self.converter.to_scheme(self.isolation.request("eval_scheme", source, filename, whole, check))
@@ -360,7 +361,7 @@ class Interpreter:
         """Refuse a program that uses names bound nowhere, naming them all, before it runs;
         for incremental input (``whole`` false) the warning about names only procedure
         bodies use (a later input may define them), or None."""
-        from .unbound import check_unbound
+        from .unbound import check_unbound  # lazy: 11 ms of imports, paid only when names are checked
 
         with suppress(RecursionError):  # too deep to walk: the run itself reports what it meets
             return check_unbound(self, forms, whole)
@@ -378,8 +379,6 @@ class Interpreter:
         """Analyze and run one datum at top level (isolated: written out, run in the child, the
         value converted back to Scheme)."""
         if self.isolation is not None:
-            from .printer import write_string
-
             text, where = write_string(datum), span.file if span is not None else "<datum>"
             return self.converter.to_scheme(self.isolation.request("eval", text, where))
 
@@ -457,8 +456,8 @@ class Interpreter:
         its number or boolean goes into the record as ``metric`` (batch/metric.py). ``journals``: a
         folder keeping one journal per item, so an item stopped part way resumes where it stopped
         (docs/durable.md). See docs/concurrency.md."""
-        from .batch import run_batch
-        from .batch.metric import metric_procedure
+        from .batch import run_batch  # lazy: 36 ms of imports that only batch runs need
+        from .batch.metric import metric_procedure  # lazy, with the batch package
 
         if self.isolation is not None and not (processes or cluster):
             raise SchemeError(
@@ -588,8 +587,6 @@ def remember_definition(sources: list[tuple[str, str]], datum: Any, span: Span |
     what the host ran, not the program, and a worker does not run them again."""
     head = datum.car if type(datum) is Pair else None
     if type(head) is Symbol and head.name in DEFINING:
-        from .printer import write_string
-
         where = f"{span.file}, the form at line {span.line}" if span is not None else "<program>"
         sources.append((write_string(datum), where))
 

@@ -10,7 +10,7 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .facade import Facade
 
 
 class SigintWatch:
@@ -30,7 +30,7 @@ HINT = "(still running: press Ctrl-C again to stop at once)"
 
 
 @contextmanager
-def interruptible(interp: Interpreter, hint_to: IO[str] | None = None) -> Iterator[SigintWatch]:
+def interruptible(interp: Facade, hint_to: IO[str] | None = None) -> Iterator[SigintWatch]:
     """While the block runs, Ctrl-C sets ``interp.runtime.interrupted``.
 
     The evaluator notices the flag within a few thousand steps and raises an

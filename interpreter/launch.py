@@ -31,7 +31,7 @@ with suppress(ValueError):  # not the main thread: signals are not ours to handl
 
 def main() -> None:
     """Run the ``taskscheme`` command line."""
-    from .cli import main as cli_main
+    from .cli import main as cli_main  # lazy: Ctrl-C during this import must end quietly (see above)
 
     signal.signal(signal.SIGINT, signal.default_int_handler)
     cli_main()

@@ -35,6 +35,7 @@ class Vocabulary(NamedTuple):
 @cache
 def vocabulary() -> Vocabulary:
     """The words to highlight, read from the analyzer's registries and a fresh interpreter."""
+    # lazy: Pygments imports this module to list its lexers; the interpreter (0.8 s) loads on first use
     from .analyzer import SPECIAL_FORMS
     from .forms.composition import LOOP_CLAUSES
     from .forms.tasks import CLAUSES

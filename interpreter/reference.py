@@ -12,8 +12,13 @@ import contextlib
 import io
 from collections.abc import Callable
 
+from . import forms as _forms  # noqa: F401 - registers the special forms
 from .analyzer import SPECIAL_FORMS
+from .cli import SUBCOMMAND_LINES, SUBCOMMANDS, build_parser
 from .datatypes import Primitive
+from .interpreter import Interpreter
+from .repl.describe import describe_value
+from .repl.forms_help import FORMS
 
 #: Generated pages: their path inside the site and the function writing their Markdown.
 PAGES: dict[str, Callable[[], str]] = {}
@@ -38,9 +43,6 @@ def fenced(language: str, text: str) -> str:
 @page("reference/forms.md")
 def forms_page() -> str:
     """Every special form: what ``,describe FORM`` says, with its runnable example and output."""
-    from . import forms as _forms  # noqa: F401 - registers the special forms
-    from .repl.forms_help import FORMS
-
     out = [
         "# Special forms\n",
         "What `,describe FORM` prints at the REPL, for every special form the analyzer knows; each",
@@ -66,9 +68,6 @@ def _group(value: object) -> str:
 @page("reference/procedures.md")
 def procedures_page() -> str:
     """Every predefined procedure of a fresh interpreter, as ``,describe NAME`` shows it."""
-    from .interpreter import Interpreter
-    from .repl.describe import describe_value
-
     interp = Interpreter()
     groups: dict[str, list[str]] = {}
     for symbol, value in sorted(interp.global_env.vars.items(), key=lambda item: item[0].name):
@@ -112,8 +111,6 @@ def _help_of(command: Callable[[list[str]], int]) -> str:
 @page("reference/cli.md")
 def cli_page() -> str:
     """Every flag of ``taskscheme`` and the ``--help`` of every subcommand."""
-    from .cli import SUBCOMMAND_LINES, SUBCOMMANDS, build_parser
-
     parser = build_parser()
     out = [
         "# Command line\n",

@@ -7,6 +7,7 @@ from typing import IO, Any
 
 from .errors import SchemeError
 from .evaluator import Interrupted
+from .tasks.failures import failure_summary
 
 RED_BOLD = "\x1b[1;31m"
 YELLOW_BOLD = "\x1b[1;33m"
@@ -55,7 +56,5 @@ def format_warning(text: str, colour: bool = False) -> str:
 
 def format_failure(result: Any, colour: bool = False) -> str:
     """A FAILED TaskResult or LoopResult's error, worded and coloured as an error."""
-    from .tasks.failures import failure_summary
-
     text = f"error: FAILED {type(result).__name__}: {failure_summary(result)}"
     return f"{RED_BOLD}{text}{RESET}" if colour else text

@@ -120,6 +120,15 @@ def test_circles_finds_a_circle_and_only_circles() -> None:
     assert list(circles({"a": {"b"}, "b": {"c"}, "d": {"a"}})) == []
 
 
+def test_the_host_and_front_layers_have_no_circle_among_their_modules() -> None:
+    front, host = contract_layers()[:2]
+    assert ("cli", False) in front and ("interpreter", False) in host
+    upper = {name for name, _ in front + host}
+    edges = {module: targets & upper for module, targets in top_level_graph().items() if module in upper}
+    found = list(circles(edges))
+    assert not found, f"import circles between host and front-end modules: {found}"
+
+
 @pytest.mark.xfail(strict=True, reason="issue 34: circle being removed this session")
 def test_top_level_import_graph_is_acyclic() -> None:
     found = list(circles(top_level_graph()))

@@ -3,16 +3,23 @@ worker processes, or a Dask cluster. Each yields item records as items complete.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..durable.items import journaled_item
+from ..errors import SchemeError
 from ..evaluator import Branch
 from ..limits import Watchdog
+from ..parallel import run_parallel
 from .items import ItemRecord, run_item
+from .lifecycle import stop_workers, watch_parent
 from .spec import ProgramSpec, run_remote
 
 if TYPE_CHECKING:
@@ -54,8 +61,6 @@ def in_branches(
 ) -> Iterator[ItemRecord]:
     """Each item a branch of one parallel form on ``interp`` with limits of its own: the
     interpreter's ``timeout`` and ``max_steps`` apply to each item, not to the batch."""
-    from ..parallel import run_parallel
-
     rt = interp.runtime
     out: queue.Queue[Any] = queue.Queue()
 
@@ -128,13 +133,6 @@ def in_processes(
     """Worker processes (started fresh, not forked), each building the program once.
     They end with this process, however it ends (lifecycle.py); a batch stopped early
     (closed, Ctrl-C, SIGTERM) kills them rather than wait for the items in flight."""
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    from .lifecycle import stop_workers, watch_parent
-
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),))
     finished = False
@@ -145,8 +143,6 @@ def in_processes(
             yield future.result()
         finished = True
     except BrokenProcessPool:
-        from ..errors import SchemeError
-
         raise SchemeError(
             "batch: a worker process died (killed, or out of memory); run again with the same --output to resume",
             kind="resource-exhaustion",
@@ -170,10 +166,8 @@ def on_cluster(
 ) -> Iterator[ItemRecord]:
     """``tcp://host:port``: an existing Dask scheduler; ``local:N``: a LocalCluster of N processes."""
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, LocalCluster, as_completed  # optional dependency: taskscheme[cluster]
     except ImportError:
-        from ..errors import SchemeError
-
         raise SchemeError(
             "batch --cluster needs Dask's distributed scheduler: pip install 'taskscheme[cluster]'",
             kind="value-error",
@@ -200,8 +194,6 @@ def on_cluster(
 
 def local_size(address: str) -> int:
     """N from ``local:N``."""
-    from ..errors import SchemeError
-
     try:
         n = int(address.removeprefix("local:"))
     except ValueError:

@@ -14,8 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..conversion import check_unfolded
 from ..datatypes import Keyword, sym
 from ..errors import SchemeError
+from ..evaluator import Closure, Interrupted
+from ..tasks.sequence import error_info, failed_status, failure_info
+from .json_result import to_json
+from .metric import score
 
 if TYPE_CHECKING:
     from ..facade import Facade
@@ -65,8 +70,6 @@ def task_procedure(interp: Facade, task: str) -> Any:
 def arguments(interp: Facade, proc: Any, given: Mapping[str, Any]) -> list[Any]:
     """A JSON object of arguments by name: a procedure's in the order of its parameters
     (``max_len`` or ``max-len`` for ``max-len``), a task's as ``#:name value`` pairs."""
-    from ..evaluator import Closure
-
     if type(proc) is Closure and proc.rest is None:
         by_name = {str(k).replace("_", "-"): v for k, v in given.items()}
         names = [p.name for p in proc.params]
@@ -109,15 +112,10 @@ def run_item(
             record["status"], record["error"] = "FAILED", failure
         took = time.monotonic() - start  # the item's time leaves the metric out
         if metric is not None:
-            from .metric import score
-
             record["metric"], problem = score(interp, metric, given, value, call, meter)
             if problem is not None:
                 record["metric_error"] = problem
     except SchemeError as err:
-        from ..evaluator import Interrupted
-        from ..tasks.sequence import error_info
-
         if isinstance(err, Interrupted):  # Ctrl-C or a cancelled batch: no record, the batch stops
             raise
 
@@ -129,16 +127,11 @@ def run_item(
 
 def failed_result_error(value: Any) -> dict[str, Any] | None:
     """``{type, message}`` when ``value`` is a FAILED result record, else None."""
-    from ..tasks.sequence import failed_status, failure_info
-
     return failure_info(value) if failed_status(value) else None
 
 
 def jsonable(interp: Facade, value: Any) -> Any:
     """``value`` as JSON data, faithfully and without ever failing (:mod:`.json_result`); a value
     that written out as a tree would be too large is refused (resource-exhaustion: the item fails)."""
-    from ..conversion import check_unfolded
-    from .json_result import to_json
-
     check_unfolded(value, "result")  # shared parts written at each use: refused before expanding
     return to_json(value)

@@ -19,7 +19,11 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..datatypes import NIL, VOID, Keyword, MString, Pair, Record, Symbol
+from ..primitives.hashtables import HashTable
+from ..printer import write_string
 
 #: Nesting deeper than this is written, not walked (a result is data, not a stack test).
 MAX_DEPTH = 200
@@ -37,8 +41,6 @@ def to_json(value: Any) -> JSON:
 def unrepresentable(value: Any, cause: BaseException | None = None) -> dict[str, str]:
     """``{"unrepresentable": "<written form>"}`` (the written form of anything, even a broken value)."""
     try:
-        from ..printer import write_string
-
         text = write_string(value)
     except Exception:
         text = f"#<{type(value).__name__}>"
@@ -72,10 +74,6 @@ def _convert(value: Any, path: set[int], depth: int) -> JSON:
 
 
 def _compound(value: Any, path: set[int], depth: int) -> JSON:
-    from pydantic import BaseModel
-
-    from ..primitives.hashtables import HashTable
-
     if value is NIL:
         return []
     if isinstance(value, Pair):

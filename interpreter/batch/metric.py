@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Procedure
 from ..errors import SchemeError
+from ..evaluator import Interrupted
+from ..printer import write_string
+from ..tasks.sequence import error_info
 
 if TYPE_CHECKING:
     from ..facade import Facade
@@ -37,8 +40,6 @@ def metric_procedure(interp: Facade, metric: MetricSpec) -> Procedure:
     else:
         value = metric
     if not isinstance(value, Procedure):
-        from ..printer import write_string
-
         raise SchemeError(
             f"metric: expected a procedure (lambda (input result) …), got {write_string(value)}",
             kind="type-error",
@@ -50,9 +51,6 @@ def score(
     interp: Facade, proc: Procedure, given: Any, value: Any, call: Callable[[Any, list[Any], Any], Any], meter: Any
 ) -> tuple[Score | None, dict[str, Any] | None]:
     """Run the metric on one item: ``(score, None)``, or ``(None, error)`` when it fails."""
-    from ..evaluator import Interrupted
-    from ..tasks.sequence import error_info
-
     try:
         out = call(proc, [interp.converter.to_scheme(given), value], meter)
     except Interrupted:
@@ -63,7 +61,6 @@ def score(
         return out, None
     if isinstance(out, int | float | Fraction) and float(out) == float(out):  # not NaN
         return float(out), None
-    from ..printer import write_string
 
     message = f"metric returned {write_string(out)}: expected a number or a boolean"
     return None, {"type": "type-error", "message": message}

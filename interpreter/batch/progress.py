@@ -63,7 +63,7 @@ class BatchProgress:
     def renderables(self, moment: float) -> list[Any]:
         if not self.running:
             return []
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn  # lazy: only a live bar needs rich
 
         if self._bar is None:
             self._bar = Progress(

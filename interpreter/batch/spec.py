@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..durable.items import journaled_item
+from ..evaluator import apply_procedure
 from .items import ItemRecord, run_item
+from .metric import metric_procedure
 
 if TYPE_CHECKING:
     from ..facade import Facade
@@ -69,8 +71,6 @@ def run_remote(
         if metric is not None:
             proc = _metrics.get((key, metric))
             if proc is None:
-                from .metric import metric_procedure
-
                 proc = _metrics[(key, metric)] = metric_procedure(interp, metric)
     at_top = lambda proc, args, meter: call_at_top(interp, proc, args, meter)
     call = journaled_item(journals, index, interp.runtime, at_top)
@@ -79,8 +79,6 @@ def run_remote(
 
 def call_at_top(interp: Facade, proc: Any, args: list[Any], meter: Any) -> Any:
     """Apply ``proc`` as a top-level run of ``interp`` (its limits apply to the item), charging ``meter``."""
-    from ..evaluator import apply_procedure
-
     rt = interp.runtime
     rt.meter = meter
     try:

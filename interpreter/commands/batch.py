@@ -9,9 +9,13 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..batch.lifecycle import TERMINATED_STATUS, Terminated, Termination
+from ..batch.metric import metric_procedure
 from ..batch.output import Output, read_inputs, written_statuses
 from ..batch.progress import BatchProgress
 from ..errors import SchemeError
+from ..tasks.disk import CappedStream
+from ..tasks.screen import close_screens
+from ..terminal import is_terminal
 from .arguments import positive_int
 from .batch_flags import cache_flag_alone, share_run_flags
 
@@ -106,8 +110,6 @@ def main(argv: list[str], main_parser: MainParser, interpreter_factory: Interpre
     try:
         trace_log = open(opts.trace, "a", encoding="utf-8") if opts.trace else None  # noqa: SIM115 - closed below
         if trace_log is not None and getattr(opts, "max_file_bytes", None) is not None:
-            from ..tasks.disk import CappedStream
-
             trace_log = CappedStream(trace_log, opts.max_file_bytes, opts.trace)  # type: ignore[assignment]
     except OSError as exc:
         print(f"error: --trace: cannot write {opts.trace}: {exc.strerror or exc}", file=sys.stderr)
@@ -127,14 +129,10 @@ def prepared(
     interpreter_factory: InterpreterFactory,
 ) -> int:
     """Make the interpreter, load the program, check the metric; then run."""
-    from ..tasks.screen import close_screens
-
     try:
         interp = make_interpreter(interpreter_factory, opts, trace_log)
         interp.eval_file(opts.program)
         if opts.metric is not None:
-            from ..batch.metric import metric_procedure
-
             metric_procedure(interp, opts.metric)  # an error in it is reported before any item runs
     except SchemeError as err:
         close_screens()
@@ -155,9 +153,6 @@ def make_interpreter(
 
 
 def run(interp: Interpreter, opts: argparse.Namespace, inputs: list[Any], statuses: dict[int, str]) -> int:
-    from ..tasks.screen import close_screens
-    from ..terminal import is_terminal
-
     indices = range(len(inputs))
     settled = {i for i in indices if statuses.get(i) == "COMPLETE" or (i in statuses and not opts.retry_failed)}
     progress = BatchProgress(

@@ -18,12 +18,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..conversion import RecordModel, SchemeProcedure
+from ..datatypes import Primitive, Procedure, sym
+from ..errors import SchemeError, SchemeExit, caused_by
+from ..polling import poll_limits
+from ..program_run import ProgramRun, dropped_failure_check
 from .wire import Channel, ChannelClosed, Codec, Opaque, pipe_files
-
-if TYPE_CHECKING:
-    from ..errors import SchemeError
 
 #: Exit status of a child that ran out of address space (the host reports a memory error).
 MEMORY_EXIT = 86
@@ -66,9 +68,6 @@ class ChildCodec(Codec):
         self.host_stub: Callable[[int, str], Callable[..., Any]] | None = None
 
     def export(self, obj: Any) -> tuple[Any, ...] | None:
-        from ..conversion import SchemeProcedure
-        from ..datatypes import Procedure
-
         handle = getattr(obj, "isolation_handle", None)
         if handle is not None:
             return ("host", handle)
@@ -81,7 +80,6 @@ class ChildCodec(Codec):
                 number = self.ids[key] = len(self.handles) + 1
                 self.handles[number] = obj
             return ("procedure", self.generation, number, obj.name)
-        from ..conversion import RecordModel
 
         if isinstance(obj, RecordModel):
             rtype, names = self.converter._record_types[type(obj)]
@@ -198,8 +196,6 @@ class Child:
     # -- host definitions ------------------------------------------------------------------
     def sync(self, definitions: list[tuple[Any, ...]]) -> None:
         """Bind what the host defined since the last request (values, functions, tasks)."""
-        from ..datatypes import Primitive, sym
-
         interp = self.interp
         for entry in definitions:
             kind, name = entry[0], entry[1]
@@ -258,8 +254,6 @@ class Child:
     def call_host(self, kind: str, target: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         """Ask the host to run something; serve requests nested in it while waiting. The
         run's limits are checked while it waits (a timeout abandons the call)."""
-        from ..polling import poll_limits
-
         for stream in self.streams:
             stream.flush()  # the host sees the output before what it runs
         with self.pending_lock:
@@ -314,8 +308,6 @@ class Child:
 
     def execute(self, message: tuple[Any, ...]) -> None:
         """Run one request and answer it: a value, or an error (which crosses with its backtrace)."""
-        from ..errors import SchemeError, SchemeExit, caused_by
-
         _, number, within, op, payload = message
         nested = within is not None
         try:
@@ -341,8 +333,6 @@ class Child:
         self.send_reply(reply)
 
     def send_reply(self, reply: tuple[Any, ...]) -> None:
-        from ..errors import SchemeError
-
         try:
             self.channel.send(reply)
         except ChannelClosed:
@@ -361,8 +351,6 @@ class Child:
     def no_thread(self, err: SchemeError) -> SchemeError:
         """A thread that could not start under RLIMIT_AS (deep recursion, parallel branches) is the
         memory limit; nothing was half done, so the child lives on."""
-        from ..errors import SchemeError
-
         if "can't start new thread" not in err.message:
             return err
         limit = self.max_memory
@@ -397,7 +385,6 @@ class Child:
         if op == "eval_file":
             return self.answer(interp.eval_file(args[0]))
         if op == "run_program":  # the command line's run (program_run.ProgramRun), with its warnings
-            from ..program_run import ProgramRun, dropped_failure_check
 
             program = ProgramRun(*args[0])
             interp.command_line = list(program.command_line)
@@ -407,8 +394,6 @@ class Child:
         if op == "apply":
             proc, positional, named = args
             if isinstance(proc, Opaque):
-                from ..errors import SchemeError
-
                 raise SchemeError(
                     f"{proc.text}: the isolated interpreter was restarted and its definitions were lost",
                     kind="unbound-variable",
@@ -455,7 +440,6 @@ def main() -> None:
     try:
         child.build(settings, stdin, factory)
     except Exception as exc:  # a setting the interpreter refuses: the host raises it
-        from ..errors import SchemeError
 
         error = exc if isinstance(exc, SchemeError) else SchemeError(f"{type(exc).__name__}: {exc}", "value-error")
         channel.send(("ready", False, error))

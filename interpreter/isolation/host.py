@@ -28,6 +28,8 @@ from typing import IO, TYPE_CHECKING, Any
 from ..datatypes import Primitive, RecordType, Symbol
 from ..embedding import call_host, dsl_name
 from ..errors import SchemeError, SchemeExit
+from ..evaluator import python_exception
+from ..tasks.models import TransientModelError, accepts, is_transient
 from ..tasks.workers import WorkerThreads
 from .child import MEMORY_EXIT
 from .wire import BadMessage, Channel, ChannelClosed, Codec, FrameTooLarge
@@ -393,8 +395,6 @@ class Isolation:
         except SchemeError as err:
             reply = ("res", number, False, err)
         except Exception as exc:
-            from ..evaluator import python_exception
-
             reply = ("res", number, False, python_exception(exc, kind))
         except KeyboardInterrupt:
             return
@@ -437,8 +437,6 @@ class Isolation:
     def _model_call(self, name: str, prompt: str, system: str | None, options: dict[str, Any],
                     schema: Any, attachments: tuple[str, ...]) -> Any:
         """A model call of the child, made here: the model registered or allowed in the host."""
-        from ..tasks.models import TransientModelError, accepts, is_transient
-
         model = self.interp.models.get(name)
         extra: dict[str, Any] = {}
         if schema is not None and accepts(model.complete, "schema"):

@@ -25,6 +25,12 @@ from pydantic import BaseModel
 
 from ..datatypes import EOF, NIL, VOID, Char, Eof, Keyword, MString, Nil, Pair, Span, Symbol, Values, Void
 from ..errors import ErrorRecord, Frame, SchemeError
+from ..evaluator import Interrupted
+from ..printer import write_string
+from ..tasks.errors import TaskError
+from ..tasks.models import ModelResponse, TransientModelError
+from ..tasks.records import SchemeRecord
+from ..tasks.tracing import Event
 
 HEADER = struct.Struct("!Q")
 PROTOCOL = 5
@@ -82,9 +88,6 @@ ALLOWED: dict[tuple[str, str], type] = {
 
 def _allow_task_models() -> None:
     """Trace events and model answers cross as pydantic models (task records too: :func:`task_record`)."""
-    from ..tasks.models import ModelResponse
-    from ..tasks.tracing import Event
-
     for cls in (ModelResponse, Event):
         ALLOWED[(cls.__module__, cls.__name__)] = cls
 
@@ -95,8 +98,6 @@ _allow_task_models()
 def task_record(module: str, name: str) -> type | None:
     """A task record class (``SchemeRecord``: TaskResult, LoopResult, Usage …) of a task module
     already loaded, or None. Records are data: building one runs only its validation."""
-    from ..tasks.records import SchemeRecord
-
     loaded = sys.modules.get(module) if module.startswith("interpreter.tasks.") and "." not in name else None
     found = getattr(loaded, name, None)
     return found if isinstance(found, type) and issubclass(found, SchemeRecord) else None
@@ -107,10 +108,6 @@ ERROR_CLASSES: dict[str, type[SchemeError]] = {}
 
 
 def _error_classes() -> None:
-    from ..evaluator import Interrupted
-    from ..tasks.errors import TaskError
-    from ..tasks.models import TransientModelError
-
     for cls in (SchemeError, Interrupted, TaskError, TransientModelError):
         ERROR_CLASSES[cls.__name__] = cls
 
@@ -222,8 +219,6 @@ class SafeUnpickler(pickle.Unpickler):
 
 def printed(obj: Any) -> str:
     """How ``obj`` prints in Scheme (``write``), for an :class:`Opaque` stand-in."""
-    from ..printer import write_string
-
     try:
         return write_string(obj)
     except Exception:

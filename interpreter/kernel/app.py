@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..interpreter import Interpreter
 from .capabilities import CAPABILITY_NAMES, CLI_CAPABILITIES
 
 MISSING = "error: the taskscheme kernel needs ipykernel: pip install 'taskscheme[jupyter]'"
@@ -29,8 +30,6 @@ def kernel_parser() -> argparse.ArgumentParser:
 
 def interpreter_maker(opts: argparse.Namespace) -> Callable[..., Any]:
     """What makes the kernel's interpreters (and ``,reset``'s): the CLI's capabilities, adjusted."""
-    from ..interpreter import Interpreter
-
     granted = (CLI_CAPABILITIES | set(opts.allow)) - set(opts.deny)
     settings: dict[str, Any] = {f"allow_{name}": name in granted for name in CAPABILITY_NAMES}
     if opts.model:
@@ -47,9 +46,9 @@ def interpreter_maker(opts: argparse.Namespace) -> Callable[..., Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     opts, rest = kernel_parser().parse_known_args(sys.argv[1:] if argv is None else argv)
     try:
-        from ipykernel.kernelapp import IPKernelApp
+        from ipykernel.kernelapp import IPKernelApp  # optional dependency: taskscheme[jupyter]
 
-        from .kernel import TaskschemeKernel
+        from .kernel import TaskschemeKernel  # optional dependency: it subclasses ipykernel's Kernel
     except ImportError as exc:
         print(f"{MISSING} ({exc})", file=sys.stderr)
         raise SystemExit(1) from None

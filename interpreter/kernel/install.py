@@ -48,7 +48,7 @@ def main(argv: Sequence[str]) -> int:
     """``taskscheme kernel …``; returns the exit status."""
     opts = install_parser().parse_args(list(argv))
     try:
-        from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.kernelspec import KernelSpecManager  # optional dependency: taskscheme[jupyter]
     except ImportError:
         print(MISSING, file=sys.stderr)
         return 1
