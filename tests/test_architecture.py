@@ -3,6 +3,7 @@ pyproject's import-linter contract, the contract holds, and the top-level import
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,6 +128,57 @@ def test_the_host_and_front_layers_have_no_circle_among_their_modules() -> None:
     edges = {module: targets & upper for module, targets in top_level_graph().items() if module in upper}
     found = list(circles(edges))
     assert not found, f"import circles between host and front-end modules: {found}"
+
+
+def unexplained_function_level_imports(modules: set[str]) -> list[str]:
+    """``file:line`` of each import inside a function of ``modules`` (top-level names in interpreter/)
+    with no ``#`` reason on its line, or on a comment line right above its group of imports."""
+    found = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0].removesuffix(".py") not in modules:
+            continue
+        lines = path.read_text().splitlines()
+        for function in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Import | ast.ImportFrom):
+                    continue
+                if any("#" in line for line in lines[node.lineno - 1 : node.end_lineno]):
+                    continue
+                above = node.lineno - 2
+                while above >= 0 and lines[above].strip().startswith(("from ", "import ")):
+                    above -= 1
+                if not lines[above].strip().startswith("#"):
+                    found.add(f"{path.relative_to(CHECKOUT)}:{node.lineno}")
+    return sorted(found)
+
+
+#: The layers (by their first module in the contract) whose function-level imports are not all
+#: explained yet: each flips to a failure when its layer is done, and then loses its mark.
+UNEXPLAINED_YET = {"tasks", "analyzer", "primitives", "env", "reader", "datatypes"}
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        pytest.param(
+            index,
+            id=layer[0][0],
+            marks=[
+                pytest.mark.xfail(strict=True, reason="issue 34: function-level imports being justified this session")
+            ]
+            if layer[0][0] in UNEXPLAINED_YET
+            else [],
+        )
+        for index, layer in enumerate(contract_layers())
+    ],
+)
+def test_each_function_level_import_says_why(layer: int) -> None:
+    """Inside a function only an optional dependency or a measured start-up cost, with its reason."""
+    modules = {name for name, _ in contract_layers()[layer]}
+    found = unexplained_function_level_imports(modules)
+    assert not found, f"function-level imports without a `# reason` (hoist them, or say why): {found}"
 
 
 @pytest.mark.xfail(strict=True, reason="issue 34: circle being removed this session")
