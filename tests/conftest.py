@@ -13,7 +13,7 @@ from provider_server import ProviderServer, write_models
 
 import interpreter
 from interpreter import Interpreter, SchemeError
-from interpreter.nodes import codegen
+from interpreter.compiler import body
 from interpreter.printer import write_string
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -116,8 +116,8 @@ def sources() -> Iterator[list[str]]:
             seen.append(source)
         return real(source, filename, mode, *args, **kwargs)
 
-    codegen.compile = spy  # type: ignore[attr-defined]
+    body.compile = spy  # type: ignore[attr-defined]
     try:
         yield seen
     finally:
-        del codegen.compile  # type: ignore[attr-defined]
+        del body.compile  # type: ignore[attr-defined]

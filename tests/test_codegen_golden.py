@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from interpreter import Interpreter
-from interpreter.nodes import codegen
+from interpreter.compiler import body
 from interpreter.nodes.core import Lambda, subtree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +58,7 @@ def programs() -> dict[str, str]:
 def captured_sources() -> Iterator[list[str]]:
     """The source of every body compiled inside the block (the compiler's module's ``compile``)."""
     seen: list[str] = []
-    module = sys.modules[codegen.compile_procedure.__module__]
+    module = sys.modules[body.compile_procedure.__module__]
     real = builtins.compile
 
     def spy(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
@@ -94,7 +94,7 @@ def generated(definitions: str) -> str:
     parts: list[str] = []
     for proc in lambdas:
         with captured_sources() as seen:
-            codegen.compile_procedure(proc)
+            body.compile_procedure(proc)
         where = f"{proc.span.line}:{proc.span.col}" if proc.span else "?"
         parts.append(f"# ---- {proc.name} ({where})\n" + "".join(seen))
     return "\n".join(parts)
