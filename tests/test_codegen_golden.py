@@ -11,17 +11,15 @@ accepted by writing the files anew and reviewing their diff:
 
 from __future__ import annotations
 
-import builtins
 import importlib.util
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from helpers import compiled_sources
 
 from interpreter import Interpreter
 from interpreter.compiler import body
@@ -54,25 +52,6 @@ def programs() -> dict[str, str]:
     return found
 
 
-@contextmanager
-def captured_sources() -> Iterator[list[str]]:
-    """The source of every body compiled inside the block (the compiler's module's ``compile``)."""
-    seen: list[str] = []
-    module = sys.modules[body.compile_procedure.__module__]
-    real = builtins.compile
-
-    def spy(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
-        if filename == "<taskscheme body>":
-            seen.append(source)
-        return real(source, filename, mode, *args, **kwargs)
-
-    module.compile = spy  # type: ignore[attr-defined]
-    try:
-        yield seen
-    finally:
-        del module.compile  # type: ignore[attr-defined]
-
-
 def generated(definitions: str) -> str:
     """The definitions run in a fresh interpreter, then every lambda in them compiled."""
     interp = Interpreter()
@@ -93,7 +72,7 @@ def generated(definitions: str) -> str:
     lambdas.sort(key=lambda proc: (proc.span.line, proc.span.col) if proc.span else (0, 0))
     parts: list[str] = []
     for proc in lambdas:
-        with captured_sources() as seen:
+        with compiled_sources() as seen:
             body.compile_procedure(proc)
         where = f"{proc.span.line}:{proc.span.col}" if proc.span else "?"
         parts.append(f"# ---- {proc.name} ({where})\n" + "".join(seen))
