@@ -72,7 +72,7 @@ class Scope:
         #: (a task with context ``full``): names not bound lexically are looked up by name.
         self.dynamic = dynamic
         #: For a procedure's scope: (id of the scope, name) of each variable its code reads or
-        #: sets in an enclosing scope (``find`` records them; ``nodes.lifting`` reads them).
+        #: sets in an enclosing scope (``find`` records them; ``compiler.lifting`` reads them).
         self.captures: set[tuple[int, Symbol]] | None = None
 
 

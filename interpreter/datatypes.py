@@ -257,7 +257,7 @@ class Pair:
 #: A value that changes whenever a primitive changes a pair that already existed
 #: (``set-car!``, ``set-cdr!``, ``list-set!``, ``sort!`` on a list): each of them stores
 #: ``next(PAIR_WRITE_TICKS)`` here after its change. Tables precomputed from a quoted
-#: list (``nodes/literal_search.py``) hold the value they were built at and trust
+#: list (``compiler/literal_search.py``) hold the value they were built at and trust
 #: themselves only while it is still there. Fresh values (not ``+= 1``) make a write
 #: that races another thread's never bring back an old value.
 PAIR_WRITES: list[int] = [0]

@@ -61,7 +61,7 @@ class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
     ``run(env, depth, bounce, *args)`` binds the arguments in a new frame inside ``env`` and
-    runs the body at level ``depth`` (the caller's plus one; see codegen.TEMPLATE); with
+    runs the body at level ``depth`` (the caller's plus one; see compiler.body.TEMPLATE); with
     ``bounce`` True (a trampoline's call) it may return a pending :class:`TailCall`.
     ``nargs`` is the fixed argument count, or -1 for a procedure with a
     rest parameter; ``run`` takes its parameters as Python's (a rest parameter as
@@ -287,7 +287,7 @@ class Runtime:
                 self.parked_steps = self.steps
                 self.branch_steps = 0
                 # a branch's compiled bodies publish their levels in these registers too
-                # (codegen.TEMPLATE): what they write while parked means nothing
+                # (compiler.body.TEMPLATE): what they write while parked means nothing
                 self.parked_depth = self.depth
             self.shared += 1
             self.check_at = 0

@@ -16,6 +16,7 @@ from . import primitives as _primitives  # noqa: F401 - registers the built-in p
 from .analyzer import Analyzer
 from .capabilities import FileCapability, check_file_access
 from .collector import run_heap
+from .compiler.fastpath import INLINE_NAMES
 from .conversion import Converter
 from .datatypes import VOID, Keyword, Pair, Parameter, Span, Symbol, sym
 from .durable import JournalFile, Source
@@ -26,7 +27,6 @@ from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Interrupted, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
 from .memory import MemoryBudget, run_limits
-from .nodes.fastpath import INLINE_NAMES
 from .parallel import DEFAULT_MAX_THREADS
 from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort

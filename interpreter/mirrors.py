@@ -83,7 +83,7 @@ class Flag:
 
 class AllOf(Flag):
     """A flag up while every one of ``members`` is up: one test that none of them went
-    down (``nodes/hoist.py``). Whoever mirrors it keeps it alive (the members hold it weakly)."""
+    down (``compiler/hoist.py``). Whoever mirrors it keeps it alive (the members hold it weakly)."""
 
     __slots__ = ("members", "__weakref__")
 

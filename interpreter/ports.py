@@ -56,7 +56,7 @@ class StringOutputPort(OutputPort):
     ``parts`` is a deque, which grows by small fixed blocks: a list is one buffer that
     ``realloc`` may copy as it grows, leaving old copies resident (the suspected cause of
     the memory budget's string-port gap, docs/limits.md). A write is one ``parts.append``
-    (compiled code appends to ``parts`` itself: see ``nodes/fastpath.PORT_STATEMENTS``);
+    (compiled code appends to ``parts`` itself: see ``compiler/fastpath.PORT_STATEMENTS``);
     the column is worked out from the parts when asked (``fresh-line``), not kept up to
     date on every write."""
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import builtins
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from helpers import compiled_sources
 from provider_server import ProviderServer, write_models
 
 import interpreter
 from interpreter import Interpreter, SchemeError
-from interpreter.nodes import codegen
 from interpreter.printer import write_string
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -108,16 +106,5 @@ def provider_model(llm_home: Path, provider: ProviderServer) -> ProviderServer:
 @pytest.fixture
 def sources() -> Iterator[list[str]]:
     """The Python source of every procedure body compiled while the test runs."""
-    seen: list[str] = []
-    real = builtins.compile
-
-    def spy(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
-        if filename == "<taskscheme body>":
-            seen.append(source)
-        return real(source, filename, mode, *args, **kwargs)
-
-    codegen.compile = spy  # type: ignore[attr-defined]
-    try:
+    with compiled_sources() as seen:
         yield seen
-    finally:
-        del codegen.compile  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """Compile time grows linearly with nesting (issue 17, item 1).
 
 The generated Python code is counted, not timed: every piece of source the two code
-generators (``nodes.codegen`` for procedure bodies, ``nodes.fastpath`` for call sites)
+generators (``compiler.body`` for procedure bodies, ``compiler.fastpath`` for call sites)
 hand to Python's ``compile``/``exec`` is measured, without its indentation.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from interpreter import Interpreter
-from interpreter.nodes import codegen, fastpath
+from interpreter.compiler import body, fastpath
 
 SHAPES: dict[str, Callable[[str], str]] = {
     "arithmetic": lambda e: f"(+ {e} 1)",
@@ -48,7 +48,7 @@ class GeneratedSource:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.size = 0
-        for module in (codegen, fastpath):
+        for module in (body, fastpath):
             monkeypatch.setattr(module, "exec", self.exec, raising=False)
             monkeypatch.setattr(module, "compile", self.compile, raising=False)
 

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from interpreter import Interpreter, SchemeError
-from interpreter.nodes import codegen
+from interpreter.compiler import emitter
 from interpreter.printer import write_string
 
 
@@ -276,7 +276,7 @@ def test_a_rebound_comparison_in_a_test_follows_scheme_truth() -> None:
 
 def test_a_comparison_a_test_jumps_on_keeps_its_jump_short(sources: list[str]) -> None:
     """On CPython 3.11 a test's comparison is written ``(True if a < b else False)``
-    (``codegen.SHORT_JUMPS``), so that it stays one specialized instruction with its
+    (``emitter.SHORT_JUMPS``), so that it stays one specialized instruction with its
     jump; a comparison whose value is the result is left as it is."""
     interp = Interpreter()
     interp.eval("(define (f a b) (if (< a b) (list a b) (< b a)))")
@@ -284,7 +284,7 @@ def test_a_comparison_a_test_jumps_on_keeps_its_jump_short(sources: list[str]) -
     assert interp.eval("(f 2 1)") is True
     assert interp.eval("(f 1.5 1)") is True
     source = "\n".join(sources)
-    assert ("(True if arg0 < arg1 else False)" in source) is codegen.SHORT_JUMPS, source
+    assert ("(True if arg0 < arg1 else False)" in source) is emitter.SHORT_JUMPS, source
     assert "return (arg1 < arg0" in source and "True if arg1 < arg0" not in source, source
 
 

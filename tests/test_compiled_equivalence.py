@@ -7,9 +7,9 @@
 2. the same after an internal ``define`` and ``(set! a a)``, which keep the parameters
    in a frame (frame mode: ``let``, ``let-values``, ``do`` … variables still locals);
 2b. the same after internal defines of a value and of a closure over the frame, which
-   stay locals with the parameters (``codegen.register_defines``);
+   stay locals with the parameters (``compiler.body.register_defines``);
 2c. the same after internal defines of procedures that capture nothing of the frame, made
-   once (``nodes/lifting.py``) when nothing in the expression can tell;
+   once (``compiler/lifting.py``) when nothing in the expression can tell;
 3. like 1, with ``+``, ``car``, ``cons``, ``call-with-values`` … rebound to equivalent procedures,
    which sends every inline operation down its slow path (the frame is made and re-read);
 4. like 1 in an interpreter with ``max_steps`` (compiled calls count steps);
@@ -83,7 +83,7 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         ),
         st.builds(lambda x, y: f"(let loop ((i 2)) (if (= i 0) {x} (cons {y} (loop (- i 1)))))", inner, inner),
         st.builds(lambda x: f"(let loop ((i 1)) (if (= i 0) {x} (apply loop (list (- i 1)))))", inner),
-        # tail recursion modulo cons (nodes/trmc.py): one or two conses, beside a tail call of
+        # tail recursion modulo cons (compiler/trmc.py): one or two conses, beside a tail call of
         # itself, in case/let arms, a base arm that is a tail call
         st.builds(lambda x, y: f"(letrec ((r (lambda (i) (if (= i 0) {x} (cons {y} (r (- i 1))))))) (r 2))", inner, inner),
         st.builds(
@@ -276,7 +276,7 @@ def test_call_with_values_rebound_takes_the_slow_path() -> None:
 
 @pytest.mark.slow
 def test_cons_loops_agree_every_way() -> None:
-    """Tail recursion modulo cons (nodes/trmc.py), its slow path (``cons`` rebound) and
+    """Tail recursion modulo cons (compiler/trmc.py), its slow path (``cons`` rebound) and
     max_steps agree with the closure compiler, on lists, errors in an element or in the
     base arm, and a procedure that rebinds its own name while it runs."""
     for expr in [

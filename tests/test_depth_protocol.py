@@ -1,4 +1,4 @@
-"""The depth protocol of compiled bodies (``codegen.TEMPLATE``): a body gets its level as
+"""The depth protocol of compiled bodies (``compiler.body.TEMPLATE``): a body gets its level as
 an argument and keeps no count in the runtime; it publishes its level in ``rt.depth``
 before every call out of it, where the runtime reads it.
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import pytest
 from helpers import assert_error
 
-import interpreter.nodes.codegen as codegen
 from interpreter import Interpreter
+from interpreter.compiler import emitter
 
 MAX_DEPTH = 300
 
@@ -47,7 +47,7 @@ CALLS_OUT = {
 
 def run(program: str, poison: bool, monkeypatch: pytest.MonkeyPatch) -> Interpreter:
     """A fresh interpreter (its bodies compiled under the poison or not) with ``program`` run."""
-    monkeypatch.setattr(codegen, "POISON_DEPTH", 10**9 if poison else None)
+    monkeypatch.setattr(emitter, "POISON_DEPTH", 10**9 if poison else None)
     interp = Interpreter(max_depth=MAX_DEPTH)
     interp.eval(DEFINITIONS)
     interp.eval(program)
@@ -99,7 +99,7 @@ def test_a_consumer_of_the_wrong_arity_gives_its_own_error(poison: bool, monkeyp
 @pytest.mark.parametrize("poison", [False, True], ids=["as is", "poisoned"])
 def test_a_deep_recursion_still_hops(poison: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the depth marks (fresh stacks), through compiled calls and calls out alike."""
-    monkeypatch.setattr(codegen, "POISON_DEPTH", 10**9 if poison else None)
+    monkeypatch.setattr(emitter, "POISON_DEPTH", 10**9 if poison else None)
     interp = Interpreter()
     interp.eval(DEFINITIONS)
     interp.eval("(define (m n) (if (= n 0) 0 (+ 1 (car (map m (list (- n 1)))))))")

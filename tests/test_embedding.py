@@ -443,7 +443,7 @@ def test_the_embedding_example_runs_a_program_safely(tmp_path: Path) -> None:
 def test_a_top_level_call_runs_without_compiling_a_function(monkeypatch: pytest.MonkeyPatch) -> None:
     """A top-level form runs once: its call is made as it stands (``Call.evaluate``), not
     written and compiled into a Python function first. Same values, errors and backtrace."""
-    from interpreter.nodes import fastpath
+    from interpreter.nodes import compilers
 
     interp = Interpreter()
     interp.eval("(define (f x) (* x 2))")
@@ -451,7 +451,7 @@ def test_a_top_level_call_runs_without_compiling_a_function(monkeypatch: pytest.
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("a top-level call was compiled")
 
-    monkeypatch.setattr(fastpath, "compile_call", refuse)
+    monkeypatch.setattr(compilers, "compile_call", refuse)
     assert interp.eval("(f 21)") == 42
     assert interp.eval("(apply + '(1 2 3))") == 6
     interp.eval("(define y (f (f 2)))")

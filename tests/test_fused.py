@@ -1,5 +1,5 @@
 """A nest of built-ins in a compiled body is computed behind one type guard
-(``nodes/fused.py``): its values and errors are those of the ordinary calls, for every
+(``compiler/fused.py``): its values and errors are those of the ordinary calls, for every
 type the guard refuses, and a built-in rebound at any moment is honoured."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from test_compiled_equivalence import HELPERS, outcome, run_five_ways
 
 from interpreter import Interpreter
-from interpreter.nodes.fused import FORMS
-from interpreter.nodes.literal_search import SEARCHES
+from interpreter.compiler.fused import FORMS
+from interpreter.compiler.literal_search import SEARCHES
 
 #: Every built-in a nest may fuse, rebound to a procedure that calls it: nothing inline.
 WRAPPED = " ".join(

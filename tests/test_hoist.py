@@ -1,4 +1,4 @@
-"""Loop-invariant tests (``nodes/hoist.py``): a parameter every round passes on unchanged
+"""Loop-invariant tests (``compiler/hoist.py``): a parameter every round passes on unchanged
 is type-tested once before the loop, and again wherever a call out re-reads it."""
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ def test_a_body_moves_a_bounded_number_of_flags(sources: list[str]) -> None:
     """Each moved flag is written out again at every call out: at most MAX_FLAGGED move (the
     first in the source), so the source stays linear in the body's size; the others are read
     where they are used. This loop tests eleven."""
-    from interpreter.nodes.hoist import MAX_FLAGGED
+    from interpreter.compiler.hoist import MAX_FLAGGED
 
     tests = ["zero?", "even?", "odd?", "negative?", "positive?", "vector?", "string?", "symbol?", "char?", "null?"]
     clauses = " ".join(f"(({test} x) {k})" for k, test in enumerate(tests))

@@ -1,5 +1,5 @@
 """``map``, ``filter``, ``for-each`` and ``fold-left`` with a literal lambda run as a loop in
-the compiled body (``interpreter/nodes/inline_walks.py``): values, errors, the list's checks,
+the compiled body (``interpreter/compiler/inline_walks.py``): values, errors, the list's checks,
 limits and a rebinding of the built-in are those of the ordinary call."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from test_compiled_equivalence import run_five_ways
 from test_fused import reference
 
 from interpreter import Interpreter, SchemeError
-from interpreter.nodes.inline_walks import WALK_FORMS
+from interpreter.compiler.inline_walks import WALK_FORMS
 from interpreter.printer import write_string
 
 #: The walks rebound to procedures that call them: no loop is inline.

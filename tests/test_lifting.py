@@ -1,5 +1,5 @@
 """Internal defines of procedures that capture nothing of the defining body but each other
-are made once (``interpreter/nodes/lifting.py``), with the ordinary body's meaning."""
+are made once (``interpreter/compiler/lifting.py``), with the ordinary body's meaning."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``memq``/``memv``/``member``/``assq``/``assv``/``assoc`` on a quoted list: compiled to a
-table lookup (``interpreter/nodes/literal_search.py``) that answers exactly as the
+table lookup (``interpreter/compiler/literal_search.py``) that answers exactly as the
 primitive does, follows changes to the list, and gives way to a rebound operator."""
 
 from __future__ import annotations

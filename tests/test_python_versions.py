@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from interpreter import Interpreter
-from interpreter.nodes import codegen
+from interpreter.compiler import emitter
 
 #: An arm long enough that a jump over it needs EXTENDED_ARG (over 255 code units).
 LONG_ARM = "".join(f"        x{i} = a + {i}\n" for i in range(80))
@@ -49,9 +49,9 @@ def specialized_compare(f: Callable[[int, int], int]) -> bool:
 
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's specializing interpreter")
 def test_the_spelling_of_a_jumped_on_comparison_specializes_on_this_python() -> None:
-    """``codegen.jumped_on`` writes a test's comparison the way the running CPython
+    """``emitter.jumped_on`` writes a test's comparison the way the running CPython
     specializes it when the jump is long: plain from 3.12, ``(True if … else False)`` on 3.11."""
-    assert specialized_compare(function_testing(codegen.jumped_on("a < b")))
+    assert specialized_compare(function_testing(emitter.jumped_on("a < b")))
 
 
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's specializing interpreter")
@@ -60,14 +60,14 @@ def test_short_jumps_are_needed_exactly_where_they_are_used() -> None:
     stays unspecialized (so the short spelling is worth its extra instructions); from 3.12
     it is specialized whatever follows it (so the plain spelling is the one to use)."""
     plain_specializes = specialized_compare(function_testing("a < b"))
-    assert plain_specializes is not codegen.SHORT_JUMPS
-    assert codegen.SHORT_JUMPS is (sys.version_info < (3, 12))
+    assert plain_specializes is not emitter.SHORT_JUMPS
+    assert emitter.SHORT_JUMPS is (sys.version_info < (3, 12))
 
 
 @pytest.mark.parametrize("short", [True, False])
 def test_both_spellings_give_the_same_answers(short: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whichever spelling a version uses, the compiled tests answer the same."""
-    monkeypatch.setattr(codegen, "SHORT_JUMPS", short)
+    monkeypatch.setattr(emitter, "SHORT_JUMPS", short)
     interp = Interpreter()
     interp.eval_scheme(
         """(define (classify a b)

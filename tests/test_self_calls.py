@@ -19,7 +19,7 @@ import pytest
 from test_trmc import SHAPES as TRMC_SHAPES
 
 from interpreter import Interpreter, SchemeError
-from interpreter.nodes import codegen
+from interpreter.compiler import body
 from interpreter.printer import write_string
 
 SHAPES = {
@@ -77,7 +77,7 @@ def test_steps_and_the_step_limit_are_those_of_the_ordinary_call(shape: str, mon
     definitions, call, expected = SHAPES[shape]
     value, steps = steps_of(definitions, call)
     with monkeypatch.context() as patch:
-        patch.setattr(codegen.Emitter, "calls_itself", lambda self, node: False)
+        patch.setattr(body.Emitter, "calls_itself", lambda self, node: False)
         assert steps_of(definitions, call) == (value, steps)
     assert value == expected and steps > 20
     for limit, fails in ((steps + 1, False), (steps, True)):  # the step reaching the limit fails
@@ -162,7 +162,7 @@ def test_a_global_loop_keeps_the_closure_it_found(
     value, steps = steps_of(definitions, call)
     assert value == sum(range(60))
     assert any(re.search(r"if o\d+ is me\d+", source) for source in sources)
-    monkeypatch.setattr(codegen.Emitter, "kept_self", lambda self, node: None)
+    monkeypatch.setattr(body.Emitter, "kept_self", lambda self, node: None)
     assert steps_of(definitions, call) == (value, steps)
 
 

@@ -11,7 +11,7 @@ import pytest
 from test_fused import assert_agrees
 
 from interpreter import Interpreter
-from interpreter.nodes import codegen
+from interpreter.compiler import emitter
 from interpreter.printer import write_string
 
 SHAPES = [
@@ -92,7 +92,7 @@ def test_the_arms_are_emitted_twice_only_within_a_budget(sources: list[str], mon
     Interpreter().eval(f"{program} (f '(1) 0)")
     specialized = sum(len(source) for source in sources)
     sources.clear()
-    monkeypatch.setattr(codegen, "SPECIALIZE_BUDGET", 0)
+    monkeypatch.setattr(emitter, "SPECIALIZE_BUDGET", 0)
     Interpreter().eval(f"{program} (f '(1) 0)")
     plain = sum(len(source) for source in sources)
     assert plain < specialized < 2 * plain

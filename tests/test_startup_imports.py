@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 LAZY = [
-    "interpreter.nodes.codegen",
+    "interpreter.compiler.body",
     "interpreter.tasks.loop",
     "interpreter.tasks.sequence",
     "interpreter.tasks.templates_xml",
@@ -58,4 +58,4 @@ print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), en
     output, names = loaded(then, tmp_path)
     assert names == []
     assert output.startswith("649b")
-    assert "interpreter.nodes.codegen" in output and "interpreter.tasks.sequence" in output
+    assert "interpreter.compiler.body" in output and "interpreter.tasks.sequence" in output

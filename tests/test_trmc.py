@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from interpreter import Interpreter, SchemeError
-from interpreter.nodes import codegen
+from interpreter.compiler import body
 from interpreter.printer import write_string
 
 N = 3000  # elements per list, ten times max_depth below
@@ -199,7 +199,7 @@ def test_steps_are_counted_as_for_the_ordinary_recursion(shape: str, monkeypatch
     small = call.replace(str(2 * N), "80").replace(str(N), "40").replace("30000", "60")
     looped = steps_of(definition, small)
     with monkeypatch.context() as patch:
-        patch.setattr(codegen, "has_cons_calls_of_itself", lambda proc: False)
+        patch.setattr(body, "has_cons_calls_of_itself", lambda proc: False)
         assert steps_of(definition, small) == looped > 40
     for limit, fails in ((looped + 1, False), (looped, True)):  # the step reaching the limit fails
         interp = Interpreter(max_steps=limit)

@@ -70,7 +70,7 @@ def make_lambda(
 
 def note_captured(body: Node, scope: Scope) -> None:
     """Tell each procedure the body defines which of the body's own variables (parameters
-    and defines) it captures (``Lambda.captured``, for ``nodes.lifting``)."""
+    and defines) it captures (``Lambda.captured``, for ``compiler.lifting``)."""
     for part in body.body if type(body) is Seq else [body]:
         if type(part) is Define and type(part.value) is Lambda and part.value.captures is not None:
             part.value.captured = frozenset(name for home, name in part.value.captures if home == id(scope))

@@ -401,7 +401,7 @@ class If(Node):
         then = self.then.compile(tail)
         otherwise = self.otherwise.compile(tail) if self.otherwise is not None else (lambda env: VOID)
         if type(self.test) is Call:
-            from .fastpath import compile_if
+            from .compilers import compile_if
 
             return compile_if(self.test, then, otherwise)
         test = self.test.compile(False)
@@ -523,7 +523,7 @@ class Lambda(Node):
 
         def run_now() -> Callable[..., Any]:
             if not compiled:
-                from .codegen import compile_procedure  # at the first call: start-up skips the code generator
+                from .compilers import compile_procedure  # at the first call: start-up skips the code generator
 
                 compiled.append(compile_procedure(self))
                 for closure in waiting:
@@ -613,7 +613,7 @@ class Call(Node):
 
     def compile(self, tail: bool) -> Run:
         from ..primitives.registry import BUILTINS
-        from .fastpath import compile_call
+        from .compilers import compile_call
 
         return compile_call(self, tail, BUILTINS, self.on_error)
 

@@ -41,3 +41,16 @@ __all__ = [
     "tasks",
     "vectors",
 ]
+
+# What compiled code takes from the library (the compiler sits below it: see compiler/library.py).
+from ..compiler.library import provide as _provide_to_compiler
+from ..ports import StringOutputPort as _StringOutputPort
+from .loops import changed_error as _changed_error
+from .registry import BUILTINS as _BUILTINS
+
+_provide_to_compiler(
+    _BUILTINS,
+    StringOutputPort=_StringOutputPort,
+    proper_length=lists.proper_length,
+    changed_error=_changed_error,
+)

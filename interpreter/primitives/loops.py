@@ -39,7 +39,7 @@ def changed_error(who: str) -> SchemeError:
 
 #: A closure called inline: ``f`` is the closure, ``rt``/``env``/``depth``/``depth1`` are
 #: bound once before the loop. The body runs at level ``depth1`` (its argument, see
-#: codegen.TEMPLATE) and may leave any level in ``rt.depth``, which is put back to
+#: compiler.body.TEMPLATE) and may leave any level in ``rt.depth``, which is put back to
 #: ``depth`` only where something reads it (``rt.deep``, ``apply_procedure``, every
 #: ``return`` of the walk): between two calls nothing does (``rt.check`` does not).
 #: ``f.run`` is read into a local before the call (it changes once, when the body is

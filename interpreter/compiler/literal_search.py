@@ -19,6 +19,11 @@ fresh value in ``datatypes.PAIR_WRITES``; a table built at another value rebuild
 (in place, so the dicts the compiled code names stay valid) before answering, and a list
 changed so that it no longer fits its compiled code goes back to the ordinary call for
 good. Host code that assigns ``Pair.car``/``cdr`` of a quoted list directly bypasses this.
+
+``(memv c '(#\\a #\\e #\\i))`` as a value (``d4`` the characters' dict, ``s2`` the table)::
+
+    ((d4.get(arg0.ch, False) if (t1 := type(arg0)) is ty5 else False)
+     if (s2.epoch is w3[0] or s2.current()) and ok7 else <the primitive's call>)
 """
 
 from __future__ import annotations

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..datatypes import Char, Symbol
 from ..limits import SMALL_STRING
-from .core import Call, Const, GlobalRef, LocalRef, Node
+from ..nodes.core import Call, Const, GlobalRef, LocalRef, Node
 from .fastpath import BINARY_OPS, IDENTITY, characters_or, compared_by_identity
 from .literal_search import SEARCHES
 
 if TYPE_CHECKING:
-    from .codegen import Emitter
+    from .body import Emitter
 
 INT, FLOAT, PAIR, VECTOR, CHAR, BOOL, ANY = "int", "float", "Pair", "list", "Char", "bool", "any"
 #: A string's characters as a Python ``str``: inside a nest only. A string operand (a

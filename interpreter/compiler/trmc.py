@@ -3,7 +3,7 @@
 A procedure such as ``(define (iota-from m n) (if (> m n) '() (cons m (iota-from (+ m 1) n))))``
 recurses one Python frame (and a depth check, and past a mark a stack measure or a thread
 hop) per element, although all that is left to do after the call is one ``cons``. The body
-compiler (:class:`~.codegen.Emitter`) emits such an arm as a step of the body's own
+compiler (:class:`~.body.Emitter`) emits such an arm as a step of the body's own
 ``while True:`` loop instead:
 
 * the pair is made with its ``cdr`` empty, the hole; the first one is the ``head`` of the
@@ -23,6 +23,19 @@ operator is a closure with this very body (so a redefined or ``set!`` name is ho
 otherwise the arm makes the ordinary calls and puts the result in the hole. Pairs are
 unreachable until the body returns, and continuations are escape-only, so nobody sees a
 hole. Like a tail call, a round adds no depth: ``max_depth`` no longer limits it.
+
+A round of ``(cons (car a) (merge (cdr a) b))``, and a return through the hole::
+
+    p5 = Pair()
+    p5.car = t1
+    if hole is None:
+        head = p5
+    else:
+        hole.cdr = p5
+    hole = p5
+    arg0 = (arg0.cdr)
+    ...
+    return out if hole is None else filled(hole, head, out, rt, depth)
 """
 
 from __future__ import annotations
@@ -34,10 +47,10 @@ from typing import TYPE_CHECKING, Any
 from ..datatypes import TailCall
 from ..evaluator import apply_procedure
 from ..mirrors import Flag
-from .core import Call, GlobalRef, Lambda, LocalRef, Node, subtree
+from ..nodes.core import Call, GlobalRef, Lambda, LocalRef, Node, subtree
 
 if TYPE_CHECKING:
-    from .codegen import Emitter
+    from .body import Emitter
 
 #: Local names of the generated code (no generated temporary ends in a letter).
 HOLE, HEAD, OUT = "hole", "head", "out"

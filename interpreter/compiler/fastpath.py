@@ -11,6 +11,20 @@ check, each time they run, that the global still holds the built-in and that
 both operands are exact integers, and then compute inline; anything else (a
 redefined ``+``, a float, a wrong type) takes the ordinary path, so meaning and
 error messages are unchanged.
+
+A call site ``(f x 1)`` compiles to a function of its frame, from the :data:`CALL` template::
+
+    def call(env):
+        f = None
+        try:
+            f = gvars.get(gname)
+            x0 = env.vars[k0]
+            ...
+            if type(f) is Closure:
+                if tail:
+                    return TailCall(f, [x0, 1])
+                ...
+                result = f.run(f.env, depth + 1, True, x0, 1)
 """
 
 from __future__ import annotations
@@ -22,12 +36,13 @@ from ..datatypes import Primitive, TailCall
 from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller
 from ..limits import SMALL_STRING
-from .core import Const, GlobalRef, Node, Run
+from ..nodes.core import Const, GlobalRef, Node, Run
 from .inline_walks import WALK_FORMS
+from .library import LIBRARY
 from .literal_search import SEARCHES
 
 if TYPE_CHECKING:
-    from .core import Call
+    from ..nodes.core import Call
 
 #: Scheme operator name to the Python operator used on two exact integers.
 BINARY_OPS = {"+": "+", "-": "-", "<": "<", ">": ">", "=": "==", "<=": "<=", ">=": ">="}
@@ -289,10 +304,9 @@ def value_source(node: Node, key: str, namespace: dict[str, Any], emitter: Any) 
 
 def operand_emitter(namespace: dict[str, Any]) -> Any:
     """The body compiler's expression emitter, writing into a template's namespace."""
-    from ..primitives.registry import BUILTINS
-    from .codegen import Emitter
+    from .body import Emitter  # start-up laziness: the body compiler loads at a body's first call
 
-    return Emitter(None, BUILTINS, namespace, frame_vars="env.vars")
+    return Emitter(None, LIBRARY.builtins, namespace, frame_vars="env.vars")
 
 
 def operator_source(node: Node, namespace: dict[str, Any], emitter: Any) -> str:

@@ -4,7 +4,7 @@ A literal ``lambda`` handed to ``map``, ``for-each``, ``filter``, ``fold-left``,
 ``any`` or ``every`` is made into a closure and called once per element through the list
 walk's call protocol (``primitives/loops.py``): a Python frame, the depth and tail-call
 bookkeeping, per element.
-When the body compiler (:class:`~.codegen.Emitter`) meets such a call on one list, it emits
+When the body compiler (:class:`~.body.Emitter`) meets such a call on one list, it emits
 the walk itself as a Python loop and the lambda's body inside it, its parameters Python
 locals as a ``let``'s are:
 
@@ -23,13 +23,22 @@ code computes inline (``fastpath.BY_NAME``) runs the same way, as ``(lambda (x) 
 the walk tests the built-in's intact flag beside its own before it starts (the procedure is
 read once, then), and the call in the loop is guarded as every inline built-in is; a rebound
 name takes the ordinary call with the value the name holds. An error in the call shows the
-walk's call once (``codegen.BodyErrors``' merged sites), as the ordinary walk's does.
+walk's call once (``body.BodyErrors``' merged sites), as the ordinary walk's does.
 
 The lambda's closure is never made: nothing but the call could see it. Its body's calls are
 sites of the enclosing body, so an error inside it has the same backtrace (each call node
 keeps the name of the procedure it was written in). Under ``parallel-map`` the loop's
 locals belong to the running activation. Not for a lambda with a rest parameter, internal
 defines or a ``set!`` of a parameter, nor for several lists.
+
+``(map (lambda (x) (* x 3)) lst)``'s loop, each round one element::
+
+    for _ in ticks(t3):
+        if type(t2) is not Pair:
+            raise changed_error(c2)
+        l6 = t2.car
+        t10 = ((l6 * 3) if type(l6) is int and ... else ...)
+        t11 = Pair()
 """
 
 from __future__ import annotations
@@ -37,10 +46,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import gensym
-from .core import Call, GlobalRef, Lambda, LocalRef, Node
+from ..nodes.core import Call, GlobalRef, Lambda, LocalRef, Node
+from ..polling import ticks
+from .library import LIBRARY
 
 if TYPE_CHECKING:
-    from .codegen import Emitter
+    from .body import Emitter
 
 
 class WalkForm(NamedTuple):
@@ -94,7 +105,7 @@ def inline_walk(em: Emitter, node: Node) -> bool:
 def by_name(em: Emitter, ref: GlobalRef) -> bool:
     """Whether ``ref`` names a built-in whose calls compiled code computes inline (guarded by
     its intact flag): ``(filter even? l)`` then runs as ``(filter (lambda (x) (even? x)) l)``."""
-    from .fastpath import BY_NAME
+    from .fastpath import BY_NAME  # fastpath imports this module (WALK_FORMS)
 
     return ref.name.name in BY_NAME and ref.name.name in em.builtins
 
@@ -119,7 +130,7 @@ def emit_walk(em: Emitter, node: Call) -> str:
     order every inline built-in of a body takes, which Scheme leaves open): if it was
     rebound, the lambda's closure is made and the call applied the ordinary way to the
     values already computed."""
-    from .fastpath import builtins_intact
+    from .fastpath import builtins_intact  # fastpath imports this module (WALK_FORMS)
 
     operator, proc = node.operator, node.operands[0]
     name = operator.name.name
@@ -194,8 +205,5 @@ def emit_walk(em: Emitter, node: Call) -> str:
 
 def walk_namespace() -> dict[str, Any]:
     """What the loops need in a body's namespace."""
-    from ..polling import ticks
-    from ..primitives.lists import proper_length
-    from ..primitives.loops import changed_error
-
-    return {"ticks": ticks, "proper_length": proper_length, "changed_error": changed_error}
+    names = LIBRARY.names
+    return {"ticks": ticks, "proper_length": names["proper_length"], "changed_error": names["changed_error"]}

@@ -15,7 +15,7 @@ A define is lifted when (:func:`lifted_defines`):
 * its value is a ``lambda`` whose code uses, of the body's frame, only the names of lifted
   defines (``Lambda.captured``, recorded by the analyzer: a parameter shadowing a name of the
   body is the parameter), and looks up no name at run time (a task with ``(context (inherit full))``);
-* nothing assigns any of the names but its define (``codegen.register_defines``), and each is
+* nothing assigns any of the names but its define (``body.register_defines``), and each is
   only ever called, never passed, returned or stored (``release.procedures_stay_inside``: an
   escaped closure could be compared with another call's with ``eq?``);
 * every form of the body before the last lifted define is the define of a ``lambda``: no code
@@ -24,6 +24,11 @@ A define is lifted when (:func:`lifted_defines`):
 
 Under ``parallel-map`` branches calling the same procedure share its lifted closures, as
 they share a top-level procedure's; each branch's calls have their own frames.
+
+The body takes the lifted closures from the frame its procedure closes over::
+
+    l1 = L4.closures_in(outer)[0]
+    l2 = L4.closures_in(outer)[1]
 """
 
 from __future__ import annotations
@@ -34,8 +39,8 @@ from typing import Any
 from ..datatypes import Symbol
 from ..env import Env
 from ..evaluator import Closure
-from .core import Define, DynamicRef, Lambda, Node, SetDynamic, subtree
-from .release import procedures_stay_inside
+from ..nodes.core import Define, DynamicRef, Lambda, Node, SetDynamic, subtree
+from ..nodes.release import procedures_stay_inside
 
 
 def lifted_defines(top: Sequence[Node], defines: Sequence[Define]) -> list[Define]:

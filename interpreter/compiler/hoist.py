@@ -1,6 +1,6 @@
 """Loop-invariant tests: a parameter that a body's loop never rebinds is tested once.
 
-A procedure body is one ``while True:`` loop (see ``codegen.TEMPLATE``): a self tail call,
+A procedure body is one ``while True:`` loop (see ``body.TEMPLATE``): a self tail call,
 a round of tail recursion modulo cons, a ``do`` or an inline walk goes round without a
 Python call. Its guards test the parameters' types at every round, although a parameter
 that every round passes on unchanged, such as the divisor ``n`` of ::
@@ -47,6 +47,13 @@ Under ``parallel-map`` the locals belong to one activation, in its thread. A nam
 another thread rebinds meanwhile is seen by this activation at its next call out or
 next call, as a running loop reads a global variable the others assign: what a data
 race between branches may see (docs/concurrency.md).
+
+The tests of ``n`` in ``remove-multiples``' guards become locals computed before the loop::
+
+    inv1 = type(arg0) is int and arg0 != 0
+    while True:
+        ...
+        if type(t1 := arg1.car) is int and inv1:
 """
 
 from __future__ import annotations
@@ -112,7 +119,7 @@ class Run(NamedTuple):
 def hoist_invariant_tests(
     source: str, params: list[str], namespace: dict[str, Any], rounds: bool, flags: dict[str, Flag]
 ) -> str:
-    """The body ``source`` (one ``def run``, as ``codegen.TEMPLATE``) with the tests of its
+    """The body ``source`` (one ``def run``, as ``body.TEMPLATE``) with the tests of its
     loop-invariant ``params`` and its ``flags`` (by their names in ``namespace``) made
     before the loop, and its marks (:data:`CALLED_OUT`) gone. ``rounds``: the body's own
     loop goes round (a call of itself), so a test anywhere in it repeats; else only the
