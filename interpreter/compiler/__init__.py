@@ -17,9 +17,11 @@ to the nodes (:mod:`interpreter.nodes.compilers`).
   with a literal lambda as a loop), ``lifting`` (internal defines made once), ``literal_search``
   (``memv`` ... of a quoted list as a table), ``trmc`` (tail recursion modulo cons).
 
-``body`` is loaded at the first call of a compiled procedure, not at start-up. ``fused``,
-``inline_walks`` and ``trmc`` name :class:`.body.Emitter` under ``TYPE_CHECKING`` only (their
-functions take the emitter that calls them): the package's one documented circle.
+``body`` is loaded at the first call of a compiled procedure, not at start-up. The package's
+documented circles: ``fused``, ``inline_walks`` and ``trmc`` name :class:`.body.Emitter` under
+``TYPE_CHECKING`` only (their functions take the emitter that calls them); ``fastpath`` names the
+walks ``inline_walks`` does (``INLINE_FORMS``), and ``inline_walks`` reads ``fastpath``'s tables
+of inline built-ins inside its functions.
 """
 
 from __future__ import annotations
