@@ -468,8 +468,7 @@ class _Reader:
             self.builder.reset()
             self.lexer.fold_case = fold_case
             try:
-                tokens = self.lexer.lex(LexerState(Source.of(text, start, stop, at)), None)  # type: ignore[arg-type]
-                return self.loop.parse(tokens, _end_token)
+                return self.loop.read(self.lexer, Source.of(text, start, stop, at), file)
             except SchemeError:
                 raise
             except UnexpectedInput as exc:
@@ -484,7 +483,7 @@ class _Reader:
         return self.lexer.lex(LexerState(Source.of(text, start, len(text), at)), None)  # type: ignore[arg-type]
 
 
-def _end_token(last: Tok | None) -> Tok:
+def _end_token_unused(last: Tok | None) -> Tok:
     """The ``$END`` token after ``last``, at its place (as Lark's ``Token.new_borrow_pos``)."""
     if last is None:
         return Tok("$END", "", 0, 1, 1, 0)
