@@ -446,7 +446,7 @@ class _Reader:
         )
         self.lexer: SchemeLexer = self.lark.parser.lexer
         _plain_rule_names(self.lark)
-        self.loop = LalrLoop(self.lark, lists=frozenset(["items"]))  # as _Builder.items does
+        self.loop = LalrLoop(self.lark, lists=frozenset(["items"]), ignored=SchemeLexer.ACTED_ON)  # as _Builder.items does
         self.lock = threading.RLock()
 
     def parse(

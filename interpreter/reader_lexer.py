@@ -123,13 +123,12 @@ class SchemeLexer(Lexer):
         self.kinds: list[str | None] = [None] * (self.pattern.groups + 1)
         for name, number in self.pattern.groupindex.items():
             self.kinds[number] = name
-        #: Tokens ``reader_parser.LalrLoop.read`` looks at before parsing: the ignored
-        #: terminals it acts on, and patterns whose text may be a literal (``.`` is a DOT).
-        self.special = self.ACTED_ON | {
+        #: Terminals whose text may be one of the literals (``.`` is a DOT, not a SYMBOL).
+        self.literal_kinds = frozenset(
             t.name
             for t in tokens
             if t.pattern.type == "re" and any(re.fullmatch(t.pattern.to_regexp(), lit) for lit in self.literals)
-        }
+        )
         self.file = "<string>"
         #: Whether symbols and character names are case-folded: the state a lex starts in,
         #: and after it the state ``#!fold-case`` / ``#!no-fold-case`` directives left.

@@ -39,10 +39,11 @@ from .reader_lexer import POLL_CHARS, ReadError, Tok, block_comment_end, fold_ca
 if TYPE_CHECKING:
     from .reader_lexer import SchemeLexer, Source
 
-#: Kinds of an entry of :attr:`LalrLoop.table`. A terminal with a callback (an atom) has
-#: ADD, FIRST or PUSH: where its value lands. Other terminals have SHIFT or CLOSE. With a
-#: lookahead: REDUCE, PASS, APPEND, WRAP. A rule name's entry is ADD, FIRST or PUSH.
-SHIFT, REDUCE, PASS, APPEND, WRAP, ADD, FIRST, PUSH, CLOSE = range(9)
+#: Kinds of an entry of :attr:`LalrLoop.rows`. A terminal with a callback (an atom) has
+#: ADD, FIRST or PUSH: where its value lands. Other terminals have SHIFT or CLOSE, the
+#: ignored ones the lexer acts on IGNORED. With a lookahead: REDUCE, PASS, APPEND, WRAP.
+#: A rule name's entry is ADD, FIRST or PUSH.
+ADD, FIRST, PUSH, SHIFT, CLOSE, REDUCE, PASS, APPEND, WRAP, IGNORED = range(10)
 
 #: Tokens whose text may hold a newline (the lexer counts lines inside them).
 MULTILINE = frozenset(["STRING", "BAR_SYMBOL", "CHARACTER"])
@@ -61,11 +62,12 @@ class Stacks:
 
 
 class LalrLoop:
-    """Lark's LALR(1) table for the grammar's start rule, as one dict per state:
-    terminal or rule name -> ``(SHIFT, state)``, ``(CLOSE, size, callback, name)`` (shift,
+    """Lark's LALR(1) table for the grammar's start rule, as one dict (a row) per state:
+    terminal or rule name -> ``(SHIFT, row)``, ``(CLOSE, size, callback, name)`` (shift,
     then reduce a rule of ``size`` symbols ending in the terminal), ``(REDUCE, size,
-    callback, name)``, ``(PASS, name)`` (a one-child inlined rule: its value is its child's)
-    or a landing: ``(ADD,)``, ``(FIRST, state)``, ``(PUSH, state)``.
+    callback, name)``, ``(PASS, name)`` (a one-child inlined rule: its value is its child's),
+    ``(IGNORED,)`` or a landing: ``(ADD,)``, ``(FIRST, row)``, ``(PUSH, row)``. The parse's
+    state stack holds rows, not state numbers, so a step looks up no state.
 
     ``lists`` names left-recursive list rules (``items: items? element``) whose callback
     is known to make a list of its one child and to append its second child to its first:
@@ -73,11 +75,9 @@ class LalrLoop:
     ADD appends it to the list on top of the stack (the state stays), FIRST starts a list
     with it (``items: element``), PUSH pushes it and the state the table goes to."""
 
-    def __init__(self, lark: Lark, lists: frozenset[str] = frozenset()) -> None:
+    def __init__(self, lark: Lark, lists: frozenset[str] = frozenset(), ignored: frozenset[str] = frozenset()) -> None:
         parser = lark.parser.parser.parser  # ParsingFrontend -> LALR_Parser -> _Parser
         table, callbacks = parser.parse_table, parser.callbacks
-        self.start = table.start_states["start"]
-        self.end = table.end_states["start"]
         self.callbacks: dict[str, Callable[[Tok], Any]] = {
             name: callback for name, callback in callbacks.items() if isinstance(name, str) and name.isupper()
         }
@@ -105,42 +105,52 @@ class LalrLoop:
             entries = set(steps[state].values())
             return entries.pop() if len(entries) == 1 and not gotos[state] else None
 
+        #: The rows, by state number (filled below: entries refer to rows).
+        self.rows: dict[int, dict[str, tuple[Any, ...]]] = {state: dict(row) for state, row in steps.items()}
+        rows = self.rows
+
         def landing(state: int, name: str) -> tuple[Any, ...]:
             """Where a value of ``name`` arriving in ``state`` goes."""
             to = gotos[state][name]
             then = default(to)
-            if then is not None and then[0] is APPEND:
+            if then is not None and then[0] == APPEND:
                 return (ADD,)
-            if then is not None and then[0] is WRAP:
-                return (FIRST, gotos[state][then[1]])
-            if then is not None and then[0] is PASS:
+            if then is not None and then[0] == WRAP:
+                return (FIRST, rows[gotos[state][then[1]]])
+            if then is not None and then[0] == PASS:
                 return landing(state, then[1])
-            return (PUSH, to)
+            return (PUSH, rows[to])
 
-        self.table: dict[int, dict[str, tuple[Any, ...]]] = {}
-        for state, row in steps.items():
-            out = self.table[state] = dict(row)
+        for state, row in rows.items():
             for name, to in gotos[state].items():
-                then = default(to) if name.isupper() and name not in self.callbacks else None
+                then = default(to)
                 if not name.isupper() or name in self.callbacks:
-                    out[name] = landing(state, name)
-                elif then is not None and then[0] is REDUCE and then[1] >= 2:
-                    out[name] = (CLOSE, *then[1:])
+                    row[name] = landing(state, name)
+                elif then is not None and then[0] == REDUCE and then[1] >= 2:
+                    row[name] = (CLOSE, *then[1:])
                 else:
-                    out[name] = (SHIFT, to)
+                    row[name] = (SHIFT, rows[to])
+            for name in ignored:
+                row[name] = (IGNORED,)
+        self.start = rows[table.start_states["start"]]
+        self.end = rows[table.end_states["start"]]
+        self.numbers = {id(row): state for state, row in rows.items()}
 
     def read(self, lexer: SchemeLexer, source: Source, file: str) -> Any:
         """The value of the start rule over ``source``: lex and parse in one loop."""
         text, pos, end, line, line_start = source
-        table, callbacks = self.table, self.callbacks
-        match, kinds, literals, special = lexer.pattern.match, lexer.kinds, lexer.literals, lexer.special
+        callbacks, literals, literal_kinds = self.callbacks, lexer.literals, lexer.literal_kinds
+        match, kinds = lexer.pattern.match, lexer.kinds
         fold = lexer.fold_case
         symbols, intern, max_digits = Symbol._table, Symbol.intern, DIGITS.get()
-        states: list[int] = [self.start]
+        new_span, multiline = _new_span, MULTILINE
+        slow_start = NUMBER_START | {literal[0] for literal in literals}  # symbols the callback reads
+        row = self.start
+        states: list[dict[str, Any]] = [row]
         values: list[Any] = []
         push_state, push_value = states.append, values.append
         poll_at = pos + POLL_CHARS
-        last: tuple[int, int, int, int] | None = None  # start, line, column and end of the last token
+        last = -1  # where the last token starts
         while True:
             m = match(text, pos, end)
             if m is None:
@@ -155,51 +165,46 @@ class LalrLoop:
                 if before:
                     line += before
                     line_start = text.rindex("\n", pos, start) + 1
-            col = start - line_start + 1
             pos = stop
+            col = start - line_start + 1
             if pos > poll_at:  # a long text: check the run's limits (time, memory) as it goes
                 poll_limits()
                 poll_at = pos + POLL_CHARS
-            if kind in special:  # acted-on comments and directives, literals a pattern matches
-                if kind == "BLOCK_COMMENT_OPEN":
-                    pos = block_comment_end(text, stop, end)
-                    if pos < 0:
-                        span = Span(file, line, col)
-                        raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
-                    inside = text.count("\n", start, pos)
-                    if inside:
-                        line += inside
-                        line_start = text.rindex("\n", start, pos) + 1
-                    continue
-                if kind == "DIRECTIVE":
-                    fold = lexer.fold_case = text[start:stop] == "#!fold-case"
-                    continue
-                kind = literals.get(text[start:stop], kind)
-            last = start, line, col, stop
-            entry = table[states[-1]].get(kind)
+            entry = row.get(kind)
             while True:
                 if entry is None:
-                    raise self.unexpected(Tok(kind, text[start:stop], start, line, col, stop), states, values)
+                    alias = literals.get(text[start:pos], kind) if kind in literal_kinds else kind
+                    if alias != kind:  # a literal a pattern matches too: "." is a DOT
+                        kind = alias
+                        entry = row.get(kind)
+                        continue
+                    raise self.unexpected(Tok(kind, text[start:pos], start, line, col, pos), states, values)
                 step = entry[0]
-                if ADD <= step <= PUSH:  # an atom: its value, then where it lands
-                    name = text[start:stop]
-                    if kind == "SYMBOL" and not fold and (len(name) == 1 or name[0] not in NUMBER_START):
-                        value = (symbols.get(name) or intern(name), _new_span(Span, (file, line, col)))
+                if step <= PUSH:  # an atom: its value, then where it lands
+                    name = text[start:pos]
+                    if kind == "SYMBOL" and not fold and (
+                        name[0] not in slow_start or (len(name) == 1 and name not in literals)
+                    ):
+                        value = (symbols.get(name) or intern(name), new_span(Span, (file, line, col)))
                     elif kind == "NUMBER" and len(name) < 16 and name.isdigit() and name.isascii() and len(name) <= max_digits:
-                        value = (int(name), _new_span(Span, (file, line, col)))
+                        value = (int(name), new_span(Span, (file, line, col)))
                     else:
                         if fold and (kind == "SYMBOL" or kind == "CHARACTER"):
                             name = fold_case_of(kind, name)
-                        value = callbacks[kind](Tok(kind, name, start, line, col, stop))
+                        if name in literals and kind in literal_kinds:
+                            kind = literals[name]
+                            entry = row.get(kind)
+                            continue
+                        value = callbacks[kind](Tok(kind, name, start, line, col, pos))
                     if step == ADD:
                         values[-1].append(value)
                     else:
                         push_value([value] if step == FIRST else value)
-                        push_state(entry[1])
+                        push_state(row := entry[1])
                     break
                 if step == SHIFT:
-                    push_value(Tok(kind, text[start:stop], start, line, col, stop))
-                    push_state(entry[1])
+                    push_value(Tok(kind, text[start:pos], start, line, col, pos))
+                    push_state(row := entry[1])
                     break
                 if step == CLOSE:  # shift the closing bracket and reduce at once
                     size = entry[1] - 1
@@ -208,27 +213,50 @@ class LalrLoop:
                     del states[-size:]
                     del values[-size:]
                     value = entry[2](children)
-                    landing = table[states[-1]][entry[3]]
+                    name = entry[3]
+                elif step == IGNORED:
+                    break
                 else:  # a reduction the lookahead asks for; then look again
                     value, name = self.reduce(entry, states, values)
-                    landing = table[states[-1]][name]
+                row = states[-1]
+                landing = row[name]
                 if landing[0] == ADD:
                     values[-1].append(value)
                 else:
                     push_value([value] if landing[0] == FIRST else value)
-                    push_state(landing[1])
+                    push_state(row := landing[1])
                 if step == CLOSE:
                     break
-                entry = table[states[-1]].get(kind)
-            if kind in MULTILINE:  # count the lines inside the token
-                inside = text.count("\n", start, stop)
+                entry = row.get(kind)
+            if kind in multiline or step == IGNORED:  # count the lines inside the token
+                if kind == "BLOCK_COMMENT_OPEN":
+                    pos = block_comment_end(text, pos, end)
+                    if pos < 0:
+                        span = Span(file, line, col)
+                        raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
+                elif kind == "DIRECTIVE":
+                    fold = lexer.fold_case = text[start:pos] == "#!fold-case"
+                    continue
+                inside = text.count("\n", start, pos)
                 if inside:
                     line += inside
-                    line_start = text.rindex("\n", start, stop) + 1
-        end_token = Tok("$END", "", 0, 1, 1, 0) if last is None else Tok("$END", "", *last)
-        return self.finish(end_token, states, values)
+                    line_start = text.rindex("\n", start, pos) + 1
+                if step == IGNORED:
+                    continue
+            last = start
+        return self.finish(states, values, lambda: self._end_token(source, last))
 
-    def reduce(self, entry: tuple[Any, ...], states: list[int], values: list[Any]) -> tuple[Any, str]:
+    @staticmethod
+    def _end_token(source: Source, last: int) -> Tok:
+        """The ``$END`` token, where the last token starts (as Lark's ``Token.new_borrow_pos``)."""
+        if last < 0:
+            return Tok("$END", "", 0, 1, 1, 0)
+        text = source.text
+        line = source.line + text.count("\n", source.start, last)
+        line_start = max(text.rfind("\n", 0, last) + 1, source.line_start)
+        return Tok("$END", "", last, line, last - line_start + 1, last)
+
+    def reduce(self, entry: tuple[Any, ...], states: list[Any], values: list[Any]) -> tuple[Any, str]:
         """Make the reduction ``entry`` (REDUCE, PASS, APPEND or WRAP): pop what it covers;
         the value it makes and the rule's name (where that value lands is the caller's)."""
         step = entry[0]
@@ -250,27 +278,24 @@ class LalrLoop:
             del values[-size:]
         return entry[2](children), entry[3]
 
-    def finish(self, tok: Tok, states: list[int], values: list[Any]) -> Any:
+    def finish(self, states: list[Any], values: list[Any], end_token: Callable[[], Tok]) -> Any:
         """Feed the ``$END`` token: reduce until the start rule is complete."""
-        table, end = self.table, self.end
         while True:
-            entry = table[states[-1]].get("$END")
+            entry = states[-1].get("$END")
             if entry is None or entry[0] not in (REDUCE, PASS, APPEND, WRAP):
-                raise self.unexpected(tok, states, values)
+                raise self.unexpected(end_token(), states, values)
             value, name = self.reduce(entry, states, values)
-            landing = table[states[-1]][name]
+            landing = states[-1][name]
             if landing[0] == ADD:
                 values[-1].append(value)
-            elif landing[0] == FIRST:
-                values.append([value])
-                states.append(landing[1])
             else:
-                values.append(value)
+                values.append([value] if landing[0] == FIRST else value)
                 states.append(landing[1])
-            if states[-1] == end:
+            if states[-1] is self.end:
                 return values[-1]
 
-    def unexpected(self, tok: Any, states: list[int], values: list[Any]) -> UnexpectedToken:
+    def unexpected(self, tok: Any, states: list[Any], values: list[Any]) -> UnexpectedToken:
         """Lark's error for ``tok`` where the parse stands."""
-        expected = {name for name in self.table[states[-1]] if name.isupper()}
-        return UnexpectedToken(tok, expected, state=Stacks(states, values))
+        expected = {name for name, entry in states[-1].items() if name.isupper() and entry[0] != IGNORED}
+        numbers = [self.numbers[id(row)] for row in states]
+        return UnexpectedToken(tok, expected, state=Stacks(numbers, values))
