@@ -374,7 +374,7 @@ class _Builder:
             return NIL, span
         result = _chain(children[1], NIL)
         if result is not NIL:
-            result.span = span
+            result._span = span
         return result, span
 
     def dotted_list(self, children: list[Any]) -> Datum:
@@ -420,7 +420,7 @@ def _chain(items: list[Datum], tail: Any) -> Any:
         cell = Pair()  # inline: a call of cons per element costs half again
         cell.car = value
         cell.cdr = result
-        cell.span = span
+        cell._span = span  # the slot itself: the ``span`` property's setter is a Python call
         result = cell
     return result
 
@@ -481,13 +481,6 @@ class _Reader:
         """The raw tokens of ``text[start:]`` (atoms unchecked); ``at`` as for :meth:`parse`."""
         self.lexer.file = file
         return self.lexer.lex(LexerState(Source.of(text, start, len(text), at)), None)  # type: ignore[arg-type]
-
-
-def _end_token_unused(last: Tok | None) -> Tok:
-    """The ``$END`` token after ``last``, at its place (as Lark's ``Token.new_borrow_pos``)."""
-    if last is None:
-        return Tok("$END", "", 0, 1, 1, 0)
-    return Tok("$END", "", last.start_pos, last.line, last.column, last.end_pos)
 
 
 def _plain_rule_names(lark: Lark) -> None:

@@ -23,18 +23,26 @@ class ReadError(SchemeError):
         self.incomplete = incomplete
 
 
-class Tok:
-    """A token: what Lark's parser needs of one (``lark.Token`` is slower to make)."""
+class Tok(NamedTuple):
+    """A token: what Lark's parser and the reader's messages need of one (a ``lark.Token``
+    is slower to make). A tuple, so ``tuple.__new__(Tok, (...))`` makes one in C."""
 
-    __slots__ = ("column", "end_column", "end_line", "end_pos", "line", "start_pos", "type", "value")
+    type: str
+    value: str
+    start_pos: int
+    line: int
+    column: int
+    end_pos: int
 
-    def __init__(self, kind: str, value: str, start_pos: int, line: int, column: int, end_pos: int) -> None:
-        self.type = kind
-        self.value = value
-        self.start_pos = start_pos
-        self.line = self.end_line = line
-        self.column = self.end_column = column
-        self.end_pos = end_pos
+    @property
+    def end_line(self) -> int:
+        """The line the token starts on (Lark's errors ask for it; no token here spans lines
+        but strings, whose end no message needs)."""
+        return self.line
+
+    @property
+    def end_column(self) -> int:
+        return self.column
 
     def __repr__(self) -> str:
         return f"Tok({self.type}, {self.value!r})"

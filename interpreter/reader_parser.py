@@ -48,7 +48,9 @@ ADD, FIRST, PUSH, SHIFT, CLOSE, REDUCE, PASS, APPEND, WRAP, IGNORED = range(10)
 #: Tokens whose text may hold a newline (the lexer counts lines inside them).
 MULTILINE = frozenset(["STRING", "BAR_SYMBOL", "CHARACTER"])
 
-_new_span = tuple.__new__  # a Span without the Python-level __new__ a NamedTuple call goes through
+#: ``_new(Span, (file, line, column))`` makes a Span (or a Tok) without the Python-level
+#: ``__new__`` a NamedTuple call goes through.
+_new = tuple.__new__
 
 
 class Stacks:
@@ -143,7 +145,7 @@ class LalrLoop:
         match, kinds = lexer.pattern.match, lexer.kinds
         fold = lexer.fold_case
         symbols, intern, max_digits = Symbol._table, Symbol.intern, DIGITS.get()
-        new_span, multiline = _new_span, MULTILINE
+        new, multiline = _new, MULTILINE
         slow_start = NUMBER_START | {literal[0] for literal in literals}  # symbols the callback reads
         row = self.start
         states: list[dict[str, Any]] = [row]
@@ -178,16 +180,16 @@ class LalrLoop:
                         kind = alias
                         entry = row.get(kind)
                         continue
-                    raise self.unexpected(Tok(kind, text[start:pos], start, line, col, pos), states, values)
+                    raise self.unexpected(new(Tok, (kind, text[start:pos], start, line, col, pos)), states, values)
                 step = entry[0]
                 if step <= PUSH:  # an atom: its value, then where it lands
                     name = text[start:pos]
                     if kind == "SYMBOL" and not fold and (
                         name[0] not in slow_start or (len(name) == 1 and name not in literals)
                     ):
-                        value = (symbols.get(name) or intern(name), new_span(Span, (file, line, col)))
+                        value = (symbols.get(name) or intern(name), new(Span, (file, line, col)))
                     elif kind == "NUMBER" and len(name) < 16 and name.isdigit() and name.isascii() and len(name) <= max_digits:
-                        value = (int(name), new_span(Span, (file, line, col)))
+                        value = (int(name), new(Span, (file, line, col)))
                     else:
                         if fold and (kind == "SYMBOL" or kind == "CHARACTER"):
                             name = fold_case_of(kind, name)
@@ -195,7 +197,12 @@ class LalrLoop:
                             kind = literals[name]
                             entry = row.get(kind)
                             continue
-                        value = callbacks[kind](Tok(kind, name, start, line, col, pos))
+                        value = callbacks[kind](new(Tok, (kind, name, start, line, col, pos)))
+                        if kind in multiline:  # count the lines inside the token
+                            inside = text.count("\n", start, pos)
+                            if inside:
+                                line += inside
+                                line_start = text.rindex("\n", start, pos) + 1
                     if step == ADD:
                         values[-1].append(value)
                     else:
@@ -203,7 +210,7 @@ class LalrLoop:
                         push_state(row := entry[1])
                     break
                 if step == SHIFT:
-                    push_value(Tok(kind, text[start:pos], start, line, col, pos))
+                    push_value(new(Tok, (kind, text[start:pos], start, line, col, pos)))
                     push_state(row := entry[1])
                     break
                 if step == CLOSE:  # shift the closing bracket and reduce at once
@@ -214,7 +221,19 @@ class LalrLoop:
                     del values[-size:]
                     value = entry[2](children)
                     name = entry[3]
-                elif step == IGNORED:
+                elif step == IGNORED:  # a block comment or a directive
+                    if kind == "BLOCK_COMMENT_OPEN":
+                        pos = block_comment_end(text, pos, end)
+                        if pos < 0:
+                            span = Span(file, line, col)
+                            raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
+                        inside = text.count("\n", start, pos)
+                        if inside:
+                            line += inside
+                            line_start = text.rindex("\n", start, pos) + 1
+                    else:
+                        fold = lexer.fold_case = text[start:pos] == "#!fold-case"
+                    start = last  # no token: the last one stays the last
                     break
                 else:  # a reduction the lookahead asks for; then look again
                     value, name = self.reduce(entry, states, values)
@@ -228,21 +247,6 @@ class LalrLoop:
                 if step == CLOSE:
                     break
                 entry = row.get(kind)
-            if kind in multiline or step == IGNORED:  # count the lines inside the token
-                if kind == "BLOCK_COMMENT_OPEN":
-                    pos = block_comment_end(text, pos, end)
-                    if pos < 0:
-                        span = Span(file, line, col)
-                        raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
-                elif kind == "DIRECTIVE":
-                    fold = lexer.fold_case = text[start:pos] == "#!fold-case"
-                    continue
-                inside = text.count("\n", start, pos)
-                if inside:
-                    line += inside
-                    line_start = text.rindex("\n", start, pos) + 1
-                if step == IGNORED:
-                    continue
             last = start
         return self.finish(states, values, lambda: self._end_token(source, last))
 
