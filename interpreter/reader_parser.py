@@ -53,6 +53,12 @@ MULTILINE = frozenset(["STRING", "BAR_SYMBOL", "CHARACTER"])
 _new = tuple.__new__
 
 
+def _next_newline(text: str, pos: int) -> int:
+    """Where the first newline at or after ``pos`` is; past the text if there is none."""
+    at = text.find("\n", pos)
+    return at if at >= 0 else len(text)
+
+
 class Stacks:
     """What an ``UnexpectedToken`` carries as its ``state``: the parse's stacks when it failed."""
 
@@ -153,6 +159,7 @@ class LalrLoop:
         push_state, push_value = states.append, values.append
         poll_at = pos + POLL_CHARS
         last = -1  # where the last token starts
+        newline = _next_newline(text, pos)  # the first newline not yet counted
         while True:
             m = match(text, pos, end)
             if m is None:
@@ -161,13 +168,11 @@ class LalrLoop:
             if index is None:  # only whitespace and comments were left
                 break
             kind = kinds[index]
-            start, stop = m.span(index)
-            if start > pos:  # newlines in the whitespace before the token
-                before = text.count("\n", pos, start)
-                if before:
-                    line += before
-                    line_start = text.rindex("\n", pos, start) + 1
-            pos = stop
+            start, pos = m.span(index)
+            if start > newline:  # newlines in the whitespace before the token
+                line += text.count("\n", newline, start)
+                line_start = text.rindex("\n", newline, start) + 1
+                newline = _next_newline(text, start)
             col = start - line_start + 1
             if pos > poll_at:  # a long text: check the run's limits (time, memory) as it goes
                 poll_limits()
@@ -198,11 +203,10 @@ class LalrLoop:
                             entry = row.get(kind)
                             continue
                         value = callbacks[kind](new(Tok, (kind, name, start, line, col, pos)))
-                        if kind in multiline:  # count the lines inside the token
-                            inside = text.count("\n", start, pos)
-                            if inside:
-                                line += inside
-                                line_start = text.rindex("\n", start, pos) + 1
+                        if kind in multiline and pos > newline:  # count the lines inside the token
+                            line += text.count("\n", newline, pos)
+                            line_start = text.rindex("\n", newline, pos) + 1
+                            newline = _next_newline(text, pos)
                     if step == ADD:
                         values[-1].append(value)
                     else:
@@ -227,10 +231,10 @@ class LalrLoop:
                         if pos < 0:
                             span = Span(file, line, col)
                             raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
-                        inside = text.count("\n", start, pos)
-                        if inside:
-                            line += inside
-                            line_start = text.rindex("\n", start, pos) + 1
+                        if pos > newline:
+                            line += text.count("\n", newline, pos)
+                            line_start = text.rindex("\n", newline, pos) + 1
+                            newline = _next_newline(text, pos)
                     else:
                         fold = lexer.fold_case = text[start:pos] == "#!fold-case"
                     start = last  # no token: the last one stays the last
