@@ -446,7 +446,8 @@ class _Reader:
         )
         self.lexer: SchemeLexer = self.lark.parser.lexer
         _plain_rule_names(self.lark)
-        self.loop = LalrLoop(self.lark, lists=frozenset(["items"]), ignored=SchemeLexer.ACTED_ON)  # as _Builder.items does
+        lists, chains = frozenset(["items"]), frozenset(["list"])  # as _Builder.items and .list do
+        self.loop = LalrLoop(self.lark, lists=lists, ignored=SchemeLexer.ACTED_ON, chains=chains)
         self.lock = threading.RLock()
 
     def parse(

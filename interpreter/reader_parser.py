@@ -31,7 +31,7 @@ from lark.parse_tree_builder import ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
 from .bignum import DIGITS
-from .datatypes import Span, Symbol
+from .datatypes import NIL, Pair, Span, Symbol
 from .number_syntax import NUMBER_START
 from .polling import poll_limits
 from .reader_lexer import POLL_CHARS, ReadError, Tok, block_comment_end, fold_case_of
@@ -43,10 +43,7 @@ if TYPE_CHECKING:
 #: ADD, FIRST or PUSH: where its value lands. Other terminals have SHIFT or CLOSE, the
 #: ignored ones the lexer acts on IGNORED. With a lookahead: REDUCE, PASS, APPEND, WRAP.
 #: A rule name's entry is ADD, FIRST or PUSH.
-ADD, FIRST, PUSH, SHIFT, CLOSE, REDUCE, PASS, APPEND, WRAP, IGNORED = range(10)
-
-#: Tokens whose text may hold a newline (the lexer counts lines inside them).
-MULTILINE = frozenset(["STRING", "BAR_SYMBOL", "CHARACTER"])
+ADD, FIRST, PUSH, SHIFT, CLOSE, REDUCE, PASS, APPEND, WRAP, IGNORED, CHAIN = range(11)
 
 #: ``_new(Span, (file, line, column))`` makes a Span (or a Tok) without the Python-level
 #: ``__new__`` a NamedTuple call goes through.
@@ -77,13 +74,23 @@ class LalrLoop:
     ``(IGNORED,)`` or a landing: ``(ADD,)``, ``(FIRST, row)``, ``(PUSH, row)``. The parse's
     state stack holds rows, not state numbers, so a step looks up no state.
 
+    ``chains`` names rules ``OPEN items? CLOSE`` whose callback makes the items a chain of
+    pairs, each spanned by its datum, the first by the opening token (``(a b)``): the
+    loop builds them with no call.
+
     ``lists`` names left-recursive list rules (``items: items? element``) whose callback
     is known to make a list of its one child and to append its second child to its first:
     their steps are done in the loop, with no call. A value that arrives in a state lands:
     ADD appends it to the list on top of the stack (the state stays), FIRST starts a list
     with it (``items: element``), PUSH pushes it and the state the table goes to."""
 
-    def __init__(self, lark: Lark, lists: frozenset[str] = frozenset(), ignored: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        lark: Lark,
+        lists: frozenset[str] = frozenset(),
+        ignored: frozenset[str] = frozenset(),
+        chains: frozenset[str] = frozenset(),
+    ) -> None:
         parser = lark.parser.parser.parser  # ParsingFrontend -> LALR_Parser -> _Parser
         table, callbacks = parser.parse_table, parser.callbacks
         self.callbacks: dict[str, Callable[[Tok], Any]] = {
@@ -135,7 +142,7 @@ class LalrLoop:
                 if not name.isupper() or name in self.callbacks:
                     row[name] = landing(state, name)
                 elif then is not None and then[0] == REDUCE and then[1] >= 2:
-                    row[name] = (CLOSE, *then[1:])
+                    row[name] = (CHAIN if then[3] in chains and then[1] <= 3 else CLOSE, *then[1:])
                 else:
                     row[name] = (SHIFT, rows[to])
             for name in ignored:
@@ -151,7 +158,7 @@ class LalrLoop:
         match, kinds = lexer.pattern.match, lexer.kinds
         fold = lexer.fold_case
         symbols, intern, max_digits = Symbol._table, Symbol.intern, DIGITS.get()
-        new, multiline = _new, MULTILINE
+        new = _new
         slow_start = NUMBER_START | {literal[0] for literal in literals}  # symbols the callback reads
         row = self.start
         states: list[dict[str, Any]] = [row]
@@ -159,10 +166,13 @@ class LalrLoop:
         push_state, push_value = states.append, values.append
         poll_at = pos + POLL_CHARS
         last = -1  # where the last token starts
-        newline = _next_newline(text, pos)  # the first newline not yet counted
+        newline = _next_newline(text, pos)  # the first newline not yet counted (counted at the next token)
         while True:
             m = match(text, pos, end)
-            if m is None:
+            if m is None:  # (the lines inside the last token are not counted yet)
+                if pos > newline:
+                    line += text.count("\n", newline, pos)
+                    line_start = text.rindex("\n", newline, pos) + 1
                 raise lexer._no_token(text, pos, end, line, line_start)
             index = m.lastindex
             if index is None:  # only whitespace and comments were left
@@ -203,10 +213,6 @@ class LalrLoop:
                             entry = row.get(kind)
                             continue
                         value = callbacks[kind](new(Tok, (kind, name, start, line, col, pos)))
-                        if kind in multiline and pos > newline:  # count the lines inside the token
-                            line += text.count("\n", newline, pos)
-                            line_start = text.rindex("\n", newline, pos) + 1
-                            newline = _next_newline(text, pos)
                     if step == ADD:
                         values[-1].append(value)
                     else:
@@ -217,7 +223,27 @@ class LalrLoop:
                     push_value(new(Tok, (kind, text[start:pos], start, line, col, pos)))
                     push_state(row := entry[1])
                     break
-                if step == CLOSE:  # shift the closing bracket and reduce at once
+                if step == CHAIN:  # "(" items ")": the items as pairs, each spanned by its datum
+                    if entry[1] == 3:
+                        items = values.pop()
+                        del states[-2:]
+                    else:
+                        items = ()
+                        del states[-1]
+                    opener = values.pop()
+                    span = new(Span, (file, opener[3], opener[4]))
+                    result = NIL
+                    for datum, datum_span in reversed(items):
+                        cell = Pair()
+                        cell.car = datum
+                        cell.cdr = result
+                        cell._span = datum_span  # the slot: the ``span`` property's setter is a Python call
+                        result = cell
+                    if result is not NIL:
+                        result._span = span  # a list's first pair: where it opens
+                    value = (result, span)
+                    name = entry[3]
+                elif step == CLOSE:  # shift the closing bracket and reduce at once
                     size = entry[1] - 1
                     children = values[-size:]
                     children.append(None)  # the closing bracket: no callback looks at it
@@ -231,10 +257,6 @@ class LalrLoop:
                         if pos < 0:
                             span = Span(file, line, col)
                             raise ReadError("unterminated block comment (#| opened here)", span, incomplete=True)
-                        if pos > newline:
-                            line += text.count("\n", newline, pos)
-                            line_start = text.rindex("\n", newline, pos) + 1
-                            newline = _next_newline(text, pos)
                     else:
                         fold = lexer.fold_case = text[start:pos] == "#!fold-case"
                     start = last  # no token: the last one stays the last
@@ -248,7 +270,7 @@ class LalrLoop:
                 else:
                     push_value([value] if landing[0] == FIRST else value)
                     push_state(row := landing[1])
-                if step == CLOSE:
+                if step == CLOSE or step == CHAIN:
                     break
                 entry = row.get(kind)
             last = start
