@@ -157,7 +157,8 @@ class LalrLoop:
         callbacks, literals, literal_kinds = self.callbacks, lexer.literals, lexer.literal_kinds
         match, kinds = lexer.pattern.match, lexer.kinds
         fold = lexer.fold_case
-        symbols, intern, max_digits = Symbol._table, Symbol.intern, DIGITS.get()
+        symbols, intern = Symbol._table, Symbol.intern
+        short = min(16, DIGITS.get() + 1)  # integers shorter than this are read here, as ``int``
         new = _new
         slow_start = NUMBER_START | {literal[0] for literal in literals}  # symbols the callback reads
         row = self.start
@@ -203,7 +204,7 @@ class LalrLoop:
                         name[0] not in slow_start or (len(name) == 1 and name not in literals)
                     ):
                         value = (symbols.get(name) or intern(name), new(Span, (file, line, col)))
-                    elif kind == "NUMBER" and len(name) < 16 and name.isdigit() and name.isascii() and len(name) <= max_digits:
+                    elif kind == "NUMBER" and len(name) < short and name.isdigit() and name.isascii():
                         value = (int(name), new(Span, (file, line, col)))
                     else:
                         if fold and (kind == "SYMBOL" or kind == "CHARACTER"):
@@ -270,7 +271,7 @@ class LalrLoop:
                 else:
                     push_value([value] if landing[0] == FIRST else value)
                     push_state(row := landing[1])
-                if step == CLOSE or step == CHAIN:
+                if step in (CLOSE, CHAIN):
                     break
                 entry = row.get(kind)
             last = start
