@@ -115,10 +115,11 @@ class LalrLoop:
                 else:
                     row[name] = (REDUCE, size, callback, origin)
 
-        def default(state: int) -> tuple[Any, ...] | None:
-            """The one reduction ``state`` makes whatever the lookahead, if it makes one."""
-            entries = set(steps[state].values())
-            return entries.pop() if len(entries) == 1 and not gotos[state] else None
+        defaults: dict[int, tuple[Any, ...] | None] = {}
+        for state, row in steps.items():
+            entries = set(row.values())  # (the callbacks hash by identity)
+            defaults[state] = entries.pop() if len(entries) == 1 and not gotos[state] else None
+        default = defaults.__getitem__  # the one reduction a state makes whatever the lookahead, or None
 
         #: The rows, by state number (filled below: entries refer to rows).
         self.rows: dict[int, dict[str, tuple[Any, ...]]] = {state: dict(row) for state, row in steps.items()}
