@@ -1,9 +1,10 @@
 """The reader: Scheme text to Scheme data, with source spans.
 
-The syntax lives in ``grammar.lark``. Lark builds its LALR(1) table; the loop that runs it
-(``reader_parser.LalrLoop``, over the tokens of ``reader_lexer.SchemeLexer``) calls
-:class:`_Builder` for every terminal it shifts and every rule it reduces, so values are
-built during the parse and no tree is walked afterwards: nesting depth is limited only by memory.
+The syntax lives in ``grammar.lark``. Lark builds its LALR(1) table; one loop lexes the text
+with ``reader_lexer.SchemeLexer``'s pattern and runs the table (``reader_parser.LalrLoop.read``),
+calling :class:`_Builder` for the terminals and rules it does not build itself (symbols, short
+integers and lists it does), so values are built during the parse and no tree is walked
+afterwards: nesting depth is limited only by memory.
 Inside the parse every datum travels as a ``(value, Span)`` pair so that lists can
 give each of their pairs a span.
 

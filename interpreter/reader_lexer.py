@@ -1,6 +1,7 @@
 """The reader's lexer: the grammar's terminals as one regular expression, plus nested block
 comments and ``#!fold-case`` directives (split from ``reader.py``; Lark builds the table from
-``grammar.lark`` and ``reader_parser.LalrLoop`` drives it with these tokens).
+``grammar.lark``; ``reader_parser.LalrLoop.read`` matches this lexer's pattern itself and drives
+the table; :meth:`SchemeLexer.lex` yields the tokens for ``read``'s look for a datum's end).
 """
 
 from __future__ import annotations
@@ -138,7 +139,8 @@ POLL_CHARS = 1 << 16
 
 class SchemeLexer(Lexer):
     """The grammar's terminals as one regular expression, in Lark's order of preference
-    (priority, then longest pattern), plus nested ``#| ... |#`` comments.
+    (priority, then longest pattern) up to reorderings that change no match (see
+    :meth:`alternatives`), plus nested ``#| ... |#`` comments.
 
     The ignored terminals that need no action (whitespace, line comments) are skipped by
     the same match as the token after them, so each token costs one regex match."""
