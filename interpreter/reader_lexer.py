@@ -122,13 +122,15 @@ def _first_character(regexp: str) -> str | None:
 _PROBES = ("", " ", ")", "a", "0", "@", ".", "#", '"', "|", "\n")
 
 
-def _may_begin(tokens: list[Any], char: str) -> bool:
-    """Whether one of ``tokens`` may match text that begins with ``char``."""
+def _may_begin(tokens: list[Any], char: str, matchers: dict[str, Any]) -> bool:
+    """Whether one of ``tokens`` may match text that begins with ``char`` (``matchers``: the
+    compiled ``match`` of each pattern token, by name)."""
+    texts = [char + probe for probe in _PROBES]
     for t in tokens:
         if t.pattern.type == "str":
             if t.pattern.value.startswith(char):
                 return True
-        elif any(re.match(t.pattern.to_regexp(), char + probe) for probe in _PROBES):
+        elif any(map(matchers[t.name], texts)):
             return True
     return False
 
@@ -195,15 +197,16 @@ class SchemeLexer(Lexer):
 
         if not quick:
             return "|".join(map(named, tokens))
+        matchers = {t.name: re.compile(t.pattern.to_regexp()).match for t in tokens if t.pattern.type == "re"}
         hashed = [t for t in tokens if _first_character(t.pattern.to_regexp()) == "#"]
-        if _may_begin([t for t in tokens if t not in hashed], "#"):
+        if _may_begin([t for t in tokens if t not in hashed], "#", matchers):
             hashed = []
         first = [
             t
             for t in tokens
             if t.pattern.type == "str"
             and len(t.pattern.value) == 1
-            and not _may_begin([other for other in tokens if other is not t], t.pattern.value)
+            and not _may_begin([other for other in tokens if other is not t], t.pattern.value, matchers)
         ]
         rest = [t for t in tokens if t not in hashed and t not in first]
         behind_hash = ["(?=#)(?:" + "|".join(map(named, hashed)) + ")"] if hashed else []
