@@ -40,10 +40,10 @@ if TYPE_CHECKING:
     from .reader_lexer import SchemeLexer, Source
 
 #: Kinds of an entry of :attr:`LalrLoop.rows`. A terminal with a callback (an atom) has
-#: ADD, FIRST or PUSH: where its value lands. Other terminals have SHIFT or CLOSE, the
+#: ADD, FIRST, PUSH or SETTLE: where its value lands. Other terminals have SHIFT or CLOSE, the
 #: ignored ones the lexer acts on IGNORED. With a lookahead: REDUCE, PASS, APPEND, WRAP.
-#: A rule name's entry is ADD, FIRST or PUSH.
-ADD, FIRST, PUSH, SHIFT, CLOSE, REDUCE, PASS, APPEND, WRAP, IGNORED, CHAIN = range(11)
+#: A rule name's entry is a landing too.
+ADD, FIRST, PUSH, SETTLE, SHIFT, CLOSE, REDUCE, PASS, APPEND, WRAP, IGNORED, CHAIN = range(12)
 
 #: ``_new(Span, (file, line, column))`` makes a Span (or a Tok) without the Python-level
 #: ``__new__`` a NamedTuple call goes through.
@@ -71,7 +71,8 @@ class LalrLoop:
     terminal or rule name -> ``(SHIFT, row)``, ``(CLOSE, size, callback, name)`` (shift,
     then reduce a rule of ``size`` symbols ending in the terminal), ``(REDUCE, size,
     callback, name)``, ``(PASS, name)`` (a one-child inlined rule: its value is its child's),
-    ``(IGNORED,)`` or a landing: ``(ADD,)``, ``(FIRST, row)``, ``(PUSH, row)``. The parse's
+    ``(IGNORED,)`` or a landing: ``(ADD,)``, ``(FIRST, row)``, ``(PUSH, row)``, ``(SETTLE, row,
+    reduction)``. The parse's
     state stack holds rows, not state numbers, so a step looks up no state.
 
     ``chains`` names rules ``OPEN items? CLOSE`` whose callback makes the items a chain of
@@ -82,7 +83,9 @@ class LalrLoop:
     is known to make a list of its one child and to append its second child to its first:
     their steps are done in the loop, with no call. A value that arrives in a state lands:
     ADD appends it to the list on top of the stack (the state stays), FIRST starts a list
-    with it (``items: element``), PUSH pushes it and the state the table goes to."""
+    with it (``items: element``), PUSH pushes it and the state the table goes to, SETTLE does too
+    and then makes the one reduction that state makes whatever comes next (``'x`` is a quotation
+    as soon as ``x`` is read), and lands its value in turn."""
 
     def __init__(
         self,
@@ -135,6 +138,8 @@ class LalrLoop:
                 return (FIRST, rows[gotos[state][then[1]]])
             if then is not None and then[0] == PASS:
                 return landing(state, then[1])
+            if then is not None and then[0] == REDUCE:  # pushed, then reduced at once
+                return (SETTLE, rows[to], then)
             return (PUSH, rows[to])
 
         for state, row in rows.items():
@@ -199,7 +204,7 @@ class LalrLoop:
                         continue
                     raise self.unexpected(new(Tok, (kind, text[start:pos], start, line, col, pos)), states, values)
                 step = entry[0]
-                if step <= PUSH:  # an atom: its value, then where it lands
+                if step <= SETTLE:  # an atom: its value, then where it lands
                     name = text[start:pos]
                     if kind == "SYMBOL" and not fold and (
                         name[0] not in slow_start or (len(name) == 1 and name not in literals)
@@ -220,6 +225,8 @@ class LalrLoop:
                     else:
                         push_value([value] if step == FIRST else value)
                         push_state(row := entry[1])
+                        if step == SETTLE:
+                            row = self.settle(entry, states, values)
                     break
                 if step == SHIFT:
                     push_value(new(Tok, (kind, text[start:pos], start, line, col, pos)))
@@ -272,6 +279,8 @@ class LalrLoop:
                 else:
                     push_value([value] if landing[0] == FIRST else value)
                     push_state(row := landing[1])
+                    if landing[0] == SETTLE:
+                        row = self.settle(landing, states, values)
                 if step in (CLOSE, CHAIN):
                     break
                 entry = row.get(kind)
@@ -287,6 +296,19 @@ class LalrLoop:
         line = source.line + text.count("\n", source.start, last)
         line_start = max(text.rfind("\n", 0, last) + 1, source.line_start)
         return Tok("$END", "", last, line, last - line_start + 1, last)
+
+    def settle(self, landing: tuple[Any, ...], states: list[Any], values: list[Any]) -> dict[str, Any]:
+        """After a SETTLE landing pushed its value: make the reduction its state makes whatever
+        comes next, land that value, and so on while the landings settle; the row on top."""
+        while landing[0] == SETTLE:
+            value, name = self.reduce(landing[2], states, values)
+            landing = states[-1][name]
+            if landing[0] == ADD:
+                values[-1].append(value)
+                break
+            values.append([value] if landing[0] == FIRST else value)
+            states.append(landing[1])
+        return states[-1]
 
     def reduce(self, entry: tuple[Any, ...], states: list[Any], values: list[Any]) -> tuple[Any, str]:
         """Make the reduction ``entry`` (REDUCE, PASS, APPEND or WRAP): pop what it covers;
@@ -323,6 +345,8 @@ class LalrLoop:
             else:
                 values.append([value] if landing[0] == FIRST else value)
                 states.append(landing[1])
+                if landing[0] == SETTLE:
+                    self.settle(landing, states, values)
             if states[-1] is self.end:
                 return values[-1]
 
