@@ -1,9 +1,10 @@
 """The reader: Scheme text to Scheme data, with source spans.
 
-The syntax lives in ``grammar.lark``. Lark builds its LALR(1) table; the loop that runs it
-(``reader_parser.LalrLoop``, over the tokens of ``reader_lexer.SchemeLexer``) calls
-:class:`_Builder` for every terminal it shifts and every rule it reduces, so values are
-built during the parse and no tree is walked afterwards: nesting depth is limited only by memory.
+The syntax lives in ``grammar.lark``. Lark builds its LALR(1) table; one loop lexes the text
+with ``reader_lexer.SchemeLexer``'s pattern and runs the table (``reader_parser.LalrLoop.read``),
+calling :class:`_Builder` for the terminals and rules it does not build itself (symbols, short
+integers and lists it does), so values are built during the parse and no tree is walked
+afterwards: nesting depth is limited only by memory.
 Inside the parse every datum travels as a ``(value, Span)`` pair so that lists can
 give each of their pairs a span.
 
@@ -374,7 +375,7 @@ class _Builder:
             return NIL, span
         result = _chain(children[1], NIL)
         if result is not NIL:
-            result.span = span
+            result._span = span
         return result, span
 
     def dotted_list(self, children: list[Any]) -> Datum:
@@ -420,7 +421,7 @@ def _chain(items: list[Datum], tail: Any) -> Any:
         cell = Pair()  # inline: a call of cons per element costs half again
         cell.car = value
         cell.cdr = result
-        cell.span = span
+        cell._span = span  # the slot itself: the ``span`` property's setter is a Python call
         result = cell
     return result
 
@@ -446,7 +447,8 @@ class _Reader:
         )
         self.lexer: SchemeLexer = self.lark.parser.lexer
         _plain_rule_names(self.lark)
-        self.loop = LalrLoop(self.lark, lists=frozenset(["items"]))  # as _Builder.items does
+        lists, chains = frozenset(["items"]), frozenset(["list"])  # as _Builder.items and .list do
+        self.loop = LalrLoop(self.lark, lists=lists, ignored=SchemeLexer.ACTED_ON, chains=chains)
         self.lock = threading.RLock()
 
     def parse(
@@ -468,8 +470,7 @@ class _Reader:
             self.builder.reset()
             self.lexer.fold_case = fold_case
             try:
-                tokens = self.lexer.lex(LexerState(Source.of(text, start, stop, at)), None)  # type: ignore[arg-type]
-                return self.loop.parse(tokens, _end_token)
+                return self.loop.read(self.lexer, Source.of(text, start, stop, at), file)
             except SchemeError:
                 raise
             except UnexpectedInput as exc:
@@ -482,13 +483,6 @@ class _Reader:
         """The raw tokens of ``text[start:]`` (atoms unchecked); ``at`` as for :meth:`parse`."""
         self.lexer.file = file
         return self.lexer.lex(LexerState(Source.of(text, start, len(text), at)), None)  # type: ignore[arg-type]
-
-
-def _end_token(last: Tok | None) -> Tok:
-    """The ``$END`` token after ``last``, at its place (as Lark's ``Token.new_borrow_pos``)."""
-    if last is None:
-        return Tok("$END", "", 0, 1, 1, 0)
-    return Tok("$END", "", last.start_pos, last.line, last.column, last.end_pos)
 
 
 def _plain_rule_names(lark: Lark) -> None:

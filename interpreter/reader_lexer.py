@@ -1,6 +1,7 @@
 """The reader's lexer: the grammar's terminals as one regular expression, plus nested block
 comments and ``#!fold-case`` directives (split from ``reader.py``; Lark builds the table from
-``grammar.lark`` and ``reader_parser.LalrLoop`` drives it with these tokens).
+``grammar.lark``; ``reader_parser.LalrLoop.read`` matches this lexer's pattern itself and drives
+the table; :meth:`SchemeLexer.lex` yields the tokens for ``read``'s look for a datum's end).
 """
 
 from __future__ import annotations
@@ -23,18 +24,26 @@ class ReadError(SchemeError):
         self.incomplete = incomplete
 
 
-class Tok:
-    """A token: what Lark's parser needs of one (``lark.Token`` is slower to make)."""
+class Tok(NamedTuple):
+    """A token: what Lark's parser and the reader's messages need of one (a ``lark.Token``
+    is slower to make). A tuple, so ``tuple.__new__(Tok, (...))`` makes one in C."""
 
-    __slots__ = ("column", "end_column", "end_line", "end_pos", "line", "start_pos", "type", "value")
+    type: str
+    value: str
+    start_pos: int
+    line: int
+    column: int
+    end_pos: int
 
-    def __init__(self, kind: str, value: str, start_pos: int, line: int, column: int, end_pos: int) -> None:
-        self.type = kind
-        self.value = value
-        self.start_pos = start_pos
-        self.line = self.end_line = line
-        self.column = self.end_column = column
-        self.end_pos = end_pos
+    @property
+    def end_line(self) -> int:
+        """The line the token starts on (Lark's errors ask for it; no token here spans lines
+        but strings, whose end no message needs)."""
+        return self.line
+
+    @property
+    def end_column(self) -> int:
+        return self.column
 
     def __repr__(self) -> str:
         return f"Tok({self.type}, {self.value!r})"
@@ -90,13 +99,50 @@ class Source(NamedTuple):
         return cls(text, start, end, *at)
 
 
+def _first_character(regexp: str) -> str | None:
+    """The character every match of ``regexp`` begins with, if it has one (read from the
+    pattern's parse tree: a literal, maybe inside groups); None if unknown."""
+    try:
+        from re import _constants, _parser  # reason: the parse tree of a pattern has no public API
+    except ImportError:  # another Python: no reordering
+        return None
+    items: Any = _parser.parse(regexp)
+    while len(items):
+        op, arg = items[0]
+        if op is _constants.SUBPATTERN:
+            items = arg[-1]
+        elif op is _constants.LITERAL:
+            return chr(arg)
+        else:
+            return None
+    return None
+
+
+#: Texts after a literal's character that :func:`_may_begin` tries other patterns on.
+_PROBES = ("", " ", ")", "a", "0", "@", ".", "#", '"', "|", "\n")
+
+
+def _may_begin(tokens: list[Any], char: str, matchers: dict[str, Any]) -> bool:
+    """Whether one of ``tokens`` may match text that begins with ``char`` (``matchers``: the
+    compiled ``match`` of each pattern token, by name)."""
+    texts = [char + probe for probe in _PROBES]
+    for t in tokens:
+        if t.pattern.type == "str":
+            if t.pattern.value.startswith(char):
+                return True
+        elif any(map(matchers[t.name], texts)):
+            return True
+    return False
+
+
 #: Characters the lexer reads between two checks of the run's limits (tens of milliseconds).
 POLL_CHARS = 1 << 16
 
 
 class SchemeLexer(Lexer):
     """The grammar's terminals as one regular expression, in Lark's order of preference
-    (priority, then longest pattern), plus nested ``#| ... |#`` comments.
+    (priority, then longest pattern) up to reorderings that change no match (see
+    :meth:`alternatives`), plus nested ``#| ... |#`` comments.
 
     The ignored terminals that need no action (whitespace, line comments) are skipped by
     the same match as the token after them, so each token costs one regex match."""
@@ -114,15 +160,57 @@ class SchemeLexer(Lexer):
         tokens = [t for t in terminals if t not in skipped]
         # Possessive: what is skipped is never given back, so no skip can backtrack.
         skip = "(?:" + "|".join(t.pattern.to_regexp() for t in skipped) + ")*+"
-        alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in tokens)
+        alternatives = self.alternatives(tokens)
         self.skip = re.compile(skip, conf.g_regex_flags)
         self.pattern = re.compile(f"{skip}(?:{alternatives}|\\Z)", conf.g_regex_flags)
+        #: The same pattern with the alternatives in Lark's order (the tests and the bench compare).
+        self.lark_order = f"{skip}(?:{self.alternatives(tokens, quick=False)}|\\Z)"
         self.ignore = frozenset(conf.ignore)
         self.literals = self._literals(terminals)
+        #: The terminal each group of the pattern matches, by the group's number.
+        self.kinds: list[str | None] = [None] * (self.pattern.groups + 1)
+        for name, number in self.pattern.groupindex.items():
+            self.kinds[number] = name
+        #: Terminals whose text may be one of the literals (``.`` is a DOT, not a SYMBOL).
+        self.literal_kinds = frozenset(
+            t.name
+            for t in tokens
+            if t.pattern.type == "re" and any(re.fullmatch(t.pattern.to_regexp(), lit) for lit in self.literals)
+        )
         self.file = "<string>"
         #: Whether symbols and character names are case-folded: the state a lex starts in,
         #: and after it the state ``#!fold-case`` / ``#!no-fold-case`` directives left.
         self.fold_case = False
+
+    @staticmethod
+    def alternatives(tokens: list[Any], quick: bool = True) -> str:
+        """The tokens' patterns as named alternatives, in Lark's order of preference.
+
+        ``quick`` reorders them where no match can change, so that a token tries fewer
+        alternatives that fail: a one-character literal that no other token's match can
+        begin with (a bracket, a quote: half of all tokens) comes first, and the tokens
+        whose every match begins with ``#`` sit behind a single ``(?=#)`` test. The tests
+        check that both orders lex the same."""
+
+        def named(t: Any) -> str:
+            return f"(?P<{t.name}>{t.pattern.to_regexp()})"
+
+        if not quick:
+            return "|".join(map(named, tokens))
+        matchers = {t.name: re.compile(t.pattern.to_regexp()).match for t in tokens if t.pattern.type == "re"}
+        hashed = [t for t in tokens if _first_character(t.pattern.to_regexp()) == "#"]
+        if _may_begin([t for t in tokens if t not in hashed], "#", matchers):
+            hashed = []
+        first = [
+            t
+            for t in tokens
+            if t.pattern.type == "str"
+            and len(t.pattern.value) == 1
+            and not _may_begin([other for other in tokens if other is not t], t.pattern.value, matchers)
+        ]
+        rest = [t for t in tokens if t not in hashed and t not in first]
+        behind_hash = ["(?=#)(?:" + "|".join(map(named, hashed)) + ")"] if hashed else []
+        return "|".join([*map(named, first), *map(named, rest), *behind_hash])
 
     @staticmethod
     def _literals(terminals: list[Any]) -> dict[str, str]:
