@@ -6,27 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...bignum import int_shown
-from ...datatypes import (
-    NIL,
-    PAIR_WRITE_TICKS,
-    PAIR_WRITES,
-    VOID,
-    Pair,
-    spine,
-)
+from ...datatypes import NIL, PAIR_WRITE_TICKS, PAIR_WRITES, VOID, Pair, spine
 from ...errors import SchemeError, type_error
 from ...limits import check_elements
 from ...polling import POLL_EVERY, POLL_MASK, poll_limits, ticks
 from ..loops import changed_error
 from ..numbers import check_size
 from ..registry import primitive
-from .core import (
-    build_list,
-    copy_onto,
-    improper_error,
-    list_length,
-    proper_length,
-)
+from .core import build_list, copy_onto, improper_error, list_length, proper_length
 
 
 # ----------------------------------------------------------------------------------
@@ -70,7 +57,6 @@ def is_null(x: Any) -> bool:
     return x is NIL
 
 
-
 @primitive("list?")
 def is_list(x: Any) -> bool:
     """True for proper (finite, NIL-terminated) lists."""
@@ -84,7 +70,6 @@ def length(lst: Any) -> int:
     if n is None:
         raise improper_error("length", lst)
     return n
-
 
 
 @primitive("append")

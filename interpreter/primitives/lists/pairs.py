@@ -6,12 +6,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from ...datatypes import (
-    PAIR_WRITE_TICKS,
-    PAIR_WRITES,
-    VOID,
-    Pair,
-)
+from ...datatypes import PAIR_WRITE_TICKS, PAIR_WRITES, VOID, Pair
 from ...errors import SchemeError, type_error
 from ..registry import primitive
 

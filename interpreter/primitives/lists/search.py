@@ -9,22 +9,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from ...datatypes import (
-    NIL,
-    Char,
-    MString,
-    Pair,
-    Record,
-    Symbol,
-)
+from ...datatypes import NIL, Char, MString, Pair, Record, Symbol
 from ...equality import is_equal, is_eqv
 from ...errors import SchemeError, type_error
 from ...evaluator import caller
 from ...polling import POLL_CHUNK, POLL_EVERY, poll_limits
 from ..registry import primitive
-from .core import (
-    check_proc,
-)
+from .core import check_proc
 
 # ----------------------------------------------------------------------------------
 # searching
@@ -186,7 +177,6 @@ def _find(who: str, lst: Any, x: Any, equal: bool, entries: bool) -> Any:
     else:
         return _search(who, lst, _matcher(x, equal), entries)
     return found if found is not None else _search(who, lst, _matcher(x, equal), entries)
-
 
 
 @primitive("memq")

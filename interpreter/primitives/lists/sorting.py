@@ -5,21 +5,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ...datatypes import (
-    NIL,
-    PAIR_WRITE_TICKS,
-    PAIR_WRITES,
-    Pair,
-)
+from ...datatypes import NIL, PAIR_WRITE_TICKS, PAIR_WRITES, Pair
 from ...errors import type_error
 from ...evaluator import caller
 from ...polling import POLL_MASK, poll_limits
 from ..registry import primitive
-from .core import (
-    build_list,
-    check_proc,
-    to_pylist,
-)
+from .core import build_list, check_proc, to_pylist
 
 
 # ----------------------------------------------------------------------------------

@@ -8,13 +8,7 @@ import gc
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ...datatypes import (
-    NIL,
-    VOID,
-    Pair,
-    Values,
-    values_of,
-)
+from ...datatypes import NIL, VOID, Pair, Values, values_of
 from ...equality import is_equal
 from ...errors import SchemeError, type_error
 from ...evaluator import caller
@@ -23,14 +17,7 @@ from ...polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled, t
 from ..loops import WALK, changed_error
 from ..numbers import add, check_number, check_size, mul
 from ..registry import primitive
-from .core import (
-    build_list,
-    check_proc,
-    is_circular,
-    list_length,
-    proper_length,
-    to_pylist,
-)
+from .core import build_list, check_proc, is_circular, list_length, proper_length, to_pylist
 
 
 # ----------------------------------------------------------------------------------
@@ -276,6 +263,7 @@ def _custom(compare: Any) -> Callable[[Any, Any], bool]:
         return call(a, b) is not False
 
     return same
+
 
 @primitive("delete")
 def delete(x: Any, lst: Any, compare: Any = None) -> Any:
