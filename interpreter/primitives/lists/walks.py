@@ -207,17 +207,22 @@ def reduce_right(f: Any, ridentity: Any, lst: Any) -> Any:
     return acc
 
 
+def _fold_rows(who: str, f: Any, acc: Any, lists: tuple[Any, ...], acc_first: bool) -> Any:
+    """A left fold over the rows of several lists: ``(f acc x ...)`` when ``acc_first``
+    (``fold-left``), else ``(f x ... acc)`` (``fold``)."""
+    call = caller(f, 1 + len(lists))
+    for row in rows(who, lists):
+        acc = call(acc, *row) if acc_first else call(*row, acc)
+    return acc
+
+
 @primitive("fold")
 def fold(kons: Any, knil: Any, lst: Any, *more: Any) -> Any:
     """SRFI-1 fold: ``(kons elem ... acc)`` from the left."""
     check_proc("fold", kons)
     if not more:
         return WALK["fold"](kons, "fold", knil, lst, proper_length("fold", lst))
-    call = caller(kons, 2 + len(more))
-    acc = knil
-    for row in rows("fold", (lst, *more)):
-        acc = call(*row, acc)
-    return acc
+    return _fold_rows("fold", kons, knil, (lst, *more), False)
 
 
 @primitive("fold-left")
@@ -226,11 +231,7 @@ def fold_left(f: Any, init: Any, lst: Any, *more: Any) -> Any:
     check_proc("fold-left", f)
     if not more:
         return WALK["fold-left"](f, "fold-left", init, lst, proper_length("fold-left", lst))
-    call = caller(f, 2 + len(more))
-    acc = init
-    for row in rows("fold-left", (lst, *more)):
-        acc = call(acc, *row)
-    return acc
+    return _fold_rows("fold-left", f, init, (lst, *more), True)
 
 
 @primitive("fold-right")
