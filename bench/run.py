@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from interpreter import Interpreter  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
+from programs import py_merge_iter as py_merge  # noqa: E402
 from timing import best  # noqa: E402
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))  # for the plain-Python side only
@@ -80,18 +81,6 @@ def py_let_loop(n: int, acc: int) -> int:
 
 def py_count(n: int) -> int:
     return 0 if n == 0 else 1 + py_count(n - 1)
-
-
-def py_merge(a: list[int], b: list[int]) -> list[int]:
-    out, i, j = [], 0, 0
-    while i < len(a) and j < len(b):
-        if a[i] < b[j]:
-            out.append(a[i])
-            i += 1
-        else:
-            out.append(b[j])
-            j += 1
-    return out + a[i:] + b[j:]
 
 
 def py_merge_sort(xs: list[int]) -> list[int]:

@@ -58,10 +58,11 @@ def forms_page() -> str:
 
 
 def _group(value: object) -> str:
-    """The section a predefined name belongs to: its primitive module, or the Scheme library."""
+    """The section a predefined name belongs to: its primitive module (a package such as
+    ``primitives.lists`` is one section), or the Scheme library."""
     module = getattr(getattr(value, "fn", None), "__module__", "")
     if module.startswith("interpreter.primitives."):
-        return module.rsplit(".", 1)[1].replace("_", " ").capitalize()
+        return module.split(".")[2].replace("_", " ").capitalize()
     return "Scheme library (prelude and lazily loaded)" if not isinstance(value, Primitive) else "Other built-ins"
 
 

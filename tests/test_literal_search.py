@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from interpreter import Interpreter, SchemeError
-from interpreter.primitives import lists
+from interpreter.primitives.lists import search as lists
 from interpreter.printer import write_string
 
 

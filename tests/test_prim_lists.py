@@ -424,7 +424,7 @@ def test_association_searches_agree_with_the_general_walk(who: str, alist: str) 
 
 
 def _agree(who: str, lst: str, entries: bool) -> None:
-    from interpreter.primitives import lists
+    from interpreter.primitives.lists import search as lists
 
     interp = Interpreter()
     interp.eval(f"(define L {lst})")

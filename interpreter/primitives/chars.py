@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
 from typing import Any
 
 from ..bignum import int_shown
 from ..datatypes import CHARS, Char
 from ..errors import SchemeError, type_error
+from .comparisons import register_comparisons
 from .registry import primitive
 
 
@@ -111,30 +111,10 @@ def digit_value(c: Any) -> Any:
     return unicodedata.decimal(ch)
 
 
-def _register_comparisons() -> None:
-    tests: dict[str, Callable[[str, str], bool]] = {
-        "=?": lambda x, y: x == y,
-        "<?": lambda x, y: x < y,
-        ">?": lambda x, y: x > y,
-        "<=?": lambda x, y: x <= y,
-        ">=?": lambda x, y: x >= y,
-    }
-    for suffix, test in tests.items():
-        for ci in (False, True):
-            name = ("char-ci" if ci else "char") + suffix
-            primitive(name)(_make_comparison(name, test, ci))
+def _char_text(who: str, x: Any) -> str:
+    if type(x) is Char:
+        return x.ch
+    raise type_error(who, "a character", x)
 
 
-def _make_comparison(name: str, test: Callable[[str, str], bool], ci: bool) -> Callable[..., bool]:
-    def compare(a: Any, b: Any, *rest: Any) -> bool:
-        chars = [check_char(name, x).ch for x in (a, b, *rest)]
-        if ci:
-            chars = [c.casefold() for c in chars]
-        return all(test(chars[i], chars[i + 1]) for i in range(len(chars) - 1))
-
-    compare.__doc__ = f"Compare characters{' ignoring case' if ci else ''} ({name})."
-    compare.__name__ = name
-    return compare
-
-
-_register_comparisons()
+register_comparisons("char", "characters", _char_text, 2)

@@ -17,6 +17,7 @@ from ..evaluator import caller
 from ..limits import SMALL_STRING, check_string_length
 from ..polling import POLL_EVERY, POLL_MASK, poll_limits, polled
 from .chars import check_char
+from .comparisons import register_comparisons
 from .lists import build_list, check_proc, elements, to_pylist
 from .numbers import check_index, check_range, check_size
 from .registry import primitive
@@ -209,33 +210,7 @@ def string_null(s: Any) -> bool:
 # ----------------------------------------------------------------------------------
 # comparison and case
 # ----------------------------------------------------------------------------------
-def _register_comparisons() -> None:
-    tests: dict[str, Callable[[str, str], bool]] = {
-        "=?": lambda x, y: x == y,
-        "<?": lambda x, y: x < y,
-        ">?": lambda x, y: x > y,
-        "<=?": lambda x, y: x <= y,
-        ">=?": lambda x, y: x >= y,
-    }
-    for suffix, test in tests.items():
-        for ci in (False, True):
-            name = ("string-ci" if ci else "string") + suffix
-            primitive(name)(_make_comparison(name, test, ci))
-
-
-def _make_comparison(name: str, test: Callable[[str, str], bool], ci: bool) -> Callable[..., bool]:
-    def compare(a: Any, *rest: Any) -> bool:
-        texts = [check_string(name, x) for x in (a, *rest)]
-        if ci:
-            texts = [t.casefold() for t in texts]
-        return all(test(texts[i], texts[i + 1]) for i in range(len(texts) - 1))
-
-    compare.__doc__ = f"Compare strings{' ignoring case' if ci else ''} ({name})."
-    compare.__name__ = name
-    return compare
-
-
-_register_comparisons()
+register_comparisons("string", "strings", check_string, 1)
 
 
 @primitive("string-upcase")

@@ -53,39 +53,41 @@ def install_system(interp: Interpreter) -> None:
         interp.check_file_access(path, who)
         return path
 
+    def read_whole(who: str, name: Any, mode: str) -> tuple[Path, Any]:
+        """The file ``name``'s path and its whole content (text or bytes, by ``mode``)."""
+        path = target(who, name)
+        try:
+            with open_regular(path, who, mode) as file:
+                return path, file.read()
+        except OSError as exc:
+            raise file_error(who, path, exc) from None
+
+    def open_for_writing(who: str, name: Any, mode: str) -> tuple[Path, Any]:
+        """The file ``name``'s path and the file, opened to replace it."""
+        path = target(who, name)
+        try:
+            return path, open_regular(path, who, mode)
+        except OSError as exc:
+            raise file_error(who, path, exc) from None
+
     def open_input_file(name: Any) -> InputPort:
         """A textual input port reading the file ``name``."""
-        path = target("open-input-file", name)
-        try:
-            with open_regular(path, "open-input-file", "r") as file:
-                return InputPort(file.read(), str(path))
-        except OSError as exc:
-            raise file_error("open-input-file", path, exc) from None
+        path, text = read_whole("open-input-file", name, "r")
+        return InputPort(text, str(path))
 
     def open_binary_input_file(name: Any) -> BinaryInputPort:
         """A binary input port reading the file ``name``."""
-        path = target("open-binary-input-file", name)
-        try:
-            with open_regular(path, "open-binary-input-file", "rb") as file:
-                return BinaryInputPort(file.read(), str(path))
-        except OSError as exc:
-            raise file_error("open-binary-input-file", path, exc) from None
+        path, data = read_whole("open-binary-input-file", name, "rb")
+        return BinaryInputPort(data, str(path))
 
     def open_output_file(name: Any) -> FileOutputPort:
         """A textual output port writing (replacing) the file ``name``."""
-        path = target("open-output-file", name)
-        try:
-            return FileOutputPort(open_regular(path, "open-output-file", "w"), str(path))
-        except OSError as exc:
-            raise file_error("open-output-file", path, exc) from None
+        path, file = open_for_writing("open-output-file", name, "w")
+        return FileOutputPort(file, str(path))
 
     def open_binary_output_file(name: Any) -> BinaryOutputPort:
         """A binary output port writing (replacing) the file ``name``."""
-        path = target("open-binary-output-file", name)
-        try:
-            file = open_regular(path, "open-binary-output-file", "wb")
-        except OSError as exc:
-            raise file_error("open-binary-output-file", path, exc) from None
+        path, file = open_for_writing("open-binary-output-file", name, "wb")
         return BinaryOutputPort(str(path), file.write, file.close)
 
     def call_with_port(port: Any, proc: Any) -> Any:
