@@ -31,7 +31,7 @@ from .tasks.failures import (
     is_failed_result,
     partial_report,
 )
-from .tasks.screen import close_screens, guard_output
+from .tasks.observe.screen import close_screens, guard_output
 from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
 
 EXAMPLES = """\
@@ -236,7 +236,7 @@ def model_call_settings(opts: argparse.Namespace) -> dict[str, Any]:
 
 def rate_limit_flag(text: str) -> tuple[str, float, float | None]:
     """One ``--rate-limit MODEL=RPM[/TPM]`` as (model, rpm, tpm)."""
-    from .tasks.ratelimit import parse_rate_limit
+    from .tasks.models.ratelimit import parse_rate_limit
 
     try:
         return parse_rate_limit(text)
@@ -250,7 +250,7 @@ def configure_model_calls(interp: Interpreter, opts: argparse.Namespace) -> None
     interp.events.progress.stream_models = not opts.no_stream
     interp.events.redact = opts.trace_redact
     if opts.otel:
-        from .tasks.otel import otlp_exporter
+        from .tasks.observe.otel import otlp_exporter
 
         interp.events.watch(otlp_exporter())
 
@@ -452,7 +452,7 @@ def subcommand(argv: Sequence[str]) -> Callable[[list[str]], int] | None:
 
 def trace_command(argv: list[str]) -> int:
     """``taskscheme trace FILE.jsonl``: print the runs of a trace as trees."""
-    from .tasks.trace_tree import main as trace_main
+    from .tasks.observe.trace_tree import main as trace_main
 
     return trace_main(argv)
 

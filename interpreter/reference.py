@@ -57,7 +57,11 @@ def forms_page() -> str:
 
 def _group(value: object) -> str:
     """The section a predefined name belongs to: its primitive module, or the Scheme library."""
+    from .tasks.dsl import PROCEDURE_SECTIONS
+
     module = getattr(getattr(value, "fn", None), "__module__", "")
+    if module in PROCEDURE_SECTIONS:
+        return PROCEDURE_SECTIONS[module]
     if module.startswith("interpreter.primitives."):
         return module.rsplit(".", 1)[1].replace("_", " ").capitalize()
     return "Scheme library (prelude and lazily loaded)" if not isinstance(value, Primitive) else "Other built-ins"

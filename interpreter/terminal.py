@@ -7,6 +7,7 @@ from typing import IO, Any
 
 from .errors import SchemeError
 from .evaluator import Interrupted
+from .tasks.observe.screen import is_terminal  # the live display decides what a terminal is (layer 6)
 
 RED_BOLD = "\x1b[1;31m"
 YELLOW_BOLD = "\x1b[1;33m"
@@ -15,13 +16,6 @@ RESET = "\x1b[0m"
 
 #: Frames shown for an interrupted program: where it was, not the whole stack.
 INTERRUPT_FRAMES = 3
-
-
-def is_terminal(stream: IO[str] | None) -> bool:
-    try:
-        return stream is not None and stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def supports_colour(stream: IO[str] | None) -> bool:

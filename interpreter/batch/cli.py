@@ -115,7 +115,7 @@ def main(argv: list[str]) -> int:
 
 def prepared(opts: argparse.Namespace, inputs: list[Any], statuses: dict[int, str], trace_log: IO[str] | None) -> int:
     """Make the interpreter, load the program, check the metric; then run."""
-    from ..tasks.screen import close_screens
+    from ..tasks.observe.screen import close_screens
 
     try:
         interp = make_interpreter(opts, trace_log)
@@ -143,7 +143,7 @@ def make_interpreter(opts: argparse.Namespace, trace_log: IO[str] | None = None)
 
 
 def run(interp: Interpreter, opts: argparse.Namespace, inputs: list[Any], statuses: dict[int, str]) -> int:
-    from ..tasks.screen import close_screens
+    from ..tasks.observe.screen import close_screens
     from ..terminal import is_terminal
 
     indices = range(len(inputs))

@@ -116,7 +116,7 @@ def run_item(
                 record["metric_error"] = problem
     except SchemeError as err:
         from ..evaluator import Interrupted
-        from ..tasks.sequence import error_info
+        from ..tasks.compose.sequence import error_info
 
         if isinstance(err, Interrupted):  # Ctrl-C or a cancelled batch: no record, the batch stops
             raise
@@ -129,7 +129,7 @@ def run_item(
 
 def failed_result_error(value: Any) -> dict[str, Any] | None:
     """``{type, message}`` when ``value`` is a FAILED result record, else None."""
-    from ..tasks.sequence import failed_status, failure_info
+    from ..tasks.compose.sequence import failed_status, failure_info
 
     return failure_info(value) if failed_status(value) else None
 

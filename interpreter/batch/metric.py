@@ -51,7 +51,7 @@ def score(
 ) -> tuple[Score | None, dict[str, Any] | None]:
     """Run the metric on one item: ``(score, None)``, or ``(None, error)`` when it fails."""
     from ..evaluator import Interrupted
-    from ..tasks.sequence import error_info
+    from ..tasks.compose.sequence import error_info
 
     try:
         out = call(proc, [interp.converter.to_scheme(given), value], meter)

@@ -1,3 +1,3 @@
 """Special forms; importing this package registers them with the analyzer."""
 
-from . import binding, composition, control, core, parallel, syntax, tasks  # noqa: F401
+from . import binding, control, core, parallel, syntax  # noqa: F401

@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..datatypes import Primitive, RecordType, Symbol
 from ..embedding import call_host, dsl_name
 from ..errors import SchemeError, SchemeExit
-from ..tasks.workers import WorkerThreads
+from ..tasks.models.workers import WorkerThreads
 from .child import MEMORY_EXIT
 from .wire import BadMessage, Channel, ChannelClosed, Codec, FrameTooLarge
 
@@ -431,7 +431,7 @@ class Isolation:
     def _model_call(self, name: str, prompt: str, system: str | None, options: dict[str, Any],
                     schema: Any, attachments: tuple[str, ...]) -> Any:
         """A model call of the child, made here: the model registered or allowed in the host."""
-        from ..tasks.models import TransientModelError, accepts, is_transient
+        from ..tasks.models.backends import TransientModelError, accepts, is_transient
 
         model = self.interp.models.get(name)
         extra: dict[str, Any] = {}

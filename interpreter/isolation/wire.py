@@ -82,8 +82,8 @@ ALLOWED: dict[tuple[str, str], type] = {
 
 def _allow_task_models() -> None:
     """Trace events and model answers cross as pydantic models (task records too: :func:`task_record`)."""
-    from ..tasks.models import ModelResponse
-    from ..tasks.tracing import Event
+    from ..tasks.models.backends import ModelResponse
+    from ..tasks.observe.tracing import Event
 
     for cls in (ModelResponse, Event):
         ALLOWED[(cls.__module__, cls.__name__)] = cls
@@ -109,7 +109,7 @@ ERROR_CLASSES: dict[str, type[SchemeError]] = {}
 def _error_classes() -> None:
     from ..evaluator import Interrupted
     from ..tasks.errors import TaskError
-    from ..tasks.models import TransientModelError
+    from ..tasks.models.backends import TransientModelError
 
     for cls in (SchemeError, Interrupted, TaskError, TransientModelError):
         ERROR_CLASSES[cls.__name__] = cls

@@ -21,11 +21,11 @@ from ..errors import SchemeError
 from .arguments import bind_arguments
 from .errors import task_failure
 from .evaluation import parse_verdict, with_script_result
-from .memory import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
+from .memory.store import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
+from .observe.tracing import trace_task
+from .placeholders import render
 from .records import EvaluationResult, ScriptTaskResult, TaskDefinition, TaskResult
 from .scripts import failure_message, run_script, split_command, timeout_or_default
-from .templates import render
-from .tracing import trace_task
 
 if TYPE_CHECKING:
     from .library import Task, TaskLibrary

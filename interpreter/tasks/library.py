@@ -17,14 +17,14 @@ from ..datatypes import Keyword, Procedure, Symbol, sym
 from ..env import Env
 from ..errors import SchemeError
 from .errors import validation_error
-from .gateway import ModelGateway
-from .models import ModelRegistry
+from .models.backends import ModelRegistry
+from .models.gateway import ModelGateway
+from .models.replay import Recorder, ReplayBook
+from .observe.usage import Usage
 from .records import Limits, TaskDefinition
-from .replay import Recorder, ReplayBook
-from .usage import Usage
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from .host import TaskHost
 
 #: The global name the library is bound to.
 LIBRARY_NAME = "task-library"
@@ -103,7 +103,7 @@ class TaskLibrary:
 
     def __init__(
         self,
-        interp: Interpreter,
+        interp: TaskHost,
         *,
         model: str | None = None,
         record: str | Path | None = None,
@@ -280,7 +280,7 @@ def _python_body(fn: Callable[..., Any]) -> Callable[[dict[str, Any]], Any]:
     return run
 
 
-def _warn(interp: Interpreter, line: str) -> None:
+def _warn(interp: TaskHost, line: str) -> None:
     """A one-line warning on the interpreter's error port (the terminal, unless the host gave another)."""
     port = interp.error_output.value
     port.write(line + "\n")

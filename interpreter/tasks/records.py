@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
-from .templates import normal_name, placeholders
+from .placeholders import normal_name, placeholders
 
 Status = Literal["COMPLETE", "CONTINUATION", "WAITING", "FAILED"]
 TaskType = Literal["atomic", "script", "sequential", "director_evaluator_loop", "procedure"]
