@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..datatypes import Keyword, Procedure, Symbol, sym
 from ..env import Env
@@ -23,8 +23,53 @@ from .models.replay import Recorder, ReplayBook
 from .observe.usage import Usage
 from .records import Limits, TaskDefinition
 
-if TYPE_CHECKING:
-    from .host import TaskHost
+if TYPE_CHECKING:  # type names only
+    from ..analyzer import Analyzer
+    from ..capabilities import FileCapability
+    from ..datatypes import Parameter
+    from ..evaluator import Runtime
+    from .memory.store import Memory
+    from .observe.tracing import EventHub
+
+class TaskHost(Protocol):
+    """What the task runtime needs of the interpreter that hosts it.
+
+    The task layer sits below the host facade (``interpreter/interpreter.py``) and never imports
+    it; the facade's ``Interpreter`` satisfies this protocol structurally. The library, the task
+    nodes and the task primitives receive the interpreter as a ``TaskHost`` and use only this.
+    """
+
+    #: The per-interpreter evaluation state: limits, ``poll()`` for Ctrl-C and timeouts.
+    runtime: Runtime
+    #: The global frame: task bodies without inherited context run in a child of it.
+    global_env: Env
+    #: Trace events and spans of model calls, scripts, steps and iterations.
+    events: EventHub
+    #: The library of named tasks and the model registry it holds.
+    tasks: TaskLibrary
+    #: Long-term memory (``remember``, ``recall``), or one that refuses when none was given.
+    memory: Memory
+    #: The analyzer, for task bodies read from XML templates and for autoloaded macros.
+    analyzer: Analyzer
+    #: ``current-error-port``, where task-layer warnings go.
+    error_output: Parameter
+    #: The files being loaded, innermost last (relative template paths resolve against it).
+    loading: list[Path]
+    #: The files capability: False, True or the folders granted.
+    allow_files: FileCapability
+    #: Whether processes may run (``run-script``, script tasks).
+    allow_scripts: bool
+    #: The command script steps run when none is named (``Interpreter(target_script=…)``).
+    target_script: str | list[str] | None
+
+    def define_primitive(self, name: str, fn: Callable[..., Any], doc: str = "") -> None:
+        """Bind a procedure made from ``fn`` to ``name`` in the global frame."""
+        ...
+
+    def check_file_access(self, path: Path, who: str) -> Path:
+        """The real path of ``path`` if the files capability grants it, else a permission error."""
+        ...
+
 
 #: The global name the library is bound to.
 LIBRARY_NAME = "task-library"

@@ -17,12 +17,12 @@ from ..datatypes import VOID, Procedure, Span, Symbol
 from ..env import Env
 from ..errors import SchemeError, type_error
 from ..nodes.core import Lambda, Node
-from .compose.context import DslBody
+from .context import DslBody
 from .errors import from_validation
 from .records import ContextManagement, Limits, ScriptSpec, TaskDefinition, TaskParam, context_for
 
 if TYPE_CHECKING:
-    from .host import TaskHost
+    from .library import TaskHost
 
 
 @dataclass

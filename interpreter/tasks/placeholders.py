@@ -1,7 +1,8 @@
 """``{{name}}`` templates: find the names a template uses and render it with values.
 
 Names compare in either spelling (``max-words`` and ``max_words`` are the same);
-values are inserted in their ``display`` form (a task result as its content). A backslash
+values are inserted as the caller shows them (in a prompt: a task result as its content,
+anything else in its ``display`` form). A backslash
 before the braces keeps them literal, as in Handlebars: ``\\{{name}}`` renders as
 ``{{name}}`` (in a Scheme string literal the backslash is doubled: ``"\\\\{{name}}"``).
 """
@@ -30,21 +31,12 @@ def placeholders(text: str) -> list[str]:
     return list(seen)
 
 
-def prompt_text(value: Any) -> str:
-    """How a value reads in a prompt: a task result as its content, anything else displayed."""
-    from ..printer import display_string
-    from .records import TaskResult
-
-    return value.content if isinstance(value, TaskResult) else display_string(value)
-
-
-def render(text: str, values: Mapping[str, Any], show: Callable[[Any], str] | None = None) -> str:
-    """``text`` with each ``{{name}}`` replaced by ``show(values[name])`` (display form by default).
+def render(text: str, values: Mapping[str, Any], show: Callable[[Any], str]) -> str:
+    """``text`` with each ``{{name}}`` replaced by ``show(values[name])`` (for a prompt,
+    :func:`~interpreter.tasks.records.prompt_text`).
 
     A name without a value is left as it is; definitions are checked beforehand.
     """
-    if show is None:
-        show = prompt_text
     table = {normal_name(k): v for k, v in values.items()}
 
     def fill(match: re.Match[str]) -> str:

@@ -18,7 +18,7 @@ from .records import EvaluationResult, SchemeRecord, ScriptResult, TaskResult
 from .values import key_name, to_python
 
 if TYPE_CHECKING:
-    from .host import TaskHost
+    from .library import TaskHost
 
 
 # -- model errors ------------------------------------------------------------------

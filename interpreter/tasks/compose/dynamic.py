@@ -23,7 +23,7 @@ from .loop import LAST_EVALUATOR_OUTPUT, as_evaluation, with_script_output
 from .selection import select_evaluator
 
 if TYPE_CHECKING:
-    from ..host import TaskHost
+    from ..library import TaskHost
 
 DEFAULT_MAX_ROUNDS = 5
 

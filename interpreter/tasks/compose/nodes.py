@@ -19,7 +19,7 @@ from ..memory.store import fresh_context
 from ..records import ContextManagement
 
 if TYPE_CHECKING:
-    from ..host import TaskHost
+    from ..library import TaskHost
 
 PREVIOUS_OUTPUTS = Symbol.intern("previous-outputs")
 DEFAULT_MAX_ITERATIONS = 5

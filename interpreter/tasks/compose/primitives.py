@@ -16,7 +16,7 @@ from ..records import SchemeRecord, TaskResult
 from ..values import key_name, to_python, to_scheme
 
 if TYPE_CHECKING:
-    from ..host import TaskHost
+    from ..library import TaskHost
 
 QUALITY = "lazy/quality.scm"
 QUALITY_NAMES = ["quality-gate"]

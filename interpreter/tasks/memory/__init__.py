@@ -5,6 +5,6 @@ persistence, indexing files) and its procedures (``primitives``: ``remember``, `
 ``index-files``).
 
 May import: the layers below the task runtime and the task layer's shared modules (``records``,
-``errors``, ``disk``, ``arguments``, ``host``). Never ``models``, ``compose``, ``templates`` or
-``observe``.
+``errors``, ``disk``, ``arguments``). Never ``models``, ``compose``, ``templates``, ``observe``
+or the task library: its procedures take the interpreter as a small ``MemoryHost`` protocol.
 """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...capabilities import check_file_access
 from ...datatypes import MString, Symbol, list_to_python, make_list
@@ -13,7 +13,19 @@ from ..arguments import check_keywords, split_keywords
 from .store import DEFAULT_K, MAX_K
 
 if TYPE_CHECKING:
-    from ..host import TaskHost
+    from ...capabilities import FileCapability
+    from ...evaluator import Runtime
+    from .store import Memory
+
+
+class MemoryHost(Protocol):
+    """What the memory procedures need of their interpreter (the facade ``Interpreter`` is one)."""
+
+    memory: Memory
+    allow_files: FileCapability
+    runtime: Runtime
+
+    def define_primitive(self, name: str, fn: Any, doc: str = "") -> None: ...
 
 
 def _text(who: str, value: Any) -> str:
@@ -38,7 +50,7 @@ def _options(who: str, args: list[Any], allowed: list[str], positional: int) -> 
 
 
 @installer
-def install(interp: TaskHost) -> None:
+def install(interp: MemoryHost) -> None:
     """Define the primitives that read and fill this interpreter's memory."""
 
     def remember(*args: Any) -> int:

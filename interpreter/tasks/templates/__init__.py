@@ -5,8 +5,8 @@ definitions and composition (``loader``), the XML reading with source positions 
 XML values as Scheme data (``xml_datums``), and the seeds' JavaScript-like conditions translated to
 DSL expressions (``conditions``).
 
-May import: the layers below the task runtime; the task layer's shared and runtime modules;
-``compose`` (the loop's names, the forms' helpers), ``observe``, ``models``. Nothing imports it but
+May import: the layers below the task runtime; the task layer's top-level modules; ``compose``
+(the loop's names, the forms' helpers) and what it imports. Nothing imports it but
 the task layer's registration (``tasks/dsl.py``) and tests. The loader loads on the first
 ``load-task-templates`` call, not at start-up.
 """

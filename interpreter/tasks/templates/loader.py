@@ -35,7 +35,7 @@ from .xml_parse import REPEATED, Element, parse_xml, xml_parse_error
 __all__ = ["TemplateLoader", "load_templates", "parse_xml", "xml_parse_error"]
 
 if TYPE_CHECKING:
-    from ..host import TaskHost
+    from ..library import TaskHost
 
 S = Symbol.intern
 TASK_TYPES = ("atomic", "script", "sequential", "director_evaluator_loop", "director", "evaluator")

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...datatypes import MString, make_list, sym
 from ...errors import SchemeError, type_error
 from ...primitives.registry import installer
 from ...regular_files import refuse_special
 from ..arguments import check_keywords, split_keywords
-from ..host import TaskHost
+
+if TYPE_CHECKING:
+    from ..library import TaskHost
 
 
 @installer

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...datatypes import Symbol, TailCall
-from ...env import Env, implicit_lookup
-from ...errors import SchemeError
-from ...evaluator import UNASSIGNED, Closure
+from ..datatypes import Symbol, TailCall
+from ..env import Env, implicit_lookup
+from ..errors import SchemeError
+from ..evaluator import UNASSIGNED, Closure
 
 
 class DslBody:
@@ -64,7 +64,7 @@ class DslBody:
 
     def copy(self, name: Symbol, caller: Env) -> Any:
         """The value of a ``subset`` name as the caller sees it."""
-        from ...nodes.core import hidden_by_context
+        from ..nodes.core import hidden_by_context
 
         value = implicit_lookup(caller, name, UNASSIGNED)
         if value is UNASSIGNED:
