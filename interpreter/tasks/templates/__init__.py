@@ -1,9 +1,9 @@
 """XML task templates: the seeds' ``<task>`` documents loaded as tasks.
 
-Owns: ``load-task-templates`` (``primitives``), the loader that turns templates into task
-definitions and composition (``loader``), the XML reading with source positions (``xml_parse``),
-XML values as Scheme data (``xml_datums``), and the seeds' JavaScript-like conditions translated to
-DSL expressions (``conditions``).
+Owns: ``load-task-templates`` (``primitives``); the loader that turns templates into task
+definitions (``loader``) and their composite bodies into the DSL's composition forms (``bodies``);
+the XML reading with source positions (``xml_parse``); XML values as Scheme data (``xml_datums``);
+the seeds' JavaScript-like conditions translated to DSL expressions (``conditions``).
 
 May import: the layers below the task runtime; the task layer's top-level modules; ``compose``
 (the loop's names, the forms' helpers) and what it imports. Nothing imports it but
