@@ -31,8 +31,8 @@ from .tasks.failures import (
     is_failed_result,
     partial_report,
 )
-from .tasks.observe.screen import close_screens, guard_output
-from .terminal import format_error, format_failure, format_warning, is_terminal, supports_colour
+from .tasks.observe.screen import close_screens, guard_output, is_terminal
+from .terminal import format_error, format_failure, format_warning, supports_colour
 
 EXAMPLES = """\
 examples:

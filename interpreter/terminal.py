@@ -7,7 +7,7 @@ from typing import IO, Any
 
 from .errors import SchemeError
 from .evaluator import Interrupted
-from .tasks.observe.screen import is_terminal  # the live display decides what a terminal is (layer 6)
+from .tasks.observe.screen import is_terminal
 
 RED_BOLD = "\x1b[1;31m"
 YELLOW_BOLD = "\x1b[1;33m"

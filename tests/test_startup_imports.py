@@ -17,6 +17,7 @@ LAZY = [
     "interpreter.tasks.compose.loop",
     "interpreter.tasks.compose.sequence",
     "interpreter.tasks.templates.loader",
+    "interpreter.tasks.templates.bodies",
     "llm",
 ]
 

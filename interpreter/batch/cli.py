@@ -143,8 +143,7 @@ def make_interpreter(opts: argparse.Namespace, trace_log: IO[str] | None = None)
 
 
 def run(interp: Interpreter, opts: argparse.Namespace, inputs: list[Any], statuses: dict[int, str]) -> int:
-    from ..tasks.observe.screen import close_screens
-    from ..terminal import is_terminal
+    from ..tasks.observe.screen import close_screens, is_terminal
 
     indices = range(len(inputs))
     settled = {i for i in indices if statuses.get(i) == "COMPLETE" or (i in statuses and not opts.retry_failed)}
