@@ -1,4 +1,4 @@
-"""What the terminal's live display costs (tasks/screen.py, tasks/progress.py), beside plain writes.
+"""What the terminal's live display costs (tasks/observe/screen.py, tasks/observe/progress.py), beside plain writes.
 
     .venv/bin/python bench/live_display.py            # best of 5
     .venv/bin/python bench/live_display.py --lines 5000
@@ -28,9 +28,9 @@ os.environ.pop("NO_COLOR", None)
 os.environ.pop("CI", None)
 os.environ["TERM"] = "xterm"
 
-from interpreter.tasks.progress import TerminalProgress  # noqa: E402
-from interpreter.tasks.screen import GuardedStream, Screen  # noqa: E402
-from interpreter.tasks.tracing import Span  # noqa: E402
+from interpreter.tasks.observe.progress import TerminalProgress  # noqa: E402
+from interpreter.tasks.observe.screen import GuardedStream, Screen  # noqa: E402
+from interpreter.tasks.observe.tracing import Span  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from timing import best  # noqa: E402

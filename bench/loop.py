@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from interpreter import Interpreter
-from interpreter.tasks.loop import LoopIteration, LoopResult
+from interpreter.tasks.compose.loop import LoopIteration, LoopResult
 from interpreter.tasks.records import EvaluationResult, TaskResult
 
 TARGET = 20.0

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from interpreter import Interpreter, TransientModelError  # noqa: E402
-from interpreter.tasks.tracing import JsonlWriter  # noqa: E402
+from interpreter.tasks.observe.tracing import JsonlWriter  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from timing import best  # noqa: E402

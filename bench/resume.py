@@ -39,8 +39,8 @@ from timing import best  # noqa: E402
 
 from interpreter import Interpreter  # noqa: E402
 from interpreter.durable import BranchJournal, JournalFile  # noqa: E402
-from interpreter.tasks.cache import ModelRequest  # noqa: E402
-from interpreter.tasks.journaled import MODEL_CALLS, model_request  # noqa: E402
+from interpreter.tasks.models.cache import ModelRequest  # noqa: E402
+from interpreter.tasks.models.journaled import MODEL_CALLS, model_request  # noqa: E402
 
 LOOP = """
 (define-task (draft topic feedback) (prompt "Draft {{topic}}. Feedback: {{feedback}}"))

@@ -9,7 +9,7 @@ _HOMES = {
     **dict.fromkeys(["NIL", "VOID", "Char", "Keyword", "Pair", "Symbol", "cons"], ".datatypes"),
     **dict.fromkeys(["ErrorRecord", "SchemeError", "SchemeExit"], ".errors"),
     "Interpreter": ".interpreter",
-    "TransientModelError": ".tasks.models",
+    "TransientModelError": ".tasks.models.backends",
 }
 
 

@@ -9,7 +9,7 @@ from .errors import ErrorRecord as ErrorRecord
 from .errors import SchemeError as SchemeError
 from .errors import SchemeExit as SchemeExit
 from .interpreter import Interpreter as Interpreter
-from .tasks.models import TransientModelError as TransientModelError
+from .tasks.models.backends import TransientModelError as TransientModelError
 
 __all__ = [
     "NIL",

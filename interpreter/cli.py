@@ -23,8 +23,8 @@ from .interrupts import interruptible
 from .program_run import ProgramRun, dropped_failure_check, end_terminal_line, flush_output
 from .tasks.disk import CappedStream
 from .tasks.failures import partial_report
-from .tasks.ratelimit import parse_rate_limit
-from .tasks.screen import guard_output
+from .tasks.models.ratelimit import parse_rate_limit
+from .tasks.observe.screen import guard_output
 from .terminal import format_error, is_terminal, supports_colour
 
 EXAMPLES = """\
@@ -230,7 +230,7 @@ def configure_model_calls(interp: Interpreter, opts: argparse.Namespace) -> None
     interp.events.progress.stream_models = not opts.no_stream
     interp.events.redact = opts.trace_redact
     if opts.otel:
-        from .tasks.otel import otlp_exporter  # lazy: only --otel needs it (6 ms of imports, logging)
+        from .tasks.observe.otel import otlp_exporter  # lazy: only --otel needs it (6 ms of imports, logging)
 
         interp.events.watch(otlp_exporter())
 
@@ -374,7 +374,7 @@ def subcommand(argv: Sequence[str]) -> Callable[[list[str]], int] | None:
 
 def trace_command(argv: list[str]) -> int:
     """``taskscheme trace FILE.jsonl``: print the runs of a trace as trees."""
-    from .tasks.trace_tree import main as trace_main  # lazy: a subcommand loads when it runs (3 ms)
+    from .tasks.observe.trace_tree import main as trace_main  # lazy: a subcommand loads when it runs (3 ms)
 
     return trace_main(argv)
 

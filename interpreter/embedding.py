@@ -24,8 +24,8 @@ from .limits import CancelToken
 from .primitives.registry import signature_arity
 from .tasks.arguments import split_keywords
 from .tasks.errors import from_validation, validation_error
+from .tasks.placeholders import normal_name
 from .tasks.records import TaskDefinition, TaskParam
-from .tasks.templates import normal_name
 
 if TYPE_CHECKING:
     import asyncio

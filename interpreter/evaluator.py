@@ -196,8 +196,8 @@ class Runtime:
         self.thread_base: tuple[int, int] = (0, 0)
         self.last_measure: tuple[int, int] = (0, 0)
         self.extra_check: Callable[[], None] | None = None  # more limits checked with this context's
-        self.activations: list[Any] = []  # running tasks with their limits (tasks/gateway.py), innermost last
-        self.trace_parent: Any = None  # the innermost open trace span (tasks/tracing.py)
+        self.activations: list[Any] = []  # running tasks with their limits (tasks/models/gateway.py), innermost last
+        self.trace_parent: Any = None  # the innermost open trace span (tasks/observe/tracing.py)
         self.parameters: dict[Parameter, Any] | None = None  # parameterize inside a branch (datatypes.Parameter)
         self.cancelled = False  # a branch whose form gave up on it
         self.meter: Any = None  # counts the model usage of a batch item (batch/items.py), if any

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from .env import Env
     from .evaluator import Runtime
     from .tasks.library import TaskLibrary
-    from .tasks.models import ModelRegistry
-    from .tasks.tracing import EventHub
-    from .tasks.usage import Usage
+    from .tasks.models.backends import ModelRegistry
+    from .tasks.observe.tracing import EventHub
+    from .tasks.observe.usage import Usage
 
 
 class Facade(Protocol):

@@ -35,13 +35,14 @@ from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .printer import write_string
 from .stack import with_room
 from .stdlib_files import startup_files
+from .tasks import dsl as _task_dsl  # noqa: F401 - registers the task forms and procedures
 from .tasks.disk import DEFAULT_MAX_FILE_BYTES, cap_files
-from .tasks.gateway import configure_gateway
 from .tasks.library import LIBRARY_NAME, TaskLibrary
-from .tasks.memory import Memory, Ranking
+from .tasks.memory.store import Memory, Ranking
+from .tasks.models.gateway import configure_gateway
+from .tasks.observe.screen import guard_output
+from .tasks.observe.tracing import Event, EventHub
 from .tasks.records import Limits, RetryPolicy
-from .tasks.screen import guard_output
-from .tasks.tracing import Event, EventHub
 
 if TYPE_CHECKING:
     from .isolation import Isolation
@@ -145,7 +146,7 @@ class Interpreter:
         self.max_digits = max_digits  # None: bignum.MAX_DIGITS
         self.runtime.memory = MemoryBudget(max_memory) if max_memory is not None else None
         self.analyzer = Analyzer(self)
-        # On a terminal, standard output and error go around the live progress display (tasks/screen.py).
+        # On a terminal, standard output and error go around the live progress display (tasks/observe/screen.py).
         out = stdout if stdout is not None else guard_output(sys.stdout)
         self.output = Parameter(OutputPort.to_stream(out), name="current-output-port")
         err = stderr if stderr is not None else guard_output(sys.stderr)
@@ -229,7 +230,7 @@ class Interpreter:
         # Watchers of spans (after the stdlib, whose loading is not worth showing).
         self.events.use_progress(self.events.progress)
         if otel:
-            from .tasks.otel import OtelExporter  # lazy: only otel=True needs it (6 ms of imports, logging)
+            from .tasks.observe.otel import OtelExporter  # lazy: only otel=True needs it (6 ms of imports, logging)
 
             self.events.watch(OtelExporter())
         if child_settings is not None:

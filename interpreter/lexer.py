@@ -21,11 +21,6 @@ __all__ = ["TaskSchemeLexer"]  # what Pygments loads from this module
 _WORD_END = r"(?=[\s()\[\]\";'`,|]|\Z)"
 _NUMBER = r"[+-]?(\d+/\d+|(\d+\.?\d*|\.\d+)([eEsSfFdDlL][+-]?\d+)?|(inf|nan)\.0)([+-].*?i|i|@\S*?)?" + _WORD_END
 
-#: Modules whose primitives are the task runtime's procedures (highlighted as keywords).
-TASK_PRIMITIVE_MODULES = frozenset(
-    f"interpreter.primitives.{name}" for name in ("tasks", "composition", "parallel", "memory")
-)
-
 
 class Vocabulary(NamedTuple):
     keywords: frozenset[str]
@@ -37,17 +32,20 @@ def vocabulary() -> Vocabulary:
     """The words to highlight, read from the analyzer's registries and a fresh interpreter."""
     # lazy: Pygments imports this module to list its lexers; the interpreter (0.8 s) loads on first use
     from .analyzer import SPECIAL_FORMS
-    from .forms.composition import LOOP_CLAUSES
-    from .forms.tasks import CLAUSES
     from .interpreter import Interpreter
-    from .primitives.composition import QUALITY_NAMES
+    from .tasks.compose.forms import LOOP_CLAUSES
+    from .tasks.compose.primitives import QUALITY_NAMES
+    from .tasks.dsl import PROCEDURE_SECTIONS
+    from .tasks.forms import CLAUSES
 
     interp = Interpreter()
     keywords = {s.name for s in SPECIAL_FORMS} | set(CLAUSES) | set(LOOP_CLAUSES) | set(QUALITY_NAMES)
     builtins: set[str] = set()
+    # the task runtime's procedures (and parallel-map's family) are keywords
+    task_modules = {*PROCEDURE_SECTIONS, "interpreter.primitives.parallel"}
     for symbol, value in interp.global_env.vars.items():
         module = getattr(getattr(value, "fn", None), "__module__", "")
-        (keywords if module in TASK_PRIMITIVE_MODULES else builtins).add(symbol.name)
+        (keywords if module in task_modules else builtins).add(symbol.name)
     return Vocabulary(frozenset(keywords), frozenset(builtins - keywords))
 
 

@@ -184,8 +184,8 @@ def ends_the_run(err: SchemeError) -> bool:
 
 def failed_result(who: str, noun: str, index: int, err: SchemeError) -> Any:
     """The FAILED TaskResult standing for a failed element under ``#:on-error 'collect``."""
+    from .tasks.compose.sequence import error_info
     from .tasks.records import TaskResult
-    from .tasks.sequence import error_info
 
     info = error_info(err)
     message = f"{who}: {noun} {index} failed: {info['type']}: {err.full_message()}"

@@ -20,7 +20,7 @@ from .facade import Facade
 from .printer import write_string
 from .reader import read_with_spans
 from .tasks.failures import dropped_failure_error, dropped_failure_warning, dropped_failures, is_failed_result
-from .tasks.screen import close_screens
+from .tasks.observe.screen import close_screens
 from .terminal import format_failure, format_warning, is_terminal, supports_colour
 
 

@@ -19,6 +19,7 @@ from .datatypes import Primitive
 from .interpreter import Interpreter
 from .repl.describe import describe_value
 from .repl.forms_help import FORMS
+from .tasks.dsl import PROCEDURE_SECTIONS
 
 #: Generated pages: their path inside the site and the function writing their Markdown.
 PAGES: dict[str, Callable[[], str]] = {}
@@ -61,6 +62,8 @@ def _group(value: object) -> str:
     """The section a predefined name belongs to: its primitive module (a package such as
     ``primitives.lists`` is one section), or the Scheme library."""
     module = getattr(getattr(value, "fn", None), "__module__", "")
+    if module in PROCEDURE_SECTIONS:
+        return PROCEDURE_SECTIONS[module]
     if module.startswith("interpreter.primitives."):
         return module.split(".")[2].replace("_", " ").capitalize()
     return "Scheme library (prelude and lazily loaded)" if not isinstance(value, Primitive) else "Other built-ins"

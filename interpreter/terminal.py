@@ -8,6 +8,7 @@ from typing import IO, Any
 from .errors import SchemeError
 from .evaluator import Interrupted
 from .tasks.failures import failure_summary
+from .tasks.observe.screen import is_terminal
 
 RED_BOLD = "\x1b[1;31m"
 YELLOW_BOLD = "\x1b[1;33m"
@@ -16,13 +17,6 @@ RESET = "\x1b[0m"
 
 #: Frames shown for an interrupted program: where it was, not the whole stack.
 INTERRUPT_FRAMES = 3
-
-
-def is_terminal(stream: IO[str] | None) -> bool:
-    try:
-        return stream is not None and stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def supports_colour(stream: IO[str] | None) -> bool:

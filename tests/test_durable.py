@@ -249,7 +249,7 @@ def test_a_failed_model_call_is_journaled_and_fails_again_without_calling(tmp_pa
 
 
 def test_journaled_answers_skip_the_response_cache(tmp_path: Path) -> None:
-    from interpreter.tasks.cache import ModelRequest, ResponseCache
+    from interpreter.tasks.models.cache import ModelRequest, ResponseCache
 
     journal, cache = tmp_path / "run.jsonl", tmp_path / "cache.sqlite"
     first = journaled(journal, cache=cache)

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from interpreter import Interpreter, SchemeError
+from interpreter.tasks.compose.selection import select_evaluator, words
 from interpreter.tasks.records import TaskResult
-from interpreter.tasks.selection import select_evaluator, words
 
 EVALUATORS = """
 (define-task (style-check text)

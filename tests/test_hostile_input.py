@@ -89,7 +89,7 @@ def test_json_extraction_is_linear_on_an_unclosed_fence() -> None:
 def test_schema_answers_unfence_linearly() -> None:
     """The fence of a structured answer is found in one pass (the regex took 108 s on a
     fence followed by 5,000 newlines)."""
-    from interpreter.tasks.schemas import unfenced
+    from interpreter.tasks.models.schemas import unfenced
 
     hostile = "```\n" + "\n" * 100_000
     assert unfenced(hostile) == hostile

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from interpreter import Interpreter
-from interpreter.tasks.progress import TerminalProgress
+from interpreter.tasks.observe.progress import TerminalProgress
 
 pexpect = pytest.importorskip("pexpect")
 pyte = pytest.importorskip("pyte")

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from interpreter import Interpreter, SchemeError
-from interpreter.tasks.loop import LoopResult
+from interpreter.tasks.compose.loop import LoopResult
 
 PY = sys.executable
 
@@ -400,7 +400,7 @@ def test_latest_only_retains_no_record_per_iteration(context: str, growth: int) 
     DSL-defined model: as many in latest-only mode, three more per iteration when accumulating."""
     import gc
 
-    from interpreter.tasks.loop import LoopIteration
+    from interpreter.tasks.compose.loop import LoopIteration
     from interpreter.tasks.records import TaskResult
 
     live: dict[int, int] = {}

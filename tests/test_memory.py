@@ -14,7 +14,7 @@ import pytest
 
 from interpreter import Interpreter, SchemeError
 from interpreter.tasks.errors import TaskError
-from interpreter.tasks.memory import EmbeddingRanking, Memory, MemoryMatch
+from interpreter.tasks.memory.store import EmbeddingRanking, Memory, MemoryMatch
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,9 +17,9 @@ import pytest
 from interpreter import Interpreter, SchemeError, TransientModelError
 from interpreter.cli import run as cli_run
 from interpreter.tasks.errors import TaskError
-from interpreter.tasks.models import is_transient
+from interpreter.tasks.models.backends import is_transient
+from interpreter.tasks.observe.tracing import Event
 from interpreter.tasks.records import RetryPolicy
-from interpreter.tasks.tracing import Event
 
 
 @pytest.fixture(autouse=True)
@@ -208,7 +208,7 @@ def test_identical_calls_hit_the_cache(tmp_path: Path) -> None:
 
 
 def test_the_key_covers_model_system_prompt_options_and_schema(tmp_path: Path) -> None:
-    from interpreter.tasks.cache import ModelRequest
+    from interpreter.tasks.models.cache import ModelRequest
 
     base = ModelRequest("m", "p", "s", {"temperature": 0.1}, {"type": "object"})
     variants = [
@@ -288,7 +288,7 @@ def test_cache_beside_record_and_replay(tmp_path: Path) -> None:
 
 
 def test_concurrent_calls_share_the_cache_safely(tmp_path: Path) -> None:
-    from interpreter.tasks.cache import ModelRequest, ResponseCache
+    from interpreter.tasks.models.cache import ModelRequest, ResponseCache
 
     cache = ResponseCache(tmp_path / "c.sqlite")
     errors: list[BaseException] = []
@@ -314,7 +314,7 @@ def test_concurrent_calls_share_the_cache_safely(tmp_path: Path) -> None:
 
 
 def test_usage_sums_are_exact_from_many_threads() -> None:
-    from interpreter.tasks.usage import Usage
+    from interpreter.tasks.observe.usage import Usage
 
     usage = Usage()
 

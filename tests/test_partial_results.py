@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from interpreter import Interpreter, SchemeError
-from interpreter.tasks.loop import LoopResult
+from interpreter.tasks.compose.loop import LoopResult
 from interpreter.tasks.records import TaskResult
 
 ROOT = Path(__file__).resolve().parent.parent

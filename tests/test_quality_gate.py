@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from interpreter import Interpreter, SchemeError
-from interpreter.tasks.loop import LoopResult
+from interpreter.tasks.compose.loop import LoopResult
 
 pytestmark = pytest.mark.stdlib  # CI also runs these against the built wheel
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from interpreter import Interpreter
+from interpreter.tasks.compose.sequence import SequentialEntry, SequentialHistory
 from interpreter.tasks.errors import TaskError
 from interpreter.tasks.records import TaskResult
-from interpreter.tasks.sequence import SequentialEntry, SequentialHistory
 
 
 def run(source: str) -> object:

@@ -14,9 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 LAZY = [
     "interpreter.compiler.body",
-    "interpreter.tasks.loop",
-    "interpreter.tasks.sequence",
-    "interpreter.tasks.templates_xml",
+    "interpreter.tasks.compose.loop",
+    "interpreter.tasks.compose.sequence",
+    "interpreter.tasks.templates.loader",
+    "interpreter.tasks.templates.bodies",
     "llm",
 ]
 
@@ -58,4 +59,4 @@ print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), en
     output, names = loaded(then, tmp_path)
     assert names == []
     assert output.startswith("649b")
-    assert "interpreter.compiler.body" in output and "interpreter.tasks.sequence" in output
+    assert "interpreter.compiler.body" in output and "interpreter.tasks.compose.sequence" in output

@@ -10,8 +10,8 @@ import pytest
 from interpreter import Interpreter, SchemeError
 from interpreter.printer import write_string
 from interpreter.tasks.errors import TaskError
-from interpreter.tasks.models import ModelResponse
-from interpreter.tasks.usage import Usage
+from interpreter.tasks.models.backends import ModelResponse
+from interpreter.tasks.observe.usage import Usage
 
 
 @pytest.fixture(autouse=True)

@@ -16,8 +16,8 @@ import pytest
 
 from interpreter import Interpreter
 from interpreter.cli import run as cli_run
-from interpreter.tasks.progress import TerminalProgress
-from interpreter.tasks.tracing import Event
+from interpreter.tasks.observe.progress import TerminalProgress
+from interpreter.tasks.observe.tracing import Event
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = """
@@ -200,7 +200,7 @@ def test_spans_go_to_opentelemetry_with_genai_names() -> None:
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from interpreter.tasks.otel import OtelExporter
+    from interpreter.tasks.observe.otel import OtelExporter
 
     exporter = InMemorySpanExporter()
     provider = sdk.TracerProvider()

@@ -11,7 +11,7 @@ import pytest
 
 from interpreter import Interpreter
 from interpreter.cli import run as cli_run
-from interpreter.tasks.tracing import Event, EventHub, JsonlWriter, TerminalProgress
+from interpreter.tasks.observe.tracing import Event, EventHub, JsonlWriter, TerminalProgress
 
 PROGRAM = """
 (define-model "m" (lambda (prompt system) (string-append "said " prompt)))

@@ -296,7 +296,7 @@ def test_max_stored_chars_in_an_xml_context(tmp_path: Path) -> None:
     [("(" * 5000 + "a" + ")" * 5000, "longer than 10000 characters"), ("!" * 40 + "a", "deeper than 32 levels")],
 )
 def test_hostile_conditions_are_refused(tmp_path: Path, condition: str, message: str) -> None:
-    from interpreter.tasks.conditions import ConditionError, translate
+    from interpreter.tasks.templates.conditions import ConditionError, translate
 
     with pytest.raises(ConditionError, match=message):
         translate(condition, "x.xml", 1, 1)

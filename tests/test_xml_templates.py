@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from interpreter import Interpreter, SchemeError
+from interpreter.tasks.compose.loop import LoopResult
 from interpreter.tasks.errors import TaskError
-from interpreter.tasks.loop import LoopResult
-from interpreter.tasks.templates_xml import load_templates, parse_xml
+from interpreter.tasks.templates.loader import load_templates, parse_xml
 
 DATA = Path(__file__).parent / "data" / "templates"
 

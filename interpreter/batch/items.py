@@ -18,7 +18,7 @@ from ..conversion import check_unfolded
 from ..datatypes import Keyword, sym
 from ..errors import SchemeError
 from ..evaluator import Closure, Interrupted
-from ..tasks.sequence import error_info, failed_status, failure_info
+from ..tasks.compose.sequence import error_info, failed_status, failure_info
 from .json_result import to_json
 from .metric import score
 

@@ -18,7 +18,7 @@ from ..datatypes import Procedure
 from ..errors import SchemeError
 from ..evaluator import Interrupted
 from ..printer import write_string
-from ..tasks.sequence import error_info
+from ..tasks.compose.sequence import error_info
 
 if TYPE_CHECKING:
     from ..facade import Facade

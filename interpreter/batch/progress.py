@@ -1,5 +1,5 @@
 """The batch's bar on a terminal (done/failed/total, rate, ETA, tokens), one part of the
-terminal's live display (:mod:`..tasks.screen`) beside the spinners of the calls its
+terminal's live display (:mod:`..tasks.observe.screen`) beside the spinners of the calls its
 items make, and its summary at the end (:mod:`.summary`).
 
 Off a terminal there is no bar; under ``NO_COLOR`` or ``TERM=dumb`` a plain line comes
@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import IO, Any
 
-from ..tasks.progress import display_mode
-from ..tasks.screen import screen_for
+from ..tasks.observe.progress import display_mode
+from ..tasks.observe.screen import screen_for
 from .summary import BatchSummary
 
 #: Seconds between plain progress lines.

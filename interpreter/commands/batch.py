@@ -14,7 +14,7 @@ from ..batch.output import Output, read_inputs, written_statuses
 from ..batch.progress import BatchProgress
 from ..errors import SchemeError
 from ..tasks.disk import CappedStream
-from ..tasks.screen import close_screens
+from ..tasks.observe.screen import close_screens
 from ..terminal import is_terminal
 from .arguments import positive_int
 from .batch_flags import cache_flag_alone, share_run_flags

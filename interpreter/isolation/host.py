@@ -29,8 +29,8 @@ from ..datatypes import Primitive, RecordType, Symbol
 from ..embedding import call_host, dsl_name
 from ..errors import SchemeError, SchemeExit
 from ..evaluator import python_exception
-from ..tasks.models import TransientModelError, accepts, is_transient
-from ..tasks.workers import WorkerThreads
+from ..tasks.models.backends import TransientModelError, accepts, is_transient
+from ..tasks.models.workers import WorkerThreads
 from .child import MEMORY_EXIT
 from .wire import BadMessage, Channel, ChannelClosed, Codec, FrameTooLarge
 

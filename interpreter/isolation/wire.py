@@ -28,9 +28,9 @@ from ..errors import ErrorRecord, Frame, SchemeError
 from ..evaluator import Interrupted
 from ..printer import write_string
 from ..tasks.errors import TaskError
-from ..tasks.models import ModelResponse, TransientModelError
+from ..tasks.models.backends import ModelResponse, TransientModelError
+from ..tasks.observe.tracing import Event
 from ..tasks.records import SchemeRecord
-from ..tasks.tracing import Event
 
 HEADER = struct.Struct("!Q")
 PROTOCOL = 5

@@ -9,10 +9,10 @@ from html import escape
 from typing import Any
 
 from ..repl.describe import summary
-from ..tasks.loop import LoopIteration, LoopResult
+from ..tasks.compose.loop import LoopIteration, LoopResult
+from ..tasks.observe.trace_html import html_report
+from ..tasks.observe.trace_tree import build_runs
 from ..tasks.records import TaskResult
-from ..tasks.trace_html import html_report
-from ..tasks.trace_tree import build_runs
 
 #: Text longer than this is cut in a table cell (the full value stays in text/plain).
 CELL_CHARS = 2000

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..tasks.tracing import Event, Span
+    from ..tasks.observe.tracing import Event, Span
 
 #: Send ``text`` as a ``stream`` message named ``stdout`` or ``stderr`` to the cell that runs.
 Send = Callable[[str, str], None]

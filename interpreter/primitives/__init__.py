@@ -1,15 +1,17 @@
-"""The built-in procedures; importing a module registers its primitives."""
+"""The built-in procedures; importing a module registers its primitives.
+
+The task runtime's procedures (``run-script``, ``remember``, ``load-task-templates`` …) live in
+``tasks/`` and register into the same registry when the facade imports ``interpreter.tasks.dsl``.
+"""
 
 from . import (
     booleans,
     chars,
     clock,
-    composition,
     control,
     hashtables,
     io,
     lists,
-    memory,
     numbers,
     parallel,
     randomness,
@@ -17,7 +19,6 @@ from . import (
     strings,
     symbols,
     system,
-    tasks,
     vectors,
 )
 
@@ -25,12 +26,10 @@ __all__ = [
     "booleans",
     "chars",
     "clock",
-    "composition",
     "control",
     "hashtables",
     "io",
     "lists",
-    "memory",
     "numbers",
     "parallel",
     "randomness",
@@ -38,7 +37,6 @@ __all__ = [
     "strings",
     "symbols",
     "system",
-    "tasks",
     "vectors",
 ]
 

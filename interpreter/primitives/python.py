@@ -17,7 +17,7 @@ from ..datatypes import Symbol
 from ..embedding import call_host
 from ..errors import SchemeError
 from ..tasks.arguments import split_keywords
-from ..tasks.templates import normal_name
+from ..tasks.placeholders import normal_name
 from .registry import installer
 from .strings import check_string
 

@@ -19,8 +19,8 @@ from ..interpreter import Interpreter
 from ..interrupts import SigintWatch, interruptible
 from ..reader import read_with_spans
 from ..tasks.failures import is_failed_result
-from ..tasks.screen import guard_output
-from ..terminal import format_error, format_failure, is_terminal
+from ..tasks.observe.screen import guard_output, is_terminal
+from ..terminal import format_error, format_failure
 from .commands import CommandError, is_command, run_command
 from .describe import summary
 

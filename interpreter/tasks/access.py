@@ -15,8 +15,8 @@ from pydantic import BaseModel
 from ..bignum import int_shown
 from ..datatypes import NIL, MString, Pair, Record, Symbol
 from ..errors import SchemeError
+from .placeholders import normal_name
 from .records import SchemeRecord, record_kind
-from .templates import normal_name
 from .values import is_alist, key_name, to_scheme
 
 MISSING = object()

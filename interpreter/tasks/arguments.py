@@ -6,8 +6,8 @@ from typing import Any
 
 from ..datatypes import Keyword
 from ..errors import SchemeError, arity_error
+from .placeholders import normal_name
 from .records import TaskDefinition
-from .templates import normal_name
 
 
 def split_keywords(who: str, args: list[Any]) -> tuple[list[Any], dict[str, Any]]:

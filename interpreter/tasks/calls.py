@@ -21,11 +21,11 @@ from ..errors import SchemeError
 from .arguments import bind_arguments
 from .errors import task_failure
 from .evaluation import parse_verdict, with_script_result
-from .memory import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
-from .records import EvaluationResult, ScriptTaskResult, TaskDefinition, TaskResult
+from .memory.store import FRESH, MemoryMatch, fresh_context, match_notes, with_matches
+from .observe.tracing import trace_task
+from .placeholders import render
+from .records import EvaluationResult, ScriptTaskResult, TaskDefinition, TaskResult, prompt_text
 from .scripts import failure_message, run_script, split_command, timeout_or_default
-from .templates import render
-from .tracing import trace_task
 
 if TYPE_CHECKING:
     from .library import Task, TaskLibrary
@@ -63,10 +63,10 @@ class TaskRunner:
 
     # -- atomic ----------------------------------------------------------------------
     def atomic(self, definition: TaskDefinition, bound: dict[str, Any]) -> TaskResult:
-        prompt = render(definition.body or "", bound)
+        prompt = render(definition.body or "", bound, prompt_text)
         if definition.subtype == "evaluator":  # in a loop's evaluator phase it sees the script's result
             prompt = with_script_result(definition.body or "", prompt, bound)
-        system = render(definition.system, bound) if definition.system else None
+        system = render(definition.system, bound, prompt_text) if definition.system else None
         matches = self.fresh_matches(definition, prompt)
         prompt = with_matches(prompt, matches)
         gateway = self.library.gateway
@@ -120,7 +120,7 @@ class TaskRunner:
         """The rendered ``(attachments …)``: URLs as they are, files checked against ``allow_files``."""
         out = []
         for template in definition.attachments:
-            target = render(template, bound).strip()
+            target = render(template, bound, prompt_text).strip()
             if not target.startswith(("http://", "https://")):
                 who = f"task {definition.name}: attachment"
                 path = check_file_access(self.library.interp.allow_files, Path(target), who)
@@ -137,7 +137,7 @@ class TaskRunner:
         shell = spec.shell if spec else False
         command = self.command(definition, bound, shell)
         timeout = timeout_or_default(spec.timeout if spec and spec.timeout is not None else definition.limits.timeout)
-        stdin = render(spec.input, bound) if spec and spec.input is not None else None
+        stdin = render(spec.input, bound, prompt_text) if spec and spec.input is not None else None
         started = self.library.interp.events.open("script", definition.name)
         result = run_script(
             command,
@@ -193,7 +193,7 @@ class TaskRunner:
             raise err
         if shell:
             return render(template, bound, show=_quoted)
-        return [render(part, bound) for part in split_command(template)]
+        return [render(part, bound, prompt_text) for part in split_command(template)]
 
     # -- procedure -------------------------------------------------------------------
     def procedure(self, task: Task, bound: dict[str, Any], caller: Env | None) -> Any:

@@ -13,8 +13,8 @@ from typing import Any
 import pydantic
 
 from .errors import invalid_output
+from .placeholders import normal_name, placeholders
 from .records import EvaluationNotes, ScriptOutput
-from .templates import normal_name, placeholders
 
 FENCE = "```"
 

@@ -18,7 +18,7 @@ from .records import TaskFailure, TaskResult
 
 def is_failed_result(value: Any) -> bool:
     """True for a TaskResult (or EvaluationResult) or LoopResult whose status is FAILED."""
-    from .loop import LoopResult  # loop.py imports much of the task layer; only needed here
+    from .compose.loop import LoopResult  # loop.py imports much of the task layer; only needed here
 
     return isinstance(value, (TaskResult, LoopResult)) and value.status == "FAILED"
 
@@ -49,7 +49,7 @@ SHOWN_WIDTH = 100
 def partial_report(partial: Any) -> str:
     """What the command line prints after an error that ended a loop or pipeline (``err.partial``):
     the completed steps' or iterations' outputs, one line each, cut at ``SHOWN_WIDTH``."""
-    from .loop import LoopResult
+    from .compose.loop import LoopResult
 
     if isinstance(partial, LoopResult):
         entries = [(f"iteration {i.iteration}", i.output) for i in partial.iteration_history]

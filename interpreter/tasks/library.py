@@ -11,20 +11,65 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..datatypes import Keyword, Procedure, Symbol, sym
 from ..env import Env
 from ..errors import SchemeError
 from .errors import validation_error
-from .gateway import ModelGateway
-from .models import ModelRegistry
+from .models.backends import ModelRegistry
+from .models.gateway import ModelGateway
+from .models.replay import Recorder, ReplayBook
+from .observe.usage import Usage
 from .records import Limits, TaskDefinition
-from .replay import Recorder, ReplayBook
-from .usage import Usage
 
-if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+if TYPE_CHECKING:  # type names only
+    from ..analyzer import Analyzer
+    from ..capabilities import FileCapability
+    from ..datatypes import Parameter
+    from ..evaluator import Runtime
+    from .memory.store import Memory
+    from .observe.tracing import EventHub
+
+class TaskHost(Protocol):
+    """What the task runtime needs of the interpreter that hosts it.
+
+    The task layer sits below the host facade (``interpreter/interpreter.py``) and never imports
+    it; the facade's ``Interpreter`` satisfies this protocol structurally. The library, the task
+    nodes and the task primitives receive the interpreter as a ``TaskHost`` and use only this.
+    """
+
+    #: The per-interpreter evaluation state: limits, ``poll()`` for Ctrl-C and timeouts.
+    runtime: Runtime
+    #: The global frame: task bodies without inherited context run in a child of it.
+    global_env: Env
+    #: Trace events and spans of model calls, scripts, steps and iterations.
+    events: EventHub
+    #: The library of named tasks and the model registry it holds.
+    tasks: TaskLibrary
+    #: Long-term memory (``remember``, ``recall``), or one that refuses when none was given.
+    memory: Memory
+    #: The analyzer, for task bodies read from XML templates and for autoloaded macros.
+    analyzer: Analyzer
+    #: ``current-error-port``, where task-layer warnings go.
+    error_output: Parameter
+    #: The files being loaded, innermost last (relative template paths resolve against it).
+    loading: list[Path]
+    #: The files capability: False, True or the folders granted.
+    allow_files: FileCapability
+    #: Whether processes may run (``run-script``, script tasks).
+    allow_scripts: bool
+    #: The command script steps run when none is named (``Interpreter(target_script=…)``).
+    target_script: str | list[str] | None
+
+    def define_primitive(self, name: str, fn: Callable[..., Any], doc: str = "") -> None:
+        """Bind a procedure made from ``fn`` to ``name`` in the global frame."""
+        ...
+
+    def check_file_access(self, path: Path, who: str) -> Path:
+        """The real path of ``path`` if the files capability grants it, else a permission error."""
+        ...
+
 
 #: The global name the library is bound to.
 LIBRARY_NAME = "task-library"
@@ -103,7 +148,7 @@ class TaskLibrary:
 
     def __init__(
         self,
-        interp: Interpreter,
+        interp: TaskHost,
         *,
         model: str | None = None,
         record: str | Path | None = None,
@@ -280,7 +325,7 @@ def _python_body(fn: Callable[..., Any]) -> Callable[[dict[str, Any]], Any]:
     return run
 
 
-def _warn(interp: Interpreter, line: str) -> None:
+def _warn(interp: TaskHost, line: str) -> None:
     """A one-line warning on the interpreter's error port (the terminal, unless the host gave another)."""
     port = interp.error_output.value
     port.write(line + "\n")

@@ -22,7 +22,7 @@ from .errors import from_validation
 from .records import ContextManagement, Limits, ScriptSpec, TaskDefinition, TaskParam, context_for
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from .library import TaskHost
 
 
 @dataclass
@@ -99,7 +99,7 @@ class DefineTask(Node):
         spec: TaskSpec,
         defaults: list[Node | None],
         lambda_node: Lambda | None,
-        interp: Interpreter,
+        interp: TaskHost,
         span: Span | None,
         top_level: bool = False,
     ) -> None:
@@ -142,7 +142,7 @@ class DefineModel(Node):
 
     __slots__ = ("interp", "name", "value")
 
-    def __init__(self, name: str, value: Node, interp: Interpreter, span: Span | None) -> None:
+    def __init__(self, name: str, value: Node, interp: TaskHost, span: Span | None) -> None:
         self.name, self.value, self.interp, self.span = name, value, interp, span
 
     def compile(self, tail: bool) -> Callable[[Env], Any]:
@@ -155,7 +155,7 @@ class DefineModel(Node):
                 err = type_error(f"define-model {name}", "a procedure (lambda (prompt system) ...)", proc)
                 err.span = span
                 raise err
-            interp.models.register(name, proc)
+            interp.tasks.models.register(name, proc)
             return VOID
 
         return define_model

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
-from .templates import normal_name, placeholders
+from .placeholders import normal_name, placeholders
 
 Status = Literal["COMPLETE", "CONTINUATION", "WAITING", "FAILED"]
 TaskType = Literal["atomic", "script", "sequential", "director_evaluator_loop", "procedure"]
@@ -365,3 +365,10 @@ ERROR_RECORDS: dict[str, type[SchemeRecord]] = {
     "XML_PARSE_ERROR": XmlParseFailure,
     "TASK_FAILURE": TaskFailure,
 }
+
+
+def prompt_text(value: Any) -> str:
+    """How a value reads in a prompt: a task result as its content, anything else displayed."""
+    from ..printer import display_string
+
+    return value.content if isinstance(value, TaskResult) else display_string(value)

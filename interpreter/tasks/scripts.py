@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .errors import task_failure
-from .journaled import SCRIPT_RUNS, script_request
+from .models.journaled import SCRIPT_RUNS, script_request
 from .records import ScriptResult
 
 #: Bytes kept of each output stream by default (1 MiB).
