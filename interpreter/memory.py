@@ -34,14 +34,24 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .bignum import DIGITS
 from .errors import SchemeError
 from .polling import RUNTIME
 
-if TYPE_CHECKING:
-    from .evaluator import Runtime
+
+class Runtime(Protocol):
+    """What the memory limit needs of a run's runtime (``evaluator.Runtime`` is one)."""
+
+    memory: MemoryBudget | None
+
+    def attend(self) -> None:
+        """Ask the run's thread to check its limits at its next call or step."""
+
+    def poll(self) -> None:
+        """Check the limits now; raise the limit's error if one is passed."""
+
 
 #: Seconds between two samples of the resident size.
 SAMPLE_EVERY = 0.005

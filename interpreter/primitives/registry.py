@@ -13,15 +13,12 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..datatypes import Primitive
+from ..datatypes import BUILTINS, Primitive
 
 if TYPE_CHECKING:
     from ..interpreter import Interpreter
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: Every pure built-in procedure, by its Scheme name.
-BUILTINS: dict[str, Primitive] = {}
 
 #: ``(apply f lst)`` in one walk of ``lst`` for the built-ins that have such a form (``+``,
 #: ``string-append`` …), by the built-in's :class:`Primitive` object: the function takes
