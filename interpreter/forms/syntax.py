@@ -25,7 +25,7 @@ from ..analyzer import (
 )
 from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, cons, make_list, spine, sym
 from ..errors import SchemeError
-from ..libraries import define_library, import_into_globals, library_known
+from ..libraries import DECLARATION_MACROS, define_library, import_into_globals, library_known
 from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, has_symbol, strip, substitute
 from ..nodes.binding import Let
 from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
@@ -392,6 +392,12 @@ def fold_symbols(x: Any) -> Any:
 def features() -> Any:
     """The feature identifiers ``cond-expand`` recognises."""
     return make_list(sym(f) for f in FEATURES)
+
+
+DECLARATION_MACROS.update(
+    {"include": Include(False), "include-ci": Include(True), "include-library-declarations": Include(False),
+     "cond-expand": CondExpand()}
+)
 
 
 @installer
