@@ -16,7 +16,7 @@ from typing import IO, Any, NamedTuple
 from . import __version__
 from .collector import tune_collector
 from .datatypes import VOID, Span, Values
-from .durable.options import add_resume_options, announce, check_resume_options, report, resume_settings
+from .durable.options import add_resume_options, announce, check_resume_options, positive_int, report, resume_settings
 from .errors import SchemeError, SchemeExit, caused_by
 from .evaluator import Interrupted
 from .interpreter import Interpreter
@@ -158,17 +158,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", metavar="FILE", help="REPL history file ('' for none; default in the data folder)")
     parser.add_argument("--version", action="version", version=f"taskscheme {__version__}")
     return parser
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
 
 
 def add_model_call_options(parser: argparse.ArgumentParser) -> None:

@@ -804,4 +804,16 @@ def python_exception(exc: BaseException, who: str | None = None) -> SchemeError:
     return SchemeError(f"{prefix}internal error: {type(exc).__name__}: {exc}", kind="internal-error")
 
 
+def call_host(name: str, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """Call a host function; its Python exceptions become taskscheme errors."""
+    try:
+        return fn(*args, **kwargs)
+    except PASS_THROUGH:
+        raise
+    except Exception as exc:
+        err = python_exception(exc, name)
+        err.details = {"exception": exc}
+        raise err from exc
+
+
 PASS_THROUGH = (SchemeError, ContinuationInvoked, SchemeExit, KeyboardInterrupt, SystemExit, GeneratorExit)

@@ -8,9 +8,18 @@ from typing import IO, Any
 from .journal import JournalFile
 
 
-def add_resume_options(parser: argparse.ArgumentParser) -> None:
-    from ..cli import positive_int
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
 
+
+def add_resume_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("durable runs (docs/durable.md)")
     group.add_argument(
         "--resume",

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Procedure, list_to_python, make_list
 from ..errors import type_error
+from ..keywords import check_keywords, split_keywords
 from ..parallel import Job, max_concurrency, on_error_mode, run_parallel
-from ..tasks.arguments import check_keywords, split_keywords
 from .registry import installer
 
 if TYPE_CHECKING:

@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..capabilities import require_python
 from ..datatypes import Symbol
-from ..embedding import call_host
 from ..errors import SchemeError
-from ..tasks.arguments import split_keywords
-from ..tasks.templates import normal_name
+from ..evaluator import call_host
+from ..keywords import normal_name, split_keywords
 from .registry import installer
 from .strings import check_string
 
