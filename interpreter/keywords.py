@@ -1,12 +1,14 @@
 """Keyword arguments of primitives and task calls: ``#:name value`` pairs among the
-positional values, and the one spelling names are compared in (kebab-case = snake_case)."""
+positional values, the one spelling names are compared in (kebab-case = snake_case), and
+a key (symbol, keyword, string) as a Python string."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .datatypes import Keyword
+from .datatypes import Keyword, MString, Symbol
 from .errors import SchemeError
+from .printer import display_string
 
 
 def normal_name(name: str) -> str:
@@ -44,3 +46,12 @@ def check_keywords(who: str, keywords: dict[str, Any], allowed: list[str]) -> di
             raise SchemeError(f"{who}: unknown keyword #:{name} (known: {listed})", kind="arity-error")
         out[normal_name(name)] = value
     return out
+
+
+def key_name(key: Any) -> str:
+    """A field or dict key as a Python string."""
+    if type(key) in (Symbol, Keyword):
+        return key.name
+    if isinstance(key, (str, MString)):
+        return str(key)
+    return display_string(key)
