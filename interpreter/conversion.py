@@ -44,7 +44,7 @@ import keyword
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -68,8 +68,13 @@ from .limits import MAX_ELEMENTS, too_large
 from .polling import POLL_EVERY, poll_limits
 from .tables import HashTable, proper_items, unfolded_size
 
-if TYPE_CHECKING:
-    from .interpreter import Interpreter
+
+class Applier(Protocol):
+    """What conversion needs of its interpreter: applying a Scheme procedure to Python
+    arguments (the facade ``Interpreter`` is one)."""
+
+    def apply(self, proc: Any, *args: Any, **kwargs: Any) -> Any:
+        """Apply ``proc``; the result as a Python value."""
 
 
 class SchemeProcedure:
@@ -81,7 +86,7 @@ class SchemeProcedure:
 
     __slots__ = ("interp", "procedure")
 
-    def __init__(self, interp: Interpreter, procedure: Procedure) -> None:
+    def __init__(self, interp: Applier, procedure: Procedure) -> None:
         self.interp = interp
         self.procedure = procedure
 
@@ -111,7 +116,7 @@ class RecordModel(BaseModel):
 class Converter:
     """The conversions of one interpreter (record models and procedures belong to it)."""
 
-    def __init__(self, interp: Interpreter, wrap_callable: Callable[[Callable[..., Any]], Procedure]) -> None:
+    def __init__(self, interp: Applier, wrap_callable: Callable[[Callable[..., Any]], Procedure]) -> None:
         self.interp = interp
         self.wrap_callable = wrap_callable
         self._models: dict[int, tuple[RecordType, type[RecordModel], list[str]]] = {}

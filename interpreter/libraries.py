@@ -25,7 +25,7 @@ from .nodes.core import Node, Run, unassigned_error
 from .primitives.registry import installer
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .analyzer import AnalysisHost
 
 STANDARD = {
     ("scheme", name)
@@ -104,7 +104,7 @@ class Library:
 _REGISTRY: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Library]] = weakref.WeakKeyDictionary()
 
 
-def registry(interp: Interpreter) -> dict[tuple[str, ...], Library]:
+def registry(interp: AnalysisHost) -> dict[tuple[str, ...], Library]:
     found = _REGISTRY.get(interp)
     if found is None:
         found = _REGISTRY[interp] = {}
@@ -135,7 +135,7 @@ def library_name(spec: Any, span: Span | None) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def library_known(interp: Interpreter, spec: Any) -> bool:
+def library_known(interp: AnalysisHost, spec: Any) -> bool:
     name = library_name(spec, None)
     return name in STANDARD or name[0] == "srfi" or name in registry(interp)
 
@@ -342,7 +342,7 @@ def import_into_globals(an: Analyzer, form: Pair) -> None:
 
 
 @installer
-def install_environments(interp: Interpreter) -> None:
+def install_environments(interp: AnalysisHost) -> None:
     """``null-environment``: like the other environment procedures, the interaction environment."""
 
     def null_environment(version: Any = 5) -> Any:

@@ -37,7 +37,7 @@ from .keywords import key_name
 from .stack import with_room
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .host_protocols import LibraryHost
 
 #: ``#:max-concurrency`` when neither the form nor the interpreter says.
 DEFAULT_MAX_CONCURRENCY = 8
@@ -205,7 +205,7 @@ def failed_result(who: str, noun: str, index: int, err: SchemeError) -> Any:
 
 
 def run_parallel(
-    interp: Interpreter,
+    interp: LibraryHost,
     jobs: Sequence[Job],
     *,
     cap: int,

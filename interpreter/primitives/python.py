@@ -21,11 +21,11 @@ from .registry import installer
 from .strings import check_string
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..host_protocols import LibraryHost
 
 
 @installer
-def install_python(interp: Interpreter) -> None:
+def install_python(interp: LibraryHost) -> None:
     """Define ``python-import``, ``python-ref`` and ``python-call`` for ``interp``."""
     convert = interp.converter
 
