@@ -8,15 +8,36 @@ and malformed forms are syntax errors that point at their source.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 from .datatypes import NIL, Pair, Span, Symbol, list_end, spine, sym
 from .errors import SchemeError
+from .host_protocols import LibraryHost
 from .nodes.core import Call, Const, Define, DynamicRef, GlobalRef, LocalRef, Node, Seq, bind_selves
 
-if TYPE_CHECKING:
-    from .interpreter import Interpreter
+
+class TaskNames(Protocol):
+    """The names of the tasks a program has defined (``tasks.library.TaskLibrary`` is one)."""
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def names(self) -> Iterable[str]: ...
+
+
+class AnalysisHost(LibraryHost, Protocol):
+    """What analysis (special forms, macros, libraries, the unbound-name check) uses of its
+    interpreter, beyond what the library uses: its analyzer, its tasks' names, and evaluation
+    of source text (the facade ``Interpreter`` is one)."""
+
+    analyzer: Analyzer
+    tasks: TaskNames
+
+    def eval_scheme(
+        self, source: str, *, filename: str = "<string>", whole: bool = False, check: bool = True, cached: bool = False
+    ) -> Any:
+        """Read, analyse and evaluate ``source``; the last value."""
+
 
 Builder = Callable[["Analyzer", Pair, "Scope | None"], Node]
 
@@ -127,7 +148,7 @@ def form_span(form: Any, default: Span | None = None) -> Span | None:
 class Analyzer:
     """Turns data into nodes for one interpreter (its globals, runtime and macros)."""
 
-    def __init__(self, interp: Interpreter) -> None:
+    def __init__(self, interp: AnalysisHost) -> None:
         self.interp = interp
         self.gvars = interp.global_env.vars
         self.rt = interp.runtime

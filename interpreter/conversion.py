@@ -44,7 +44,7 @@ import keyword
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -66,9 +66,15 @@ from .datatypes import (
 from .errors import SchemeError
 from .limits import MAX_ELEMENTS, too_large
 from .polling import POLL_EVERY, poll_limits
+from .tables import HashTable, proper_items, unfolded_size
 
-if TYPE_CHECKING:
-    from .interpreter import Interpreter
+
+class Applier(Protocol):
+    """What conversion needs of its interpreter: applying a Scheme procedure to Python
+    arguments (the facade ``Interpreter`` is one)."""
+
+    def apply(self, proc: Any, *args: Any, **kwargs: Any) -> Any:
+        """Apply ``proc``; the result as a Python value."""
 
 
 class SchemeProcedure:
@@ -80,7 +86,7 @@ class SchemeProcedure:
 
     __slots__ = ("interp", "procedure")
 
-    def __init__(self, interp: Interpreter, procedure: Procedure) -> None:
+    def __init__(self, interp: Applier, procedure: Procedure) -> None:
         self.interp = interp
         self.procedure = procedure
 
@@ -110,7 +116,7 @@ class RecordModel(BaseModel):
 class Converter:
     """The conversions of one interpreter (record models and procedures belong to it)."""
 
-    def __init__(self, interp: Interpreter, wrap_callable: Callable[[Callable[..., Any]], Procedure]) -> None:
+    def __init__(self, interp: Applier, wrap_callable: Callable[[Callable[..., Any]], Procedure]) -> None:
         self.interp = interp
         self.wrap_callable = wrap_callable
         self._models: dict[int, tuple[RecordType, type[RecordModel], list[str]]] = {}
@@ -149,8 +155,6 @@ class Converter:
             return values_of([self._py(item, active) for item in x.items])
         if isinstance(x, Procedure):
             return self._procedure_to_python(x)
-        from .primitives.hashtables import HashTable
-
         if t is HashTable:
             return active.inside(x, lambda: self._table_to_dict(x, active))
         return x
@@ -240,8 +244,6 @@ class Converter:
         return x
 
     def _dict_to_table(self, d: dict[Any, Any], active: Walk) -> Any:
-        from .primitives.hashtables import HashTable
-
         table = HashTable()
         for key, value in d.items():
             table.set(self._scm(key, active), self._scm(value, active))
@@ -290,62 +292,6 @@ class Walk(set[int]):
         return out
 
 
-def _parts(x: Any) -> list[Any] | None:
-    """The elements of a container a conversion walks into (None for anything else)."""
-    t = type(x)
-    if t is Pair:
-        return proper_items(x)
-    if t is list or t is tuple:
-        return x
-    if t is dict:
-        return [*x.keys(), *x.values()]
-    if t is Record:
-        return x.values
-    from .primitives.hashtables import HashTable
-
-    if t is HashTable:
-        return [part for entry in x.entries.values() for part in entry]
-    return None
-
-
-def unfolded_size(root: Any, limit: int) -> int:
-    """The elements a tree copy of ``root`` holds (shared parts counted at every meeting,
-    as JSON must write them), found in time linear in the distinct parts; the count stops
-    a little past ``limit``. Parts that contain themselves count once (a conversion refuses them)."""
-    parts = _parts(root)
-    if parts is None:
-        return 0
-    sizes: dict[int, int] = {}
-    active = {id(root)}
-    frames: list[list[Any]] = [[root, parts, 0, len(parts)]]
-    visited = 0
-    while True:
-        frame = frames[-1]
-        node, parts, i, total = frame
-        if i == len(parts):
-            frames.pop()
-            active.discard(id(node))
-            total = min(total, limit + 1)
-            sizes[id(node)] = total
-            if not frames:
-                return total
-            frames[-1][3] += total
-            continue
-        frame[2] = i + 1
-        child = parts[i]
-        key = id(child)
-        if key in sizes:
-            frame[3] += sizes[key]
-        elif key not in active:
-            inner = _parts(child)
-            if inner is not None:
-                active.add(key)
-                frames.append([child, inner, 0, len(inner)])
-                visited += 1
-                if visited & 0x3FFF == 0:
-                    poll_limits()
-
-
 def check_unfolded(x: Any, who: str) -> None:
     """Refuse ``x`` (``resource-exhaustion``) if written out as a tree it holds more than
     :data:`MAX_ELEMENTS` elements: a value built by doubling is refused at once instead of
@@ -353,23 +299,6 @@ def check_unfolded(x: Any, who: str) -> None:
     size = unfolded_size(x, MAX_ELEMENTS)
     if size > MAX_ELEMENTS:
         raise too_large(who, size, MAX_ELEMENTS, "number of elements (shared parts counted at each use)")
-
-
-def proper_items(x: Any) -> list[Any] | None:
-    """The elements of the proper list ``x``, or None if its tail loops or is not ``'()``."""
-    items: list[Any] = []
-    slow = x
-    while type(x) is Pair:
-        items.append(x.car)
-        x = x.cdr
-        if type(x) is not Pair:
-            break
-        items.append(x.car)
-        x = x.cdr
-        slow = slow.cdr
-        if x is slow:
-            return None
-    return items if x is NIL else None
 
 
 _NOT_WORD = re.compile(r"\W")

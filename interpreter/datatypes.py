@@ -33,6 +33,23 @@ from .current import CURRENT
 from .polling import POLL_CHUNK, poll_limits
 
 
+class Upward:
+    """What the data types need from the modules built on them, filled in by those modules
+    when they are imported (the data types sit below both): ``errors`` gives the error of a
+    circular list, ``printer`` the written form a pair's ``repr`` shows."""
+
+    @staticmethod
+    def circular_list(who: str) -> Exception:
+        return ValueError(f"{who}: expected a proper list, got a circular list")
+
+    @staticmethod
+    def write(value: Any) -> str:
+        return object.__repr__(value)
+
+
+UPWARD = Upward()
+
+
 class Span(NamedTuple):
     """Where a datum starts in its source: file, 1-based line and column."""
 
@@ -249,9 +266,7 @@ class Pair:
             yield p.car
 
     def __repr__(self) -> str:
-        from .printer import write_string
-
-        return write_string(self)
+        return UPWARD.write(self)
 
 
 #: A value that changes whenever a primitive changes a pair that already existed
@@ -366,6 +381,11 @@ class Primitive(Procedure):
         return f"#<primitive {self.name}>"
 
 
+#: Every pure built-in procedure, by its Scheme name: the library's modules register theirs
+#: (``primitives.registry.primitive``); compiled code looks known built-ins up here.
+BUILTINS: dict[str, Primitive] = {}
+
+
 def arity_text(min_args: int, max_args: int | None) -> str:
     """Human words for an arity: "2 arguments", "at least 1 argument", "1 to 3 arguments"."""
 
@@ -462,9 +482,7 @@ def spine(lst: Any, who: str = "list") -> Iterator[Pair]:
             p = p.cdr
             slow = slow.cdr
             if p is slow:
-                from .errors import SchemeError
-
-                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+                raise UPWARD.circular_list(who)
         poll_limits()
 
 
@@ -517,9 +535,7 @@ def walk_to_python(lst: Any, who: str = "list") -> tuple[list[Any], Any]:
             p = p.cdr
             slow = slow.cdr
             if p is slow:
-                from .errors import SchemeError
-
-                raise SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+                raise UPWARD.circular_list(who)
             if type(p) is not Pair:
                 break
         else:

@@ -19,12 +19,11 @@ import pydantic
 
 from .datatypes import Keyword, Primitive, arity_text
 from .errors import arity_error
-from .evaluator import PASS_THROUGH, python_exception
+from .evaluator import call_host
+from .keywords import normal_name, split_keywords
 from .limits import CancelToken
 from .primitives.registry import signature_arity
-from .tasks.arguments import split_keywords
 from .tasks.errors import from_validation, validation_error
-from .tasks.placeholders import normal_name
 from .tasks.records import TaskDefinition, TaskParam
 
 if TYPE_CHECKING:
@@ -52,18 +51,6 @@ def _arity(fn: Callable[..., Any]) -> tuple[int, int | None]:
         return signature_arity(fn)
     except (TypeError, ValueError):  # some built-ins have no signature
         return 0, None
-
-
-def call_host(name: str, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """Call a host function; its Python exceptions become taskscheme errors."""
-    try:
-        return fn(*args, **kwargs)
-    except PASS_THROUGH:
-        raise
-    except Exception as exc:
-        err = python_exception(exc, name)
-        err.details = {"exception": exc}
-        raise err from exc
 
 
 def host_procedure(convert: Converter, fn: Callable[..., Any], name: str | None = None, doc: str = "") -> Primitive:

@@ -8,11 +8,12 @@ the user sees a backtrace in DSL terms, innermost first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .datatypes import Span
+from .datatypes import UPWARD, Span
 
 #: Kinds of error. ``kind`` is also what ``(error-object-kind e)`` returns, as a symbol.
 KINDS = (
@@ -185,12 +186,17 @@ def quoted(value: Any) -> str:
     return "'" + text if type(value) in (Symbol, Pair, Nil) else text
 
 
+#: Fixes to suggest when a value of one of these types is handed over where an ``expected``
+#: kind of value was wanted: type -> function of ``expected`` giving the hint, or ''. The
+#: modules that define such types register them (tasks/records.py: a TaskResult for a string).
+HINTS: dict[type, Callable[[str], str]] = {}
+
+
 def _hint(expected: str, got: Any) -> str:
     """The fix to suggest for a value handed over by a common mistake, or ''."""
-    from .tasks.records import TaskResult
-
-    if isinstance(got, TaskResult) and "string" in expected:
-        return "; a TaskResult is not a string: use its text with (get result 'content)"
+    for cls, hint in HINTS.items():
+        if isinstance(got, cls):
+            return hint(expected)
     return ""
 
 
@@ -205,3 +211,10 @@ def type_error(who: str, expected: str, got: Any) -> SchemeError:
 def arity_error(who: str, expected: str, given: int) -> SchemeError:
     """``who: expected 2 arguments, given 3``."""
     return SchemeError(f"{who}: expected {expected}, given {given}", kind="arity-error")
+
+
+def _circular_list(who: str) -> SchemeError:
+    return SchemeError(f"{who}: expected a proper list, got a circular list", kind="type-error")
+
+
+UPWARD.circular_list = _circular_list  # type: ignore[method-assign]

@@ -25,7 +25,7 @@ from .nodes.core import Node, Run, unassigned_error
 from .primitives.registry import installer
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .analyzer import AnalysisHost
 
 STANDARD = {
     ("scheme", name)
@@ -104,7 +104,7 @@ class Library:
 _REGISTRY: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Library]] = weakref.WeakKeyDictionary()
 
 
-def registry(interp: Interpreter) -> dict[tuple[str, ...], Library]:
+def registry(interp: AnalysisHost) -> dict[tuple[str, ...], Library]:
     found = _REGISTRY.get(interp)
     if found is None:
         found = _REGISTRY[interp] = {}
@@ -135,7 +135,7 @@ def library_name(spec: Any, span: Span | None) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def library_known(interp: Interpreter, spec: Any) -> bool:
+def library_known(interp: AnalysisHost, spec: Any) -> bool:
     name = library_name(spec, None)
     return name in STANDARD or name[0] == "srfi" or name in registry(interp)
 
@@ -151,9 +151,13 @@ def define_library(an: Analyzer, form: Pair) -> None:
     registry(an.interp)[lib.name] = lib
 
 
-def declarations(an: Analyzer, lib: Library, items: list[tuple[Any, Span | None]]) -> None:
-    from .forms.syntax import CondExpand, Include
+#: The macros a library declaration may be (``include``, ``include-ci``,
+#: ``include-library-declarations``, ``cond-expand``), by name: forms/syntax.py registers
+#: them where it defines them, and they expand here whatever the program calls its own globals.
+DECLARATION_MACROS: dict[str, Any] = {}
 
+
+def declarations(an: Analyzer, lib: Library, items: list[tuple[Any, Span | None]]) -> None:
     for decl, span in items:
         head = decl.car.name if type(decl) is Pair and type(decl.car) is Symbol else None
         if head == "export":
@@ -170,13 +174,10 @@ def declarations(an: Analyzer, lib: Library, items: list[tuple[Any, Span | None]
         elif head == "begin":
             lib.body.extend(elements(decl.cdr))
         elif head in ("include", "include-ci"):
-            expanded = Include(head == "include-ci").expand(decl, an, None)
+            expanded = DECLARATION_MACROS[head].expand(decl, an, None)
             lib.body.extend(elements(expanded.cdr))
-        elif head == "include-library-declarations":
-            expanded = Include(False).expand(decl, an, None)
-            declarations(an, lib, list(elements(expanded.cdr)))
-        elif head == "cond-expand":
-            expanded = CondExpand().expand(decl, an, None)
+        elif head in ("include-library-declarations", "cond-expand"):
+            expanded = DECLARATION_MACROS[head].expand(decl, an, None)
             declarations(an, lib, list(elements(expanded.cdr)))
         else:
             raise syntax_error("define-library: unknown declaration (expected export, import, begin …)", span)
@@ -341,7 +342,7 @@ def import_into_globals(an: Analyzer, form: Pair) -> None:
 
 
 @installer
-def install_environments(interp: Interpreter) -> None:
+def install_environments(interp: AnalysisHost) -> None:
     """``null-environment``: like the other environment procedures, the interaction environment."""
 
     def null_environment(version: Any = 5) -> Any:

@@ -34,14 +34,24 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .bignum import DIGITS
 from .errors import SchemeError
 from .polling import RUNTIME
 
-if TYPE_CHECKING:
-    from .evaluator import Runtime
+
+class AttendedRun(Protocol):
+    """What the memory limit needs of a run's runtime (``evaluator.Runtime`` is one)."""
+
+    memory: MemoryBudget | None
+
+    def attend(self) -> None:
+        """Ask the run's thread to check its limits at its next call or step."""
+
+    def poll(self) -> None:
+        """Check the limits now; raise the limit's error if one is passed."""
+
 
 #: Seconds between two samples of the resident size.
 SAMPLE_EVERY = 0.005
@@ -92,12 +102,12 @@ class MemoryBudget:
         self.sampled_at = 0.0  # time.monotonic() of the last sample
         self.blocks_used = 0  # what the last count of live blocks charged the run
         self.blocks_due = 0.0  # time.monotonic() from which a sample counts them again
-        self.runtime: Runtime | None = None
+        self.runtime: AttendedRun | None = None
         self._stop = threading.Event()
         self._sampler: threading.Thread | None = None
 
     # -- a run ---------------------------------------------------------------------
-    def begin(self, runtime: Runtime) -> None:
+    def begin(self, runtime: AttendedRun) -> None:
         """Start measuring from here, sampling on a daemon thread until :meth:`end`."""
         self.runtime = runtime
         self.baseline = resident_bytes()
@@ -186,7 +196,7 @@ def reserve(nbytes: int) -> None:
 
 
 @contextmanager
-def run_limits(runtime: Runtime, max_digits: int | None) -> Iterator[None]:
+def run_limits(runtime: AttendedRun, max_digits: int | None) -> Iterator[None]:
     """The limits a run keeps in its context, for primitives and the threads it starts:
     its memory budget (sampled from here to the end) and its ``max_digits``."""
     budget = runtime.memory

@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any
 from .durable import branch_journals
 from .errors import SchemeError
 from .evaluator import Branch, BranchCancelled, Runtime
+from .keywords import key_name
 from .stack import with_room
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .host_protocols import LibraryHost
 
 #: ``#:max-concurrency`` when neither the form nor the interpreter says.
 DEFAULT_MAX_CONCURRENCY = 8
@@ -174,26 +175,37 @@ def start(branch: Branch, job: Job) -> Any:
     return job(branch)
 
 
+@dataclass
+class TaskRuntimeHooks:
+    """What parallel forms take from the task runtime, which sits above them and fills this in
+    when it loads (tasks/sequence.py; every interpreter loads it before a program runs)."""
+
+    #: Errors that stay one branch's own failure even of kind ``resource-exhaustion`` (TaskError).
+    own_failures: tuple[type[SchemeError], ...] = ()
+    #: ``(who, noun, index, err)`` -> the FAILED TaskResult standing for a failed element
+    #: under ``#:on-error 'collect``.
+    failed_result: Callable[[str, str, int, SchemeError], Any] | None = None
+
+
+HOOKS = TaskRuntimeHooks()
+
+
 def ends_the_run(err: SchemeError) -> bool:
     """The runtime's own limits and interruption end the whole form in every mode
     (a task's RESOURCE_EXHAUSTION, a TaskError, is an ordinary failure)."""
-    from .tasks.errors import TaskError
-
-    return err.kind == "resource-exhaustion" and not isinstance(err, TaskError)
+    return err.kind == "resource-exhaustion" and not isinstance(err, HOOKS.own_failures)
 
 
 def failed_result(who: str, noun: str, index: int, err: SchemeError) -> Any:
-    """The FAILED TaskResult standing for a failed element under ``#:on-error 'collect``."""
-    from .tasks.compose.sequence import error_info
-    from .tasks.records import TaskResult
-
-    info = error_info(err)
-    message = f"{who}: {noun} {index} failed: {info['type']}: {err.full_message()}"
-    return TaskResult(content=message, status="FAILED", notes={"error": info, "index": index})
+    """The FAILED TaskResult standing for a failed element under ``#:on-error 'collect``
+    (without the task runtime, the error itself is raised)."""
+    if HOOKS.failed_result is None:
+        raise err
+    return HOOKS.failed_result(who, noun, index, err)
 
 
 def run_parallel(
-    interp: Interpreter,
+    interp: LibraryHost,
     jobs: Sequence[Job],
     *,
     cap: int,
@@ -281,8 +293,6 @@ def max_concurrency(who: str, value: Any) -> int:
 
 def on_error_mode(who: str, value: Any) -> str:
     """``raise`` or ``collect`` from ``#:on-error`` (a symbol or a string)."""
-    from .tasks.values import key_name
-
     try:
         mode = key_name(value)
     except SchemeError:

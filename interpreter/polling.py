@@ -35,12 +35,16 @@ import contextvars
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, repeat
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:
-    from .evaluator import Runtime
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
+
+
+class Poller(Protocol):
+    """What polling needs of a run's runtime (``evaluator.Runtime`` is one)."""
+
+    def poll(self) -> None:
+        """Check the limits now; raise the limit's error if one is passed."""
 
 #: Elements a primitive may walk or build between two checks of the limits (about a
 #: millisecond of plain Python work; a poll costs well under a microsecond).
@@ -51,7 +55,7 @@ POLL_CHUNK = range(POLL_EVERY)
 
 #: The runtime of the run under way, for primitives that work long inside one call
 #: (set by :func:`interpreter.memory.run_limits`; threads the run starts copy it).
-RUNTIME: contextvars.ContextVar[Runtime | None] = contextvars.ContextVar("taskscheme_runtime", default=None)
+RUNTIME: contextvars.ContextVar[Poller | None] = contextvars.ContextVar("taskscheme_runtime", default=None)
 
 
 def poll_limits() -> None:

@@ -19,48 +19,13 @@ import contextlib
 import hashlib
 import os
 import pickle
-import sys
 from pathlib import Path
 from typing import Any
 
 from .datatypes import Span
+from .reader_cache import cache_folder, cache_key
 
-HERE = Path(__file__).resolve().parent
-#: Sources whose change may change what a text reads as.
-READER_SOURCES = (
-    "reader.py", "reader_lexer.py", "reader_parser.py", "datatypes.py", "grammar.lark", "number_syntax.py"
-)
-
-_KEYS: dict[str, str] = {}  # text -> key, for the texts this process has keyed
 _LOADED: dict[str, bytes] = {}  # key -> pickle, for the files this process has read
-
-
-def cache_folder() -> Path | None:
-    """The user's cache folder for taskscheme (``$XDG_CACHE_HOME/taskscheme``, else
-    ``~/.cache/taskscheme``, as platformdirs gives on Linux, without its import at start-up);
-    None when it cannot be created."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    folder = Path(base) / "taskscheme"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return folder
-
-
-def cache_key(text: str) -> str:
-    """A hash of ``text`` and of everything else that decides what it reads as."""
-    key = _KEYS.get(text)
-    if key is None:
-        digest = hashlib.sha256(text.encode("utf-8"))
-        digest.update(sys.version.encode())
-        for name in READER_SOURCES:
-            try:
-                digest.update((HERE / name).read_bytes())
-            except OSError:
-                digest.update(name.encode())
-        key = _KEYS[text] = digest.hexdigest()[:32]
-    return key
 
 
 def read_cached(text: str, filename: str) -> list[tuple[Any, Span]]:

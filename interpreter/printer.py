@@ -26,6 +26,7 @@ from .datatypes import (
     S_QUOTE,
     S_UNQUOTE,
     S_UNQUOTE_SPLICING,
+    UPWARD,
     Char,
     Eof,
     Keyword,
@@ -507,3 +508,6 @@ def write_shared_string(x: Any) -> str:
 def write_simple_string(x: Any) -> str:
     """What ``write-simple`` prints: never datum labels (does not terminate on cycles)."""
     return _Printer(True).run(x) if _is_compound(x) else _Printer(True).atom(x)
+
+
+UPWARD.write = write_string  # type: ignore[method-assign]

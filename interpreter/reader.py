@@ -48,7 +48,7 @@ from .datatypes import (
 from .errors import SchemeError
 from .number_syntax import NUMBER_START, NumberTooLarge, parse_number, parse_prefixed_number
 from .ports import InputPort
-from .prelude_cache import cache_folder, cache_key
+from .reader_cache import cache_folder, cache_key
 from .reader_lexer import ReadError, SchemeLexer, Source, Tok
 from .reader_parser import LalrLoop
 
@@ -498,7 +498,7 @@ def _plain_rule_names(lark: Lark) -> None:
 
 def cache_file() -> Path | None:
     """Where Lark keeps its grammar analysis between runs: the user's cache folder
-    (``prelude_cache.cache_folder``), in a file named by a hash of the reader's sources, so
+    (``reader_cache.cache_folder``), in a file named by a hash of the reader's sources, so
     two versions of taskscheme on one machine do not overwrite each other's file at every
     start (Lark rebuilds the table, 0.1-0.2 s, when the file is another version's); None
     when the folder cannot be created. Lark checks the grammar and its own version too."""

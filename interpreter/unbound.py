@@ -29,7 +29,7 @@ from .datatypes import NIL, Pair, Span, Symbol
 from .errors import SchemeError, quoted
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .analyzer import AnalysisHost
 
 Bound = frozenset[Symbol]
 Handler = Callable[["Walk", Pair, Bound], None]
@@ -44,7 +44,7 @@ TOP_DEFINITIONS = frozenset(
 )
 
 
-def check_unbound(interp: Interpreter, forms: list[tuple[Any, Span | None]], whole: bool = True) -> str | None:
+def check_unbound(interp: AnalysisHost, forms: list[tuple[Any, Span | None]], whole: bool = True) -> str | None:
     """Raise an ``unbound-variable`` SchemeError naming every unbound name in ``forms``.
 
     With ``whole`` false (incremental input), names used only inside procedure bodies are
@@ -100,7 +100,7 @@ class CircularCode(Exception):
 class Walk:
     """The references and top-level definitions of one program."""
 
-    def __init__(self, interp: Interpreter) -> None:
+    def __init__(self, interp: AnalysisHost) -> None:
         self.interp = interp
         self.refs: list[tuple[Symbol, Span | None, bool]] = []  # name, where, inside a procedure body
         self.depth = 0  # how many procedure bodies the walk is inside
@@ -248,7 +248,7 @@ def spliced(forms: Any) -> Iterable[Any]:
             yield form
 
 
-def _user_macro(interp: Interpreter, name: Any) -> bool:
+def _user_macro(interp: AnalysisHost, name: Any) -> bool:
     from .forms.syntax import Autoload
 
     macro = interp.analyzer.macros.get(name) if type(name) is Symbol else None

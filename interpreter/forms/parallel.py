@@ -12,7 +12,7 @@ from ..nodes.core import Node, Run
 from ..parallel import max_concurrency, on_error_mode, run_parallel
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..analyzer import AnalysisHost
 
 OPTIONS = ("max-concurrency", "on-error")
 
@@ -22,7 +22,7 @@ class Parallel(Node):
 
     __slots__ = ("exprs", "interp", "options")
 
-    def __init__(self, exprs: list[Node], options: dict[str, Node], interp: Interpreter, span: Span | None) -> None:
+    def __init__(self, exprs: list[Node], options: dict[str, Node], interp: AnalysisHost, span: Span | None) -> None:
         self.exprs, self.options, self.interp, self.span = exprs, options, interp, span
 
     def compile(self, tail: bool) -> Run:

@@ -25,7 +25,7 @@ from ..analyzer import (
 )
 from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, cons, make_list, spine, sym
 from ..errors import SchemeError
-from ..libraries import define_library, import_into_globals, library_known
+from ..libraries import DECLARATION_MACROS, define_library, import_into_globals, library_known
 from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, has_symbol, strip, substitute
 from ..nodes.binding import Let
 from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
@@ -35,7 +35,7 @@ from ..stdlib_files import read_stdlib
 from .binding import defines_of
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..analyzer import AnalysisHost
 
 S_SYNTAX_RULES = sym("syntax-rules")
 
@@ -356,7 +356,7 @@ class Include(Macro):
         return cons(sym("begin"), make_list(forms), form.span)
 
 
-def include_path(interp: Interpreter, name: str) -> Path:
+def include_path(interp: AnalysisHost, name: str) -> Path:
     """Where ``(include name)`` reads: beside the file being loaded, else (as other Schemes do,
     for libraries whose includes name paths from the project's root) the working directory.
 
@@ -394,8 +394,14 @@ def features() -> Any:
     return make_list(sym(f) for f in FEATURES)
 
 
+DECLARATION_MACROS.update(
+    {"include": Include(False), "include-ci": Include(True), "include-library-declarations": Include(False),
+     "cond-expand": CondExpand()}
+)
+
+
 @installer
-def install_syntax(interp: Interpreter) -> None:
+def install_syntax(interp: AnalysisHost) -> None:
     """Global macros every interpreter has."""
     interp.analyzer.macros[sym("cond-expand")] = CondExpand()
     interp.analyzer.macros[sym("include")] = Include(False)
@@ -457,7 +463,7 @@ class Autoload(Macro):
 
 
 @installer
-def install_harness(interp: Interpreter) -> None:
+def install_harness(interp: AnalysisHost) -> None:
     """``test``, ``test-begin`` … load stdlib/lazy/test.scm when first used (start-up stays fast)."""
     autoload = Autoload(HARNESS, HARNESS_NAMES)
     for name in HARNESS_NAMES:

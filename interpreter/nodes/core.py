@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..datatypes import NIL, Primitive, Span, Symbol, TailCall, Void, cons
+from ..datatypes import BUILTINS, NIL, Primitive, Span, Symbol, TailCall, Void, cons
 from ..env import ContextBoundary, Env
 from ..errors import SchemeError, arity_error
 from ..evaluator import (
@@ -612,7 +612,6 @@ class Call(Node):
         return err
 
     def compile(self, tail: bool) -> Run:
-        from ..primitives.registry import BUILTINS
         from .compilers import compile_call
 
         return compile_call(self, tail, BUILTINS, self.on_error)

@@ -27,7 +27,7 @@ from ..regular_files import refuse_special
 from .registry import LIST_FORMS, installer, primitive
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..host_protocols import LibraryHost
 
 
 @primitive("procedure?")
@@ -142,7 +142,7 @@ def make_error(message: Any, irritants: tuple[Any, ...]) -> SchemeError:
 
 
 @installer
-def install_control(interp: Interpreter) -> None:
+def install_control(interp: LibraryHost) -> None:
     """Primitives that need the interpreter's runtime, environment or files."""
     rt = interp.runtime
 

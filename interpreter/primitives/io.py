@@ -21,7 +21,7 @@ from .registry import installer, primitive
 from .strings import check_string
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..host_protocols import LibraryHost
 
 
 def _stderr_write(text: str) -> None:
@@ -321,7 +321,7 @@ SMALL = 1 << 62
 # interpreter-bound procedures
 # ----------------------------------------------------------------------------------
 @installer
-def install_io(interp: Interpreter) -> None:
+def install_io(interp: LibraryHost) -> None:
     """Define the procedures that default to the interpreter's current ports."""
     out_param: Parameter = interp.output
     in_param: Parameter = interp.input

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Procedure, list_to_python, make_list
 from ..errors import type_error
+from ..keywords import check_keywords, split_keywords
 from ..parallel import Job, max_concurrency, on_error_mode, run_parallel
-from ..tasks.arguments import check_keywords, split_keywords
 from .registry import installer
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..host_protocols import LibraryHost
 
 
 class Applications(Sequence[Job]):
@@ -32,7 +32,7 @@ class Applications(Sequence[Job]):
 
 
 @installer
-def install_parallel(interp: Interpreter) -> None:
+def install_parallel(interp: LibraryHost) -> None:
     def parallel_map(f: Any, lst: Any, *options: Any) -> Any:
         """(parallel-map f list [#:max-concurrency n] [#:on-error 'raise|'collect]):
         ``(f x)`` for every element, at most n at a time, results in input order."""

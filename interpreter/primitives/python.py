@@ -14,19 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..capabilities import require_python
 from ..datatypes import Symbol
-from ..embedding import call_host
 from ..errors import SchemeError
-from ..tasks.arguments import split_keywords
-from ..tasks.placeholders import normal_name
+from ..evaluator import call_host
+from ..keywords import normal_name, split_keywords
 from .registry import installer
 from .strings import check_string
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..host_protocols import LibraryHost
 
 
 @installer
-def install_python(interp: Interpreter) -> None:
+def install_python(interp: LibraryHost) -> None:
     """Define ``python-import``, ``python-ref`` and ``python-call`` for ``interp``."""
     convert = interp.converter
 

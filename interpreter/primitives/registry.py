@@ -13,15 +13,14 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..datatypes import Primitive
+from ..datatypes import BUILTINS, Primitive
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..host_protocols import PrimitiveHost
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: Every pure built-in procedure, by its Scheme name.
-BUILTINS: dict[str, Primitive] = {}
+#: The host an installer takes: the protocol listing what it uses (the facade satisfies them all).
+H = TypeVar("H", bound="PrimitiveHost")
 
 #: ``(apply f lst)`` in one walk of ``lst`` for the built-ins that have such a form (``+``,
 #: ``string-append`` …), by the built-in's :class:`Primitive` object: the function takes
@@ -29,7 +28,7 @@ BUILTINS: dict[str, Primitive] = {}
 LIST_FORMS: dict[Primitive, Callable[[Any], Any]] = {}
 
 #: Functions that add interpreter-bound primitives to a new interpreter.
-INSTALLERS: list[Callable[[Interpreter], None]] = []
+INSTALLERS: list[Callable[[Any], None]] = []
 
 
 def signature_arity(fn: Callable[..., Any]) -> tuple[int, int | None]:
@@ -75,7 +74,7 @@ def over_list(name: str) -> Callable[[F], F]:
     return register
 
 
-def installer(fn: Callable[[Interpreter], None]) -> Callable[[Interpreter], None]:
+def installer(fn: Callable[[H], None]) -> Callable[[H], None]:
     """Register a function that installs interpreter-bound primitives."""
     INSTALLERS.append(fn)
     return fn

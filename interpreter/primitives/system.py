@@ -22,7 +22,7 @@ from .registry import installer
 from .strings import check_string
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..host_protocols import LibraryHost
 
 
 class FileOutputPort(OutputPort):
@@ -45,7 +45,7 @@ def file_error(who: str, path: Path, exc: OSError) -> SchemeError:
 
 
 @installer
-def install_system(interp: Interpreter) -> None:
+def install_system(interp: LibraryHost) -> None:
     """Define the procedures that need the interpreter's file capability and ports."""
 
     def target(who: str, name: Any) -> Path:

@@ -6,40 +6,10 @@ from typing import Any
 
 from ..datatypes import Keyword
 from ..errors import SchemeError, arity_error
-from .placeholders import normal_name
+from ..keywords import check_keywords, normal_name, split_keywords
 from .records import TaskDefinition
 
-
-def split_keywords(who: str, args: list[Any]) -> tuple[list[Any], dict[str, Any]]:
-    """(positional arguments, keyword name → value); keywords may come in any order."""
-    positional: list[Any] = []
-    keywords: dict[str, Any] = {}
-    i = 0
-    while i < len(args):
-        item = args[i]
-        if type(item) is Keyword:
-            if i + 1 >= len(args):
-                raise SchemeError(f"{who}: keyword #:{item.name} has no value", kind="arity-error")
-            if item.name in keywords:
-                raise SchemeError(f"{who}: keyword #:{item.name} given twice", kind="arity-error")
-            keywords[item.name] = args[i + 1]
-            i += 2
-        else:
-            positional.append(item)
-            i += 1
-    return positional, keywords
-
-
-def check_keywords(who: str, keywords: dict[str, Any], allowed: list[str]) -> dict[str, Any]:
-    """``keywords`` with snake_case names, after refusing any not in ``allowed``."""
-    known = {normal_name(a): a for a in allowed}
-    out = {}
-    for name, value in keywords.items():
-        if normal_name(name) not in known:
-            listed = " ".join(f"#:{a}" for a in allowed)
-            raise SchemeError(f"{who}: unknown keyword #:{name} (known: {listed})", kind="arity-error")
-        out[normal_name(name)] = value
-    return out
+__all__ = ["bind_arguments", "check_keywords", "split_keywords"]  # the keyword helpers live in keywords.py
 
 
 def bind_arguments(definition: TaskDefinition, args: list[Any]) -> dict[str, Any]:

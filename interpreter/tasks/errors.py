@@ -11,6 +11,7 @@ from typing import Any
 import pydantic
 
 from ..errors import SchemeError
+from ..parallel import HOOKS
 from .records import (
     ERROR_RECORDS,
     InvalidOutput,
@@ -18,6 +19,7 @@ from .records import (
     ResourceExhaustion,
     SchemeRecord,
     TaskFailure,
+    TaskResult,
     ValidationFailure,
 )
 
@@ -101,3 +103,24 @@ def from_validation(exc: pydantic.ValidationError, who: str) -> TaskError:
 
 def _figure(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.3g}"
+
+
+def error_info(err: SchemeError) -> dict[str, Any]:
+    """``{type, message, location}`` of an error."""
+    kind, message = type_and_message(err)
+    info: dict[str, Any] = {"type": kind, "message": message}
+    if err.span is not None:
+        info["location"] = str(err.span)
+    return info
+
+
+def collected_failure(who: str, noun: str, index: int, err: SchemeError) -> TaskResult:
+    """The FAILED TaskResult standing for a failed element of a parallel form under
+    ``#:on-error 'collect``."""
+    info = error_info(err)
+    message = f"{who}: {noun} {index} failed: {info['type']}: {err.full_message()}"
+    return TaskResult(content=message, status="FAILED", notes={"error": info, "index": index})
+
+
+HOOKS.own_failures = (TaskError,)
+HOOKS.failed_result = collected_failure

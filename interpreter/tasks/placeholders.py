@@ -13,13 +13,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..keywords import normal_name
+
 #: ``{{name}}`` (group 1 is the name), or an escaped ``\{{`` (no group) that stays literal.
 PLACEHOLDER = re.compile(r"\\\{\{|\{\{\s*([^\s{}]+)\s*\}\}")
-
-
-def normal_name(name: str) -> str:
-    """The spelling used to compare names: kebab-case and snake_case are the same."""
-    return name.replace("-", "_")
 
 
 def placeholders(text: str) -> list[str]:

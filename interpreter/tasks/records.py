@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
+from ..errors import HINTS
 from .placeholders import normal_name, placeholders
 
 Status = Literal["COMPLETE", "CONTINUATION", "WAITING", "FAILED"]
@@ -68,6 +69,14 @@ class TaskResult(SchemeRecord):
     content: Any
     status: Status = "COMPLETE"
     notes: dict[str, Any] = Field(default_factory=dict)
+
+
+def _result_for_text(expected: str) -> str:
+    """The hint of a type error that got a TaskResult where text was wanted."""
+    return "; a TaskResult is not a string: use its text with (get result 'content)" if "string" in expected else ""
+
+
+HINTS[TaskResult] = _result_for_text
 
 
 class ScriptOutput(SchemeRecord):

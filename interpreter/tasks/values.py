@@ -15,17 +15,7 @@ from pydantic import BaseModel
 from ..conversion import Walk, check_unfolded, proper_items
 from ..datatypes import Char, Keyword, MString, Nil, Pair, Symbol, Void, cons, make_list, sym
 from ..errors import SchemeError
-
-
-def key_name(key: Any) -> str:
-    """A field or dict key as a Python string."""
-    if type(key) in (Symbol, Keyword):
-        return key.name
-    if isinstance(key, (str, MString)):
-        return str(key)
-    from ..printer import display_string
-
-    return display_string(key)
+from ..keywords import key_name
 
 
 def is_alist(x: Any) -> bool:

@@ -17,7 +17,7 @@ from pydantic import Field
 from ...datatypes import NIL, MString, Pair, Span, cons
 from ...errors import SchemeError
 from ...printer import display_string, write_string
-from ..errors import TaskError, task_failure, type_and_message
+from ..errors import TaskError, error_info, task_failure
 from ..observe.tracing import EventHub
 from ..records import ContextManagement, SchemeRecord, TaskResult
 from ..values import to_python, to_scheme
@@ -101,15 +101,6 @@ def failed_status(value: Any) -> bool:
     """A step's value that ends the pipeline: a FAILED result, or an escalated quality gate
     (seed 003: out of iterations, the gate escalates; the pipeline must not publish its draft)."""
     return isinstance(value, SchemeRecord) and getattr(value, "status", None) in ("FAILED", "ESCALATE")
-
-
-def error_info(err: SchemeError) -> dict[str, Any]:
-    """``{type, message, location}`` of an error."""
-    kind, message = type_and_message(err)
-    info: dict[str, Any] = {"type": kind, "message": message}
-    if err.span is not None:
-        info["location"] = str(err.span)
-    return info
 
 
 def failure_info(value: Any) -> dict[str, Any]:
