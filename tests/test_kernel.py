@@ -20,6 +20,7 @@ pytest.importorskip("ipykernel")
 jupyter_client = pytest.importorskip("jupyter_client")
 
 from jupyter_client.manager import start_new_kernel  # noqa: E402
+from provider_server import ProviderServer, write_models  # noqa: E402
 
 from interpreter.cli import run as cli_run  # noqa: E402
 
@@ -29,13 +30,18 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @pytest.fixture(scope="module")
-def kernel_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def kernel_llm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The kernels' ``LLM_USER_PATH`` (a test writes its loopback provider's models here)."""
+    return tmp_path_factory.mktemp("llm")
+
+
+@pytest.fixture(scope="module")
+def kernel_home(tmp_path_factory: pytest.TempPathFactory, kernel_llm_home: Path) -> Iterator[Path]:
     """A Jupyter data folder holding the kernel spec ``taskscheme kernel install`` writes."""
     prefix = tmp_path_factory.mktemp("jupyter")
-    llm_home = tmp_path_factory.mktemp("llm")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
-        patch.setenv("LLM_USER_PATH", str(llm_home))
+        patch.setenv("LLM_USER_PATH", str(kernel_llm_home))
         assert cli_run(["kernel", "install", "--prefix", str(prefix)]) == 0
         yield prefix
 
@@ -121,6 +127,14 @@ def test_task_result_is_an_html_table(kernel: Any) -> None:
     assert "COMPLETE" in html
     assert "&lt;A &amp; B&gt;" in html  # the content, escaped
     assert "task-result" in result(messages)["text/plain"]
+    assert_cells_say_left_aligned(html)
+
+
+def assert_cells_say_left_aligned(html: str) -> None:
+    """Each table cell carries its own alignment: JupyterLab's stylesheet right-aligns ``td``
+    (and a table's ``text-align`` does not reach its cells past it), which made multi-line content ragged."""
+    cells = re.findall(r"<t[dh][ >][^>]*>?", html)
+    assert cells and all("text-align:left" in cell for cell in cells), cells
 
 
 def test_loop_result_shows_its_iteration_history_with_feedback(kernel: Any) -> None:
@@ -140,6 +154,7 @@ def test_loop_result_shows_its_iteration_history_with_feedback(kernel: Any) -> N
     assert "iteration history (3)" in history  # iterations count from 0: 0 and 1 fail, 2 succeeds
     assert history.count("needs work") == 2 and history.index("needs work") < history.index("good now")
     assert "draft 1" in history and "draft 2" in history
+    assert_cells_say_left_aligned(html)
 
 
 def test_a_traced_cell_shows_the_trace_viewer_inline(kernel: Any) -> None:
@@ -229,6 +244,23 @@ def test_model_text_streams_into_the_cell_before_the_result(kernel: Any) -> None
     assert kinds.index("stream") < kinds.index("execute_result")
 
 
+def test_language_info_names_the_taskscheme_lexer(kernel: Any) -> None:
+    """nbconvert and Sphinx highlight a notebook's cells with language_info's Pygments lexer: the
+    package's own (task forms as keywords), registered under that name; JupyterLab's editor uses
+    CodeMirror's Scheme mode."""
+    import tomllib
+
+    _, kc = kernel
+    kc.kernel_info()
+    info = kc.get_shell_msg(timeout=TIMEOUT)["content"]["language_info"]
+    project = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]
+    assert info["pygments_lexer"] in project["entry-points"]["pygments.lexers"]
+    assert info["codemirror_mode"] == "scheme" and info["file_extension"] == ".scm"
+    # the example notebook says the same (nbconvert reads the saved metadata, not the kernel)
+    saved = json.loads((CHECKOUT / "examples" / "notebook.ipynb").read_text())["metadata"]["language_info"]
+    assert saved == {key: value for key, value in info.items() if key != "version"}
+
+
 # -- completion and inspection ---------------------------------------------------------------
 def test_tab_completes_names_forms_tasks_and_commands(kernel: Any) -> None:
     _, kc = kernel
@@ -239,8 +271,15 @@ def test_tab_completes_names_forms_tasks_and_commands(kernel: Any) -> None:
     assert reply["status"] == "ok"
     assert {"my-helper", "my-task"} <= set(reply["matches"])
     assert reply["cursor_start"] == len("(list (") and reply["cursor_end"] == len(code)
-    kinds = {t["text"]: t["type"] for t in reply["metadata"]["_jupyter_types_experimental"]}
-    assert kinds["my-helper"] == "(my-helper x)" and "atomic task" in kinds["my-task"]
+    typed = {t["text"]: t for t in reply["metadata"]["_jupyter_types_experimental"]}
+    # the type is a one-word kind (front ends draw it in a narrow column, its first letter as the icon);
+    # the REPL's one-line description is the signature
+    assert (typed["my-helper"]["type"], typed["my-helper"]["signature"]) == ("procedure", "(my-helper x)")
+    assert typed["my-task"]["type"] == "task" and "atomic task" in typed["my-task"]["signature"]
+    kc.complete("(as", 3)
+    kinds = {t["text"]: t["type"] for t in kc.get_shell_msg(timeout=TIMEOUT)["content"]["metadata"]["_jupyter_types_experimental"]}
+    assert kinds["assoc"] == "primitive" and kinds["assert"] == "syntax"
+    assert all(" " not in kind and "-" not in kind for kind in kinds.values())  # one word: no wrapping
     kc.complete("(director-ev", 12)
     assert "director-evaluator-loop" in kc.get_shell_msg(timeout=TIMEOUT)["content"]["matches"]
     kc.complete(",al", 3)
@@ -263,6 +302,23 @@ def test_shift_tab_shows_the_describe_text(kernel: Any) -> None:
     assert "director" in form and "evaluator" in form
     kc.inspect("(no-such-name)", 3)
     assert kc.get_shell_msg(timeout=TIMEOUT)["content"]["found"] is False
+
+
+def test_a_cursor_past_the_end_still_gets_a_reply(kernel: Any) -> None:
+    """JupyterLab asks for a completion's documentation with the completed word counted twice in
+    the cursor (past the end of the code); the kernel raised IndexError and sent no reply, so the
+    completer waited for ever. Such a cursor means the end; a missing one too."""
+    _, kc = kernel
+    code = "(director-evaluator-loop"
+    reply = reply_to(kc, kc.inspect(code, len(code) + len("director-evaluator-loop")))
+    assert reply["status"] == "ok" and reply["found"] is True, reply
+    assert reply["data"]["text/plain"].startswith("director-evaluator-loop: a special form")
+    reply = reply_to(kc, kc.complete("(director-ev", 40))
+    assert reply["status"] == "ok" and reply["matches"] == ["director-evaluator-loop"], reply
+    assert (reply["cursor_start"], reply["cursor_end"]) == (1, len("(director-ev"))
+    msg = kc.session.msg("complete_request", {"code": "(director-ev", "cursor_pos": None})
+    kc.shell_channel.send(msg)
+    assert reply_to(kc, msg["header"]["msg_id"])["matches"] == ["director-evaluator-loop"]
 
 
 def test_is_complete_asks_for_more_inside_a_form(kernel: Any) -> None:
@@ -307,6 +363,35 @@ def test_interrupt_cancels_parallel_branches(kernel: Any) -> None:
     assert result(messages)["text/plain"] == "(1 4 9)"
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["waiting", "streaming"])
+def test_interrupt_closes_the_http_request_of_a_model_call(
+    kernel: Any, kernel_llm_home: Path, provider: ProviderServer, streamed: bool
+) -> None:
+    """The stop button during a call to a provider over HTTP: the provider sees the client hang
+    up (it stops generating, nothing is billed for an answer no one reads), the cell ends
+    ``interrupted``, and the kernel keeps its definitions and calls the provider again."""
+    km, kc = kernel
+    name = f"slow-{'streaming' if streamed else 'waiting'}"  # a model of this test's server (llm keeps a model once loaded)
+    write_models(kernel_llm_home, provider.base_url, [name])
+    if streamed:  # the answer arrives in pieces, slowly: the kernel is reading a stream
+        provider.configure(always_stream=True, chunk_delay=5.0)
+    else:  # no answer for a long while: the kernel is waiting for the response
+        provider.configure(delay=30.0)
+    run(kc, f'(define-task (slow-ask q) (model "{name}") (prompt "{{{{q}}}}"))\n(define asked-before 1)')
+    msg_id = kc.execute('(slow-ask "are you there")', stop_on_error=False)
+    assert provider.wait_for(lambda: provider.count == 1, timeout=TIMEOUT), "the request never reached the provider"
+    started = time.monotonic()
+    km.interrupt_kernel()
+    reply = reply_to(kc, msg_id)
+    assert reply["status"] == "error" and reply["ename"] == "interrupted", reply
+    assert time.monotonic() - started < 10  # at once, not when the provider would have answered
+    assert provider.wait_for(lambda: provider.hangups == 1, timeout=5), "the HTTP request stayed open"
+    provider.configure(delay=0.0, chunk_delay=0.0)
+    reply, messages = run(kc, '(list asked-before (get (slow-ask "again") \'content))')
+    assert reply["status"] == "ok", reply
+    assert result(messages)["text/plain"] == '(1 "echo: again")'
+
+
 def test_zz_restart_forgets_definitions(kernel: Any) -> None:
     km, kc = kernel
     run(kc, "(define before-restart 1)")
@@ -324,10 +409,19 @@ def test_the_example_notebook_runs(kernel_home: Path) -> None:
     nbclient = pytest.importorskip("nbclient")
     notebook = nbformat.read(CHECKOUT / "examples" / "notebook.ipynb", as_version=4)
     nbclient.NotebookClient(notebook, timeout=TIMEOUT, kernel_name="taskscheme").execute()
-    outputs = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
-    assert not [o for o in outputs if o.output_type == "error"]
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    outputs = [output for cell in code for output in cell.outputs]
     html = [o.data["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     assert any("<caption>LoopResult</caption>" in h and "too short" in h for h in html)
+    # the one error is the cell meant to show one (tagged raises-exception), shown as the CLI shows it
+    failing = [cell for cell in code if any(o.output_type == "error" for o in cell.outputs)]
+    assert [cell.metadata.get("tags") for cell in failing] == [["raises-exception"]]
+    (error,) = [o for o in failing[0].outputs if o.output_type == "error"]
+    lines = [ANSI.sub("", line) for line in error.traceback]
+    assert lines[0].startswith("error: ") and "draft-notes" in lines[0]
+    assert any(f"cell[{failing[0].execution_count}]:" in line and "in notes-for" in line for line in lines)
+    # after ,trace on a cell shows the trace viewer
+    assert any(h.startswith('<iframe class="taskscheme-trace"') for h in html)
 
 
 def test_install_writes_a_spec_with_the_kernel_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
