@@ -181,7 +181,6 @@ def test_each_function_level_import_says_why(layer: int) -> None:
     assert not found, f"function-level imports without a `# reason` (hoist them, or say why): {found}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 34: circle being removed this session")
 def test_top_level_import_graph_is_acyclic() -> None:
     found = list(circles(top_level_graph()))
     assert not found, f"import circles between top-level modules of interpreter/: {found}"
