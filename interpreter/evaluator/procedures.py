@@ -51,7 +51,7 @@ class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
     ``run(env, depth, bounce, *args)`` binds the arguments in a new frame inside ``env`` and
-    runs the body at level ``depth`` (the caller's plus one; see codegen.TEMPLATE); with
+    runs the body at level ``depth`` (the caller's plus one; see compiler.body.TEMPLATE); with
     ``bounce`` True (a trampoline's call) it may return a pending :class:`TailCall`.
     ``nargs`` is the fixed argument count, or -1 for a procedure with a
     rest parameter; ``run`` takes its parameters as Python's (a rest parameter as
