@@ -121,6 +121,14 @@ def test_task_result_is_an_html_table(kernel: Any) -> None:
     assert "COMPLETE" in html
     assert "&lt;A &amp; B&gt;" in html  # the content, escaped
     assert "task-result" in result(messages)["text/plain"]
+    assert_cells_say_left_aligned(html)
+
+
+def assert_cells_say_left_aligned(html: str) -> None:
+    """Each table cell carries its own alignment: JupyterLab's stylesheet right-aligns ``td``
+    (and a table's ``text-align`` does not reach its cells past it), which made multi-line content ragged."""
+    cells = re.findall(r"<t[dh][ >][^>]*>?", html)
+    assert cells and all("text-align:left" in cell for cell in cells), cells
 
 
 def test_loop_result_shows_its_iteration_history_with_feedback(kernel: Any) -> None:
@@ -140,6 +148,7 @@ def test_loop_result_shows_its_iteration_history_with_feedback(kernel: Any) -> N
     assert "iteration history (3)" in history  # iterations count from 0: 0 and 1 fail, 2 succeeds
     assert history.count("needs work") == 2 and history.index("needs work") < history.index("good now")
     assert "draft 1" in history and "draft 2" in history
+    assert_cells_say_left_aligned(html)
 
 
 def test_a_traced_cell_shows_the_trace_viewer_inline(kernel: Any) -> None:
@@ -239,8 +248,14 @@ def test_tab_completes_names_forms_tasks_and_commands(kernel: Any) -> None:
     assert reply["status"] == "ok"
     assert {"my-helper", "my-task"} <= set(reply["matches"])
     assert reply["cursor_start"] == len("(list (") and reply["cursor_end"] == len(code)
-    kinds = {t["text"]: t["type"] for t in reply["metadata"]["_jupyter_types_experimental"]}
-    assert kinds["my-helper"] == "(my-helper x)" and "atomic task" in kinds["my-task"]
+    typed = {t["text"]: t for t in reply["metadata"]["_jupyter_types_experimental"]}
+    # the type is a short kind (front ends draw it in a narrow column, its first letter as the icon);
+    # the REPL's one-line description is the signature
+    assert (typed["my-helper"]["type"], typed["my-helper"]["signature"]) == ("procedure", "(my-helper x)")
+    assert typed["my-task"]["type"] == "task" and "atomic task" in typed["my-task"]["signature"]
+    kc.complete("(as", 3)
+    kinds = {t["text"]: t["type"] for t in kc.get_shell_msg(timeout=TIMEOUT)["content"]["metadata"]["_jupyter_types_experimental"]}
+    assert kinds["assoc"] == "built-in" and kinds["assert"] == "special form"
     kc.complete("(director-ev", 12)
     assert "director-evaluator-loop" in kc.get_shell_msg(timeout=TIMEOUT)["content"]["matches"]
     kc.complete(",al", 3)

@@ -1,15 +1,23 @@
 """Tab completion and Shift-Tab inspection, from the REPL's sources: the bound names, macros,
-special forms and tasks it completes, the comma commands, and the ``,describe`` text."""
+special forms and tasks it completes, the comma commands, and the ``,describe`` text.
+
+A match's ``type`` is a short kind (``procedure``, ``built-in``, ``task``, ``special form`` …):
+front ends show it in a narrow column and draw its first letter as an icon. The REPL's one-line
+description goes in ``signature``; the full text is Shift-Tab's (JupyterLab asks for it too).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from ..analyzer import SPECIAL_FORMS
+from ..datatypes import Procedure
+from ..evaluator import Closure
 from ..interpreter import Interpreter
 from ..repl.commands import COMMANDS
 from ..repl.completion import DELIMITERS, candidates, word_before
-from ..repl.describe import describe
+from ..repl.describe import describe, task_names
 
 NOT_FOUND = ": not bound, and not a task"
 
@@ -18,28 +26,53 @@ def complete(interp: Interpreter, code: str, cursor_pos: int) -> dict[str, Any]:
     """A ``complete_reply``: names starting with the word before the cursor, each with its kind."""
     before = code[:cursor_pos]
     line = before.rsplit("\n", 1)[-1].lstrip()
+    found: list[tuple[str, str, str]]  # name, kind, one-line description
     if line.startswith(",") and " " not in line and not line.startswith((",(", ",@")):
         word = line[1:]
-        found = [(name, COMMANDS[name].help) for name in COMMANDS if name.startswith(word)]
+        found = [(name, "command", COMMANDS[name].help) for name in COMMANDS if name.startswith(word)]
     else:
         word = word_before(before)
         seen: dict[str, str] = {}
         for name, meta in candidates(interp):
             if name.startswith(word) and name not in seen:
                 seen[name] = meta()
-        found = sorted(seen.items())
+        kinds = name_kinds(interp)
+        found = [(name, kinds.get(name, "variable"), meta) for name, meta in sorted(seen.items())]
     start = cursor_pos - len(word)
     return {
         "status": "ok",
-        "matches": [name for name, _ in found],
+        "matches": [name for name, _, _ in found],
         "cursor_start": start,
         "cursor_end": cursor_pos,
         "metadata": {
             "_jupyter_types_experimental": [
-                {"start": start, "end": cursor_pos, "text": name, "type": meta} for name, meta in found
+                {"start": start, "end": cursor_pos, "text": name, "type": kind, "signature": meta}
+                for name, kind, meta in found
             ]
         },
     }
+
+
+def name_kinds(interp: Interpreter) -> dict[str, str]:
+    """What each completable name is, in a word or two (a task's procedure counts as the task)."""
+    kinds: dict[str, str] = {}
+    for symbol, value in interp.global_env.vars.items():
+        kinds[symbol.name] = value_kind(value)
+    for symbol in interp.analyzer.macros:
+        kinds.setdefault(symbol.name, "macro")
+    for symbol in SPECIAL_FORMS:
+        kinds.setdefault(symbol.name, "special form")
+    for name in task_names(interp):
+        kinds[name] = "task"
+    return kinds
+
+
+def value_kind(value: object) -> str:
+    if isinstance(value, Closure):
+        return "procedure"
+    if isinstance(value, Procedure):
+        return "built-in"
+    return "variable"
 
 
 def name_at(code: str, cursor_pos: int) -> str:

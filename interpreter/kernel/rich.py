@@ -17,6 +17,9 @@ from ..tasks.records import TaskResult
 #: Text longer than this is cut in a table cell (the full value stays in text/plain).
 CELL_CHARS = 2000
 STYLE = "border-collapse:collapse;text-align:left"
+#: Every table cell's own style: front ends' stylesheets (JupyterLab right-aligns ``td``) win over
+#: what a cell would inherit from its table, so the cell says it.
+CELL_STYLE = "text-align:left;vertical-align:top"
 #: The height of the inline trace viewer.
 TRACE_HEIGHT = "560px"
 
@@ -38,11 +41,19 @@ def text(value: Any) -> str:
 
 
 def pre(value: Any) -> str:
-    return f'<pre style="margin:0;white-space:pre-wrap">{escape(text(value))}</pre>'
+    return f'<pre style="margin:0;padding:0;background:none;text-align:left;white-space:pre-wrap">{escape(text(value))}</pre>'
 
 
 def rows(pairs: list[tuple[str, str]]) -> str:
-    return "".join(f"<tr><th>{escape(key)}</th><td>{cell}</td></tr>" for key, cell in pairs)
+    return "".join(f"<tr>{th(escape(key))}{td(cell)}</tr>" for key, cell in pairs)
+
+
+def th(inner: str) -> str:
+    return f'<th style="{CELL_STYLE}">{inner}</th>'
+
+
+def td(inner: str) -> str:
+    return f'<td style="{CELL_STYLE}">{inner}</td>'
 
 
 def status_cell(status: str) -> str:
@@ -87,7 +98,7 @@ def history_html(history: list[LoopIteration]) -> str:
     """The iterations, oldest first, folded into a ``<details>`` the reader opens."""
     if not history:
         return ""
-    head = "<tr><th>#</th><th>output</th><th>success</th><th>feedback</th></tr>"
+    head = "<tr>" + "".join(th(name) for name in ("#", "output", "success", "feedback")) + "</tr>"
     body = "".join(iteration_row(entry) for entry in history)
     return (
         f"<details><summary>iteration history ({len(history)})</summary>"
@@ -100,7 +111,7 @@ def iteration_row(entry: LoopIteration) -> str:
     evaluation = entry.evaluation
     success = "" if evaluation is None else ("yes" if evaluation.notes.success else "no")
     feedback = "" if evaluation is None else evaluation.notes.feedback
-    return f"<tr><td>{entry.iteration}</td><td>{pre(output)}</td><td>{success}</td><td>{pre(feedback)}</td></tr>"
+    return "<tr>" + "".join(td(cell) for cell in (str(entry.iteration), pre(output), success, pre(feedback))) + "</tr>"
 
 
 def trace_bundle(events: list[dict[str, Any]], title: str) -> dict[str, str]:
