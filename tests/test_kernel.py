@@ -23,19 +23,26 @@ from jupyter_client.manager import start_new_kernel  # noqa: E402
 
 from interpreter.cli import run as cli_run  # noqa: E402
 
+from provider_server import ProviderServer, write_models  # noqa: E402
+
 CHECKOUT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @pytest.fixture(scope="module")
-def kernel_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def kernel_llm_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The kernels' ``LLM_USER_PATH`` (a test writes its loopback provider's models here)."""
+    return tmp_path_factory.mktemp("llm")
+
+
+@pytest.fixture(scope="module")
+def kernel_home(tmp_path_factory: pytest.TempPathFactory, kernel_llm_home: Path) -> Iterator[Path]:
     """A Jupyter data folder holding the kernel spec ``taskscheme kernel install`` writes."""
     prefix = tmp_path_factory.mktemp("jupyter")
-    llm_home = tmp_path_factory.mktemp("llm")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
-        patch.setenv("LLM_USER_PATH", str(llm_home))
+        patch.setenv("LLM_USER_PATH", str(kernel_llm_home))
         assert cli_run(["kernel", "install", "--prefix", str(prefix)]) == 0
         yield prefix
 
@@ -238,6 +245,20 @@ def test_model_text_streams_into_the_cell_before_the_result(kernel: Any) -> None
     assert kinds.index("stream") < kinds.index("execute_result")
 
 
+def test_language_info_names_the_taskscheme_lexer(kernel: Any) -> None:
+    """nbconvert and Sphinx highlight a notebook's cells with language_info's Pygments lexer: the
+    package's own (task forms as keywords), registered under that name; JupyterLab's editor uses
+    CodeMirror's Scheme mode."""
+    import tomllib
+
+    _, kc = kernel
+    kc.kernel_info()
+    info = kc.get_shell_msg(timeout=TIMEOUT)["content"]["language_info"]
+    project = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]
+    assert info["pygments_lexer"] in project["entry-points"]["pygments.lexers"]
+    assert info["codemirror_mode"] == "scheme" and info["file_extension"] == ".scm"
+
+
 # -- completion and inspection ---------------------------------------------------------------
 def test_tab_completes_names_forms_tasks_and_commands(kernel: Any) -> None:
     _, kc = kernel
@@ -320,6 +341,35 @@ def test_interrupt_cancels_parallel_branches(kernel: Any) -> None:
     assert any("cell[" in line for line in reply["traceback"])  # stopped as Ctrl-C stops it, with a backtrace
     _, messages = run(kc, "(parallel-map (lambda (n) (* n n)) '(1 2 3))")
     assert result(messages)["text/plain"] == "(1 4 9)"
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["waiting", "streaming"])
+def test_interrupt_closes_the_http_request_of_a_model_call(
+    kernel: Any, kernel_llm_home: Path, provider: ProviderServer, streamed: bool
+) -> None:
+    """The stop button during a call to a provider over HTTP: the provider sees the client hang
+    up (it stops generating, nothing is billed for an answer no one reads), the cell ends
+    ``interrupted``, and the kernel keeps its definitions and calls the provider again."""
+    km, kc = kernel
+    name = f"slow-{'streaming' if streamed else 'waiting'}"  # a model of this test's server (llm keeps a model once loaded)
+    write_models(kernel_llm_home, provider.base_url, [name])
+    if streamed:  # the answer arrives in pieces, slowly: the kernel is reading a stream
+        provider.configure(always_stream=True, chunk_delay=5.0)
+    else:  # no answer for a long while: the kernel is waiting for the response
+        provider.configure(delay=30.0)
+    run(kc, f'(define-task (slow-ask q) (model "{name}") (prompt "{{{{q}}}}"))\n(define asked-before 1)')
+    msg_id = kc.execute('(slow-ask "are you there")', stop_on_error=False)
+    assert provider.wait_for(lambda: provider.count == 1, timeout=TIMEOUT), "the request never reached the provider"
+    started = time.monotonic()
+    km.interrupt_kernel()
+    reply = reply_to(kc, msg_id)
+    assert reply["status"] == "error" and reply["ename"] == "interrupted", reply
+    assert time.monotonic() - started < 10  # at once, not when the provider would have answered
+    assert provider.wait_for(lambda: provider.hangups == 1, timeout=5), "the HTTP request stayed open"
+    provider.configure(delay=0.0, chunk_delay=0.0)
+    reply, messages = run(kc, '(list asked-before (get (slow-ask "again") \'content))')
+    assert reply["status"] == "ok", reply
+    assert result(messages)["text/plain"] == '(1 "echo: again")'
 
 
 def test_zz_restart_forgets_definitions(kernel: Any) -> None:

@@ -26,7 +26,7 @@ LANGUAGE_INFO = {
     "version": __version__,
     "mimetype": "text/x-scheme",
     "file_extension": ".scm",
-    "pygments_lexer": "scheme",
+    "pygments_lexer": "taskscheme",  # interpreter/lexer.py, a pygments.lexers entry point (nbconvert, Sphinx)
     "codemirror_mode": "scheme",
 }
 
