@@ -389,10 +389,19 @@ def test_the_example_notebook_runs(kernel_home: Path) -> None:
     nbclient = pytest.importorskip("nbclient")
     notebook = nbformat.read(CHECKOUT / "examples" / "notebook.ipynb", as_version=4)
     nbclient.NotebookClient(notebook, timeout=TIMEOUT, kernel_name="taskscheme").execute()
-    outputs = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
-    assert not [o for o in outputs if o.output_type == "error"]
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    outputs = [output for cell in code for output in cell.outputs]
     html = [o.data["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     assert any("<caption>LoopResult</caption>" in h and "too short" in h for h in html)
+    # the one error is the cell meant to show one (tagged raises-exception), shown as the CLI shows it
+    failing = [cell for cell in code if any(o.output_type == "error" for o in cell.outputs)]
+    assert [cell.metadata.get("tags") for cell in failing] == [["raises-exception"]]
+    (error,) = [o for o in failing[0].outputs if o.output_type == "error"]
+    lines = [ANSI.sub("", line) for line in error.traceback]
+    assert lines[0].startswith("error: ") and "draft-notes" in lines[0]
+    assert any(f"cell[{failing[0].execution_count}]:" in line and "in notes-for" in line for line in lines)
+    # after ,trace on a cell shows the trace viewer
+    assert any(h.startswith('<iframe class="taskscheme-trace"') for h in html)
 
 
 def test_install_writes_a_spec_with_the_kernel_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
