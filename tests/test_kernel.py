@@ -270,13 +270,14 @@ def test_tab_completes_names_forms_tasks_and_commands(kernel: Any) -> None:
     assert {"my-helper", "my-task"} <= set(reply["matches"])
     assert reply["cursor_start"] == len("(list (") and reply["cursor_end"] == len(code)
     typed = {t["text"]: t for t in reply["metadata"]["_jupyter_types_experimental"]}
-    # the type is a short kind (front ends draw it in a narrow column, its first letter as the icon);
+    # the type is a one-word kind (front ends draw it in a narrow column, its first letter as the icon);
     # the REPL's one-line description is the signature
     assert (typed["my-helper"]["type"], typed["my-helper"]["signature"]) == ("procedure", "(my-helper x)")
     assert typed["my-task"]["type"] == "task" and "atomic task" in typed["my-task"]["signature"]
     kc.complete("(as", 3)
     kinds = {t["text"]: t["type"] for t in kc.get_shell_msg(timeout=TIMEOUT)["content"]["metadata"]["_jupyter_types_experimental"]}
-    assert kinds["assoc"] == "built-in" and kinds["assert"] == "special form"
+    assert kinds["assoc"] == "primitive" and kinds["assert"] == "syntax"
+    assert all(" " not in kind and "-" not in kind for kind in kinds.values())  # one word: no wrapping
     kc.complete("(director-ev", 12)
     assert "director-evaluator-loop" in kc.get_shell_msg(timeout=TIMEOUT)["content"]["matches"]
     kc.complete(",al", 3)

@@ -1,9 +1,11 @@
 """Tab completion and Shift-Tab inspection, from the REPL's sources: the bound names, macros,
 special forms and tasks it completes, the comma commands, and the ``,describe`` text.
 
-A match's ``type`` is a short kind (``procedure``, ``built-in``, ``task``, ``special form`` …):
-front ends show it in a narrow column and draw its first letter as an icon. The REPL's one-line
-description goes in ``signature``; the full text is Shift-Tab's (JupyterLab asks for it too).
+A match's ``type`` is its kind in one word (``procedure``, ``primitive``, ``task``, ``syntax``
+for a special form, ``macro``, ``variable``, ``command``): front ends show it in a narrow
+column (JupyterLab wraps it at a space or hyphen) and draw its first letter as an icon. The
+REPL's one-line description goes in ``signature``; the full text is Shift-Tab's (JupyterLab
+asks for it too).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def name_kinds(interp: Interpreter) -> dict[str, str]:
     for symbol in interp.analyzer.macros:
         kinds.setdefault(symbol.name, "macro")
     for symbol in SPECIAL_FORMS:
-        kinds.setdefault(symbol.name, "special form")
+        kinds.setdefault(symbol.name, "syntax")
     for name in task_names(interp):
         kinds[name] = "task"
     return kinds
@@ -71,7 +73,7 @@ def value_kind(value: object) -> str:
     if isinstance(value, Closure):
         return "procedure"
     if isinstance(value, Procedure):
-        return "built-in"
+        return "primitive"
     return "variable"
 
 
