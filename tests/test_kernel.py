@@ -302,6 +302,23 @@ def test_shift_tab_shows_the_describe_text(kernel: Any) -> None:
     assert kc.get_shell_msg(timeout=TIMEOUT)["content"]["found"] is False
 
 
+def test_a_cursor_past_the_end_still_gets_a_reply(kernel: Any) -> None:
+    """JupyterLab asks for a completion's documentation with the completed word counted twice in
+    the cursor (past the end of the code); the kernel raised IndexError and sent no reply, so the
+    completer waited for ever. Such a cursor means the end; a missing one too."""
+    _, kc = kernel
+    code = "(director-evaluator-loop"
+    reply = reply_to(kc, kc.inspect(code, len(code) + len("director-evaluator-loop")))
+    assert reply["status"] == "ok" and reply["found"] is True, reply
+    assert reply["data"]["text/plain"].startswith("director-evaluator-loop: a special form")
+    reply = reply_to(kc, kc.complete("(director-ev", 40))
+    assert reply["status"] == "ok" and reply["matches"] == ["director-evaluator-loop"], reply
+    assert (reply["cursor_start"], reply["cursor_end"]) == (1, len("(director-ev"))
+    msg = kc.session.msg("complete_request", {"code": "(director-ev", "cursor_pos": None})
+    kc.shell_channel.send(msg)
+    assert reply_to(kc, msg["header"]["msg_id"])["matches"] == ["director-evaluator-loop"]
+
+
 def test_is_complete_asks_for_more_inside_a_form(kernel: Any) -> None:
     _, kc = kernel
     kc.is_complete("(define (f x)")

@@ -24,8 +24,15 @@ from ..repl.describe import describe, task_names
 NOT_FOUND = ": not bound, and not a task"
 
 
-def complete(interp: Interpreter, code: str, cursor_pos: int) -> dict[str, Any]:
+def cursor_in(code: str, cursor_pos: int | None) -> int:
+    """The cursor as an index into ``code``: front ends send one past the end (JupyterLab, asking
+    for a completion's documentation, counts the completed word twice) or none (the end)."""
+    return len(code) if cursor_pos is None else max(0, min(cursor_pos, len(code)))
+
+
+def complete(interp: Interpreter, code: str, cursor_pos: int | None) -> dict[str, Any]:
     """A ``complete_reply``: names starting with the word before the cursor, each with its kind."""
+    cursor_pos = cursor_in(code, cursor_pos)
     before = code[:cursor_pos]
     line = before.rsplit("\n", 1)[-1].lstrip()
     found: list[tuple[str, str, str]]  # name, kind, one-line description
@@ -107,9 +114,9 @@ def operator_before(text: str) -> str:
     return ""
 
 
-def inspect(interp: Interpreter, code: str, cursor_pos: int, sources: Mapping[str, str]) -> dict[str, Any]:
+def inspect(interp: Interpreter, code: str, cursor_pos: int | None, sources: Mapping[str, str]) -> dict[str, Any]:
     """An ``inspect_reply``: the ``,describe`` text of the name at the cursor."""
-    name = name_at(code, cursor_pos)
+    name = name_at(code, cursor_in(code, cursor_pos))
     if not name:
         return {"status": "ok", "found": False, "data": {}, "metadata": {}}
     text = describe(interp, name, sources)

@@ -101,13 +101,13 @@ class TaskschemeKernel(Kernel):
         return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
 
     # -- editing help --------------------------------------------------------------------------
-    async def do_complete(self, code: str, cursor_pos: int) -> dict[str, Any]:  # type: ignore[override]
-        return complete(self.notebook.interp, code, cursor_pos)
+    async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:  # type: ignore[override]
+        return answer(lambda: complete(self.notebook.interp, code, cursor_pos))
 
     async def do_inspect(  # type: ignore[override]
-        self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()
+        self, code: str, cursor_pos: int | None, detail_level: int = 0, omit_sections: Any = ()
     ) -> dict[str, Any]:
-        return inspect(self.notebook.interp, code, cursor_pos, self.notebook.sources)
+        return answer(lambda: inspect(self.notebook.interp, code, cursor_pos, self.notebook.sources))
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:  # type: ignore[override]
         if is_complete(code):
@@ -119,3 +119,12 @@ class TaskschemeKernel(Kernel):
         self.err.flush()
         sys.stdout.flush()
         return {"status": "ok", "restart": restart}
+
+
+def answer(reply: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """An editing-help reply, or an ``error`` reply: when a handler raises, ipykernel sends no
+    reply at all and the front end waits for it (JupyterLab's completer hung so)."""
+    try:
+        return reply()
+    except Exception as exc:  # a bug here must not leave the notebook waiting
+        return {"status": "error", "ename": type(exc).__name__, "evalue": str(exc), "traceback": []}
