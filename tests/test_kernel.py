@@ -257,6 +257,9 @@ def test_language_info_names_the_taskscheme_lexer(kernel: Any) -> None:
     project = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]
     assert info["pygments_lexer"] in project["entry-points"]["pygments.lexers"]
     assert info["codemirror_mode"] == "scheme" and info["file_extension"] == ".scm"
+    # the example notebook says the same (nbconvert reads the saved metadata, not the kernel)
+    saved = json.loads((CHECKOUT / "examples" / "notebook.ipynb").read_text())["metadata"]["language_info"]
+    assert saved == {key: value for key, value in info.items() if key != "version"}
 
 
 # -- completion and inspection ---------------------------------------------------------------
