@@ -20,10 +20,9 @@ pytest.importorskip("ipykernel")
 jupyter_client = pytest.importorskip("jupyter_client")
 
 from jupyter_client.manager import start_new_kernel  # noqa: E402
+from provider_server import ProviderServer, write_models  # noqa: E402
 
 from interpreter.cli import run as cli_run  # noqa: E402
-
-from provider_server import ProviderServer, write_models  # noqa: E402
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60

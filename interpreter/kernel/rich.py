@@ -20,6 +20,7 @@ STYLE = "border-collapse:collapse;text-align:left"
 #: Every table cell's own style: front ends' stylesheets (JupyterLab right-aligns ``td``) win over
 #: what a cell would inherit from its table, so the cell says it.
 CELL_STYLE = "text-align:left;vertical-align:top"
+PRE_STYLE = "margin:0;padding:0;background:none;text-align:left;white-space:pre-wrap"
 #: The height of the inline trace viewer.
 TRACE_HEIGHT = "560px"
 
@@ -41,7 +42,7 @@ def text(value: Any) -> str:
 
 
 def pre(value: Any) -> str:
-    return f'<pre style="margin:0;padding:0;background:none;text-align:left;white-space:pre-wrap">{escape(text(value))}</pre>'
+    return f'<pre style="{PRE_STYLE}">{escape(text(value))}</pre>'
 
 
 def rows(pairs: list[tuple[str, str]]) -> str:

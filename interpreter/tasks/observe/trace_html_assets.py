@@ -19,7 +19,8 @@ h1 { font-size: 16px; margin: 0; } h2 { font-size: 13px; margin: .3em 0; color: 
 .bar:hover, .bar.selected { opacity: 1; outline: 2px solid var(--fg); }
 .bar.error, .row.error .status { background: var(--err); }
 main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1em; padding: 0 1em; }
-@media (max-width: 1100px) { main { grid-template-columns: minmax(0, 1fr); } } /* narrow (a notebook cell): details below */
+/* narrow (a notebook cell): the details below the tree, which keeps room for span names */
+@media (max-width: 1100px) { main { grid-template-columns: minmax(0, 1fr); } }
 #tree .row { display: grid; grid-template-columns: 1fr 6em 6em 9em 30%; gap: .5em; align-items: center;
   padding: 1px 0; cursor: pointer; border-bottom: 1px solid #f3f4f6; }
 #tree .row:hover { background: #f9fafb; } #tree .row.selected { background: var(--sel); }
