@@ -1,7 +1,9 @@
 """The code generator's output is pinned: every lambda body of the bench programs
 (``bench/programs.py``: the library, idiomatic and r7rs suites) compiles to the same Python
-source as the golden files under ``tests/golden/codegen/`` (one file a program, its bodies in
-the order the analyzer made them).
+source as the golden files under ``tests/golden/codegen/py3.N/`` (one folder per Python: the
+code generator emits version-specific truth tests and jumps; one file a program, its bodies in
+the order the analyzer made them). The 3.11 files were written on the compiler before its split
+into ``interpreter/compiler/`` (issue 34), so they also prove the split changed no emitted byte.
 
 A change to what the compiler emits shows here as a diff; a change meant to alter the code is
 accepted by writing the files anew and reviewing their diff:
@@ -26,7 +28,7 @@ from interpreter.compiler import body
 from interpreter.nodes.core import Lambda, subtree
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden" / "codegen"
+GOLDEN = Path(__file__).resolve().parent / "golden" / "codegen" / f"py{sys.version_info[0]}.{sys.version_info[1]}"
 SUITES = ("LIBRARY", "IDIOMATIC", "ELEMENTS", "R7RS")
 
 
@@ -83,12 +85,17 @@ def golden_path(name: str) -> Path:
     return GOLDEN / f"{name}.py.txt"
 
 
+needs_golden = pytest.mark.skipif(not GOLDEN.is_dir(), reason=f"no golden files for this Python ({GOLDEN.name})")
+
+
+@needs_golden
 @pytest.mark.parametrize("name", sorted(programs()))
 def test_generated_code_matches_golden(name: str) -> None:
     expected = golden_path(name).read_text()
     assert generated(programs()[name]) == expected, f"generated code of {name} differs from {golden_path(name)}"
 
 
+@needs_golden
 def test_golden_set_is_whole() -> None:
     """Every program has its file, and no file is left over from a program that is gone."""
     assert {path.name for path in GOLDEN.glob("*.py.txt")} == {golden_path(name).name for name in programs()}
