@@ -462,9 +462,14 @@ class Autoload(Macro):
         return form
 
 
+def autoload_names(macros: dict[Symbol, Any], name: str, names: list[str]) -> None:
+    """Each of ``names`` not bound as syntax yet stands for stdlib file ``name``, loaded at first use."""
+    autoload = Autoload(name, names)
+    for each in names:
+        macros.setdefault(sym(each), autoload)
+
+
 @installer
 def install_harness(interp: AnalysisHost) -> None:
     """``test``, ``test-begin`` … load stdlib/lazy/test.scm when first used (start-up stays fast)."""
-    autoload = Autoload(HARNESS, HARNESS_NAMES)
-    for name in HARNESS_NAMES:
-        interp.analyzer.macros.setdefault(sym(name), autoload)
+    autoload_names(interp.analyzer.macros, HARNESS, HARNESS_NAMES)

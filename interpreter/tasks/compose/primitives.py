@@ -9,6 +9,7 @@ import pydantic
 
 from ...datatypes import MString, sym
 from ...errors import SchemeError, type_error
+from ...forms.syntax import autoload_names
 from ...primitives.registry import installer, primitive
 from .. import primitives as _tasks  # noqa: F401 - its installer (run-script) must run before this module's
 from ..errors import from_validation
@@ -68,11 +69,7 @@ def structured_answer(answer: Any) -> Any:
 @installer
 def install(interp: TaskHost) -> None:
     """The lazily loaded quality gate, and script events for ``run-script``."""
-    from ...forms.syntax import Autoload
-
-    autoload = Autoload(QUALITY, QUALITY_NAMES)
-    for name in QUALITY_NAMES:
-        interp.analyzer.macros.setdefault(sym(name), autoload)
+    autoload_names(interp.analyzer.macros, QUALITY, QUALITY_NAMES)
     _trace_run_script(interp)
 
 
