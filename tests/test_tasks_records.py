@@ -116,6 +116,14 @@ def test_make_evaluation(ev):
         ev('(make-evaluation "yes" "x")')
 
 
+@pytest.mark.parametrize("details", ["'()", "#f", ""])
+def test_make_evaluation_with_no_details(ev, details):
+    """The empty alist is no details, as #f and a missing argument are (it was a validation error)."""
+    ev(f'(define e (make-evaluation #t "ok" {details}))')
+    assert ev("(get e 'notes 'success)") is True
+    assert ev("(get e 'notes 'details)") is False
+
+
 def test_get_kebab_and_snake_case(ev):
     ev('(define s (make-evaluation #t "ok" \'((metrics . ((x . 1))))))')
     assert ev("(get s 'notes 'details 'metrics 'x)") == 1.0

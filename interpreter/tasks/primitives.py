@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from ..capabilities import require_scripts
-from ..datatypes import MString, Pair, Symbol, cons, list_to_python, make_list, sym
+from ..datatypes import NIL, MString, Pair, Symbol, cons, list_to_python, make_list, sym
 from ..errors import SchemeError, type_error
 from ..primitives.registry import installer, primitive
 from .access import get_path, result_field
@@ -47,12 +47,13 @@ def make_task_result(content: Any, status: Any = "COMPLETE", notes: Any = None) 
 
 @primitive("make-evaluation")
 def make_evaluation(success: Any, feedback: Any, details: Any = None) -> EvaluationResult:
-    """An evaluation result: success (a boolean), feedback text and optional details."""
+    """An evaluation result: success (a boolean), feedback text and optional details (an alist;
+    ``'()``, the empty one, and ``#f`` mean none)."""
     if type(success) is not bool:
         raise type_error("make-evaluation", "a boolean", success)
     text = _text("make-evaluation", feedback)
     notes: dict[str, Any] = {"success": success, "feedback": text}
-    if details is not None and details is not False:
+    if details is not None and details is not False and details is not NIL:
         notes["details"] = to_python(details, "make-evaluation")
     return _record("make-evaluation", lambda: EvaluationResult(content=text, notes=notes))
 
