@@ -118,6 +118,31 @@ def test_the_sequential_template_with_inline_and_conditional_steps() -> None:
     assert interp.eval('(report-pipeline "a much longer set of notes")').content == "long:2"
 
 
+def test_a_cond_step_that_no_case_matches_fails_with_the_steps_before_it(tmp_path: Path) -> None:
+    """A <cond> without an else whose tests all fail is a TASK_FAILURE naming the block (it was a void step)."""
+    interp = make()
+    interp.eval('(define-task (clean-notes text) (string-upcase text))')
+    path = tmp_path / "picky.xml"
+    path.write_text(
+        """<task name="picky" type="sequential">
+  <inputs><input name="notes"/></inputs>
+  <steps>
+    <task ref="clean-notes"><inputs><input name="text" from="notes"/></inputs></task>
+    <cond>
+      <case test="(> (string-length notes) 1000)"><task ref="clean-notes"/></case>
+    </cond>
+  </steps>
+</task>"""
+    )
+    load_templates(interp, path)
+    result = interp.eval('(picky "short notes")')
+    assert result.status == "FAILED"
+    assert "TASK_FAILURE: no <case> of the <cond> in picky/2" in result.content
+    assert f"{path}:5:5) matched" in result.content
+    assert result.notes["error"]["reason"] == "no_case_matched", result.notes
+    assert [entry.output for entry in result.notes["partial_results"]] == ["SHORT NOTES"]
+
+
 def test_atomic_templates_with_every_field() -> None:
     interp = make()
     path = DATA.parent / "atomic.xml"

@@ -106,9 +106,13 @@ def _figure(x: float) -> str:
 
 
 def error_info(err: SchemeError) -> dict[str, Any]:
-    """``{type, message, location}`` of an error."""
+    """``{type, message, reason, location}`` of an error (``reason`` where its record has one, so a
+    program can test why a step failed: ``(get result 'notes 'error 'reason)``)."""
     kind, message = type_and_message(err)
     info: dict[str, Any] = {"type": kind, "message": message}
+    reason = getattr(getattr(err, "record", None), "reason", None)
+    if isinstance(reason, str):
+        info["reason"] = reason
     if err.span is not None:
         info["location"] = str(err.span)
     return info

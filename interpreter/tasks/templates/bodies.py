@@ -254,7 +254,18 @@ class TemplateBodies:
             test = S("else") if test_text == "else" else self.condition(case, test_text, case.line, case.col)
             call = self.component(case.children[0], f"{name}/case-{index}", role)
             clauses.append(at(span_of(case, self.file), test, call))
+        if clauses[-1].car is not S("else"):
+            clauses.append(self.no_case_matched(element, name))
         return at(span_of(element, self.file), *clauses)
+
+    def no_case_matched(self, element: Element, name: str) -> Any:
+        """The ``else`` of a ``<cond>`` without one: a TASK_FAILURE naming the block, not a void result."""
+        span = span_of(element, self.file)
+        message = f"no <case> of the <cond> in {name} ({span.file}:{span.line}:{span.col}) matched"
+        error_type = at(span, S("quote"), S("TASK_FAILURE"))
+        failure = at(span, S("make-task-error"), error_type, message, Keyword.intern("reason"), "no_case_matched")
+        return at(span, S("else"), at(span, S("raise"), failure))
+
 
 def fragment(element: Element) -> str:
     """Why a template with a missing part is one of the seeds' fragments, when it marks the gap."""
