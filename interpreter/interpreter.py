@@ -132,6 +132,8 @@ class Interpreter:
         if isolate:  # evaluation happens in a child process (isolation/): it gets the limits and the program
             child_settings = {k: v for k, v in locals().items() if k in ISOLATED_SETTINGS}
             check_isolated_settings(child_settings)
+            if on_text is not None and stream is None:  # as in the host: on_text streams every call
+                child_settings["stream"] = True
             max_steps = timeout = max_depth = max_output = max_memory = record = replay = cache = memory = None
             journal = None
             stdlib, otel, log = False, False, False

@@ -332,6 +332,17 @@ def test_on_text_streams_every_call_with_the_same_answer_and_usage(provider_mode
     assert [r.stream for r in provider_model.requests] == [True, False]
 
 
+def test_on_text_reaches_the_host_from_an_isolated_interpreter(provider_model: ProviderServer) -> None:
+    """isolate=True: the child's call of the host's llm model streams, and the text reaches the
+    host's on_text (it was dropped: the child had no on_text and asked for no stream)."""
+    pieces: list[str] = []
+    it = interp(on_text=pieces.append, isolate=True)
+    result = it.eval('(ask "a b c")')
+    assert result.content == "echo: say a b c"
+    assert "".join(pieces) == result.content and len(pieces) > 1
+    assert provider_model.requests[-1].stream
+
+
 def test_a_dropped_stream_is_retried_from_the_start(provider_model: ProviderServer) -> None:
     provider_model.drop(1)
     pieces: list[str] = []

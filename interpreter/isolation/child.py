@@ -468,8 +468,11 @@ class HostModel:
         options: dict[str, Any],
         schema: dict[str, Any] | None = None,
         attachments: tuple[str, ...] = (),
+        on_text: Callable[[str], None] | None = None,
     ) -> Any:
-        request = (prompt, system, options, schema, tuple(attachments))
+        """The host makes the call; a streaming one (``on_text`` given) sends its text to the
+        host's own ``on_text`` there, as it arrives."""
+        request = (prompt, system, options, schema, tuple(attachments), on_text is not None)
         return self.child.call_host("model", self.name, request, {})
 
 

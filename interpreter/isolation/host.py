@@ -435,10 +435,14 @@ class Isolation:
             runtime.waiting_for_input = False
 
     def _model_call(self, name: str, prompt: str, system: str | None, options: dict[str, Any],
-                    schema: Any, attachments: tuple[str, ...]) -> Any:
-        """A model call of the child, made here: the model registered or allowed in the host."""
+                    schema: Any, attachments: tuple[str, ...], stream: bool) -> Any:
+        """A model call of the child, made here: the model registered or allowed in the host. A
+        call the child streams sends its text to the host's ``on_text`` (``Interpreter(on_text=…)``)."""
         model = self.interp.models.get(name)
         extra: dict[str, Any] = {}
+        on_text = self.interp.tasks.gateway.on_text
+        if stream and on_text is not None and accepts(model.complete, "on_text"):
+            extra["on_text"] = on_text
         if schema is not None and accepts(model.complete, "schema"):
             extra["schema"] = schema
         if attachments:
