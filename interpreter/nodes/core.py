@@ -478,7 +478,7 @@ class SelfBinding:
 def bind_selves(bindings: Iterable[tuple[Symbol, Node]], region: list[Node], allowed: int) -> None:
     """Note on each lambda of ``bindings`` the name it is bound to and its region
     (``Lambda.binding``): a call of that name from the lambda's own body, resolved to the
-    frame the closure was made in, calls the closure itself (see ``codegen``)."""
+    frame the closure was made in, calls the closure itself (see ``compiler``)."""
     shared = SelfBinding(region, allowed)
     for name, init in bindings:
         if type(init) is Lambda:
@@ -506,7 +506,7 @@ class Lambda(Node):
         #: (id of a scope, name) of the variables of enclosing scopes its code uses (analyzer.find)
         self.captures: set[tuple[int, Symbol]] | None = None
         #: For a procedure an internal define binds: which variables of the defining body's
-        #: own frame it uses (None: not known); see nodes.lifting.
+        #: own frame it uses (None: not known); see compiler.lifting.
         self.captured: frozenset[Symbol] | None = None
 
     #: Closures made before the body's first call that wait for it to be compiled;
@@ -558,7 +558,7 @@ def make_binder(params: tuple[Symbol, ...], rest: Symbol, defines: tuple[Symbol,
     """``binder(outer, *args)``: the frame of a procedure with a rest parameter.
 
     The count is checked before: the body takes its required parameters by name, so Python
-    refuses too few (``codegen.compile_procedure``), and a body's own self call has a count
+    refuses too few (``compiler.body.compile_procedure``), and a body's own self call has a count
     it accepts."""
     n = len(params)
 
@@ -605,7 +605,7 @@ class Call(Node):
         if isinstance(exc, PASS_THROUGH):
             if isinstance(exc, SchemeError) and exc.wants_frames():
                 exc.add_frame(self.text(), self.span, self.procedure)
-            exc.__traceback__ = None  # see codegen.BodyErrors: deep recursions unwind fast
+            exc.__traceback__ = None  # see compiler.body.BodyErrors: deep recursions unwind fast
             return exc
         err = primitive_failure(f, nargs, exc)
         err.add_frame(self.text(), self.span, self.procedure)
