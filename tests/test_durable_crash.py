@@ -165,7 +165,7 @@ def test_retries_journal_the_final_answer_and_a_resume_asks_nothing(provider_mod
 def test_a_second_process_on_the_same_journal_gets_a_clear_error(provider_model: ProviderServer, tmp_path: Path):
     program, journal = tmp_path / "loop.scm", tmp_path / "run.journal"
     program.write_text(LOOP)
-    provider_model.configure(delay=0.5)
+    provider_model.configure(delay=5)  # the first is still writing when the second has started (0.5 s: under load it had ended)
     proc = start(["--resume", str(journal), str(program)], tmp_path / "first.out")
     wait_until(lambda: provider_model.count >= 1)
     second = resume(["--resume", str(journal), str(program)])
