@@ -494,6 +494,8 @@ def write_string(x: Any) -> str:
 
 def display_string(x: Any) -> str:
     """What ``display`` prints: strings and characters as themselves."""
+    if type(x) is str:  # the commonest case (a prompt's text): no printer
+        return x
     return _print(x, False)
 
 

@@ -126,14 +126,15 @@ class Source(Generic[T]):
     failure: Callable[[Exception], dict[str, Any] | None] = _not_kept
     revive: Callable[[dict[str, Any]], BaseException] = _no_revival
 
-    def __call__(self, request: dict[str, Any], run: Callable[[], T]) -> T:
+    def __call__(self, request: dict[str, Any] | Callable[[], dict[str, Any]], run: Callable[[], T]) -> T:
         """``run()``'s value, journaled when the calling branch has a journal, or its
-        journaled value on a resumed run."""
+        journaled value on a resumed run. ``request`` may be a function that makes it:
+        it is called only when there is a journal to key."""
         runtime = RUNTIME.get()
         journal = runtime.current().journal if runtime is not None else None
         if journal is None or journal.busy:
             return run()
-        return journal.answer(self, request, run)
+        return journal.answer(self, request() if callable(request) else request, run)
 
 
 def mark_replayed(kind: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..keywords import normal_name
@@ -34,12 +35,35 @@ def render(text: str, values: Mapping[str, Any], show: Callable[[Any], str]) -> 
 
     A name without a value is left as it is; definitions are checked beforehand.
     """
+    pieces = _pieces(text)
+    if len(pieces) == 1:
+        return text  # no placeholder
     table = {normal_name(k): v for k, v in values.items()}
+    out = []
+    for piece in pieces:
+        if type(piece) is str:
+            out.append(piece)
+        else:
+            key, written = piece
+            out.append(show(table[key]) if key in table else written)
+    return "".join(out)
 
-    def fill(match: re.Match[str]) -> str:
+
+@lru_cache(maxsize=512)
+def _pieces(text: str) -> tuple[str | tuple[str, str], ...]:
+    """``text`` cut at its placeholders, parsed once per template: literal text, and for
+    each ``{{name}}`` its normal name with the text written (kept when no value is given)."""
+    pieces: list[str | tuple[str, str]] = []
+    literal, at = [], 0
+    for match in PLACEHOLDER.finditer(text):
+        literal.append(text[at : match.start()])
+        at = match.end()
         if match.group(1) is None:
-            return "{{"
-        key = normal_name(match.group(1))
-        return show(table[key]) if key in table else match.group(0)
-
-    return PLACEHOLDER.sub(fill, text)
+            literal.append("{{")  # an escaped ``\{{`` stays literal
+            continue
+        pieces.append("".join(literal))
+        literal = []
+        pieces.append((normal_name(match.group(1)), match.group(0)))
+    literal.append(text[at:])
+    pieces.append("".join(literal))
+    return tuple(pieces)

@@ -276,9 +276,14 @@ class FunctionModel:
         on_text: OnText | None = None,
         attachments: tuple[str, ...] = (),
     ) -> ModelResponse:
-        extras = {"options": options, "schema": schema, "attachments": list(attachments)}
-        args = [prompt, system, *(extras[name] for name in self.positional)]
-        value = self.fn(*args, **{name: extras[name] for name in self.keywords})
+        if self.positional or self.keywords:
+            extras = {"options": options, "schema": schema, "attachments": list(attachments)}
+            args = [prompt, system, *(extras[name] for name in self.positional)]
+            value = self.fn(*args, **{name: extras[name] for name in self.keywords})
+        else:  # fn(prompt, system): nothing more to build
+            value = self.fn(prompt, system)
+        if type(value) is str:
+            return ModelResponse(text=value)
         if streams(value):
             pieces = []
             for piece in value:

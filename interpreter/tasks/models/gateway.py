@@ -51,7 +51,7 @@ def model_error(message: str, transient: bool) -> TaskError:
 PROGRAM = "<program>"
 
 
-@dataclass
+@dataclass(eq=False)  # one activation is itself only: the stack leaves it by identity
 class Activation:
     """A running task (or the program) with its limits and the turns used under it."""
 
@@ -91,7 +91,11 @@ class _Activated:
         return self.entry
 
     def __exit__(self, *exc: object) -> None:
-        self.stack.remove(self.entry)
+        stack, entry = self.stack, self.entry
+        if stack and stack[-1] is entry:  # the usual case: the innermost task leaves
+            stack.pop()
+        else:
+            stack.remove(entry)
 
 
 def estimate_tokens(text: str) -> int:
@@ -182,7 +186,11 @@ class ModelGateway:
         stack = self.stack
         self._take_turn(stack)
         self._check_context(estimate, stack)
-        timeout = min((a.limits.timeout for a in stack if a.limits.timeout is not None), default=None)
+        timeout = None
+        for activation in stack:
+            limit = activation.limits.timeout
+            if limit is not None and (timeout is None or limit < timeout):
+                timeout = limit
         task = stack[-1].task
         hub = self.events if self.events is not None and self.events.active else None  # None: nobody listens
         span = hub.open("model", name, self._call_info(request, task)) if hub is not None else None
@@ -197,21 +205,18 @@ class ModelGateway:
             else:  # a durable run's journal answers before the cache and the backend (docs/durable.md)
                 policy = retry or self.retry
                 fresh = lambda: self._answer(request, store, policy, deadline, span, estimate, stream)
-                response = MODEL_CALLS(model_request(request), fresh)
+                response = MODEL_CALLS(lambda: model_request(request), fresh)
                 attempts, cached = response.attempts, response.cached
             duration = (response.duration_s or 0.0) if response.replayed else time.monotonic() - start
             answer = response.text
             response = self._counted(response, estimate)
             assert response.input_tokens is not None and response.output_tokens is not None
-            with self.lock:
-                if cached:
-                    self.usage.add_cached(task, name)
-                else:
-                    self.usage.add(
-                        task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1)
-                    )
-                if response.rate_wait_s:
-                    self.usage.add_wait(task, name, response.rate_wait_s)
+            if cached:  # Usage takes its own lock: branches of a parallel form add at once
+                self.usage.add_cached(task, name)
+            else:
+                self.usage.add(task, name, response.input_tokens, response.output_tokens, duration, max(attempts, 1))
+            if response.rate_wait_s:
+                self.usage.add_wait(task, name, response.rate_wait_s)
             meter = self.runtime.current().meter  # a batch item's own usage
             if meter is not None:
                 meter.add(response.input_tokens, response.output_tokens, cached=cached, attempts=attempts)
@@ -228,10 +233,9 @@ class ModelGateway:
             if attempts == 0 and isinstance(err, TaskError):
                 attempts = int(err.record.notes.get("attempts", 0)) if hasattr(err.record, "notes") else 0
             if attempts and not counted:
-                with self.lock:
-                    self.usage.add_failed(task, name, attempts)
-                    if waited := getattr(err, "rate_wait_s", 0.0):
-                        self.usage.add_wait(task, name, waited)
+                self.usage.add_failed(task, name, attempts)
+                if waited := getattr(err, "rate_wait_s", 0.0):
+                    self.usage.add_wait(task, name, waited)
             if hub is not None:
                 status = "error" if isinstance(err, SchemeError) else "interrupted"
                 info = {"attempts": attempts, "cached": cached}
@@ -248,8 +252,8 @@ class ModelGateway:
             hub.finish("model", name, span, "ok", usage=None if cached else tokens, info=info)
         if timeout is not None and duration > timeout and not cached:
             raise self._timed_out(name, duration, timeout)
-        if not cached:
-            self._near_limits("time", round(duration, 3))
+        if not cached and _watched(stack):
+            self._near_limits("time", round(duration, 3), stack)
         if response.input_tokens is not None and not cached:
             self._check_context(response.input_tokens, stack)
         return name, response
@@ -423,14 +427,16 @@ class ModelGateway:
     def _take_turn(self, stack: list[Activation]) -> None:
         with self.lock:
             self._count_turn(stack)
+            if not _watched(stack):
+                return
             found = [(a.turns, crossed([a], "turns", a.turns)) for a in stack if a.warning_threshold is not None]
         for turns, crossing in found:
             announce(crossing, "turns", turns, self.events, self.warn)
 
-    def _near_limits(self, resource: str, used: float) -> None:
+    def _near_limits(self, resource: str, used: float, stack: list[Activation]) -> None:
         """Warn of the activations whose warning threshold ``used`` crosses (:mod:`.limit_warnings`)."""
         with self.lock:  # branches of a parallel form share their parents' activations
-            found = crossed(self.stack, resource, used)
+            found = crossed(stack, resource, used)
         announce(found, resource, used, self.events, self.warn)
 
     @staticmethod
@@ -456,7 +462,8 @@ class ModelGateway:
                 raise resource_exhausted(
                     "context", f"prompt of {tokens} tokens exceeds the max-context of {where}", tokens, limit
                 )
-        self._near_limits("context", tokens)
+        if _watched(stack):
+            self._near_limits("context", tokens, stack)
 
     def _timed_out(self, name: str, duration: float, timeout: float) -> SchemeError:
         return resource_exhausted(
@@ -493,31 +500,29 @@ class ModelGateway:
         if on_text is not None and accepts(model.complete, "on_text"):
             extra["on_text"] = on_text
         arguments = (request.prompt, request.system, request.options)
-
-        def failed(exc: Exception) -> BaseException:
-            """The TASK_FAILURE for what the backend raised (control flow and the program's limits pass as they are)."""
-            if isinstance(exc, PASS_THROUGH) and not isinstance(exc, SchemeError):
-                return exc
-            if isinstance(exc, TransientModelError):
-                return model_error(f"model {name} failed: {exc.message}", True)
-            if isinstance(exc, SchemeError):
-                if exc.kind == "resource-exhaustion" or isinstance(exc, TaskError):
-                    return exc  # the program's own limits, and task errors a model raises on purpose
-                failure = model_error(f"model {name} failed: {exc.full_message()}", False)
-                failure.span, failure.frames = exc.span, list(exc.frames)
-                failure.__cause__ = exc
-                return failure
-            if isinstance(model, LlmModel):
-                found = provider_failure(exc, name, model.model, estimate)
-                if found is not None:
-                    return found
-            return model_error(f"model {name} failed: {type(exc).__name__}: {exc}", is_transient(exc))
+        in_interpreter = getattr(model, "runs_in_interpreter", False)
+        is_llm = isinstance(model, LlmModel)
+        uses_loop = is_llm and model.async_model is not None
+        if turn is not None and not uses_loop:
+            turn.take(lambda: self._poll(name, deadline))
+        if deadline is None and (in_interpreter or (not is_llm and not isinstance(self.runtime.current(), Branch))):
+            # nothing to honour while it runs: no hand-off, no closures (Ctrl-C reaches it here too)
+            try:
+                response = model.complete(*arguments, **extra)
+            except Exception as exc:
+                raise self._failure(exc, name, model, estimate) from None
+            if not in_interpreter:
+                self.runtime.poll()  # an interrupt that came while it ran ends the program now, as it would have
+            return response
 
         def run() -> ModelResponse:
             try:
                 return model.complete(*arguments, **extra)
             except Exception as exc:
-                raise failed(exc) from None
+                raise self._failure(exc, name, model, estimate) from None
+
+        if in_interpreter:
+            return self._with_deadline(run, name, deadline)  # type: ignore[arg-type]
 
         async def run_async() -> ModelResponse:
             assert isinstance(model, LlmModel)
@@ -526,23 +531,34 @@ class ModelGateway:
             try:
                 return await model.complete_async(*arguments, **extra)
             except Exception as exc:
-                raise failed(exc) from None
+                raise self._failure(exc, name, model, estimate) from None
 
         def poll() -> None:
             self._poll(name, deadline)
 
-        uses_loop = isinstance(model, LlmModel) and model.async_model is not None
-        if turn is not None and not uses_loop:
-            turn.take(poll)
-        if getattr(model, "runs_in_interpreter", False):
-            return run() if deadline is None else self._with_deadline(run, name, deadline)
-        if deadline is None and not isinstance(model, LlmModel) and not isinstance(self.runtime.current(), Branch):
-            response = run()  # nothing to honour while it runs: no hand-off (Ctrl-C reaches it here too)
-            self.runtime.poll()  # an interrupt that came while it ran ends the program now, as it would have
-            return response
         if uses_loop:
             return run_coroutine(run_async, poll)
         return run_in_thread(run, poll)
+
+    @staticmethod
+    def _failure(exc: Exception, name: str, model: Any, estimate: int) -> BaseException:
+        """The TASK_FAILURE for what a backend raised (control flow and the program's limits pass as they are)."""
+        if isinstance(exc, PASS_THROUGH) and not isinstance(exc, SchemeError):
+            return exc
+        if isinstance(exc, TransientModelError):
+            return model_error(f"model {name} failed: {exc.message}", True)
+        if isinstance(exc, SchemeError):
+            if exc.kind == "resource-exhaustion" or isinstance(exc, TaskError):
+                return exc  # the program's own limits, and task errors a model raises on purpose
+            failure = model_error(f"model {name} failed: {exc.full_message()}", False)
+            failure.span, failure.frames = exc.span, list(exc.frames)
+            failure.__cause__ = exc
+            return failure
+        if isinstance(model, LlmModel):
+            found = provider_failure(exc, name, model.model, estimate)
+            if found is not None:
+                return found
+        return model_error(f"model {name} failed: {type(exc).__name__}: {exc}", is_transient(exc))
 
     def _streamer(self, span: Any, stream: bool | None) -> OnText | None:
         """Where the text of a call goes as it arrives, or None when the call does not stream.
@@ -582,6 +598,11 @@ class ModelGateway:
         finally:
             watchdog.stop()
             rt.extra_check = previous
+
+
+def _watched(stack: list[Activation]) -> bool:
+    """Whether any running task warns near its limits (most run none: no lock, no search)."""
+    return any(activation.warning_threshold is not None for activation in stack)
 
 
 def _ignore(chunk: str) -> None:
