@@ -242,9 +242,17 @@ def _entry(
     return namespace["walk"]
 
 
+class _Walks(dict[str, Callable[..., Any]]):
+    """The compiled walks by name, each compiled at its first use: compiling all of them
+    at import was ~5-12 ms of every start, and most programs use two or three."""
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        count, params, body = WALKS[name]
+        variants = (_compile(name, params, body, mode) for mode in ("counted", "uncounted", "generic"))
+        walk = self[name] = _entry(count, params, *variants)  # two threads may both compile: the same code
+        return walk
+
+
 #: ``name: walk(f, *parameters)``: run the walk ``name`` of :data:`WALKS` with procedure
 #: ``f`` (already checked to be applicable) and the walk's other arguments.
-WALK: dict[str, Callable[..., Any]] = {
-    name: _entry(count, params, *(_compile(name, params, body, mode) for mode in ("counted", "uncounted", "generic")))
-    for name, (count, params, body) in WALKS.items()
-}
+WALK: dict[str, Callable[..., Any]] = _Walks()

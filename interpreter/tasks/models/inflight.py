@@ -18,15 +18,16 @@ called too and raises to abandon the call (the deadline).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextvars
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .providers import OPEN_CLIENTS, close_clients
 from .workers import MODEL_WORKERS
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 #: Seconds between limit checks while a model call is under way.
@@ -41,6 +42,8 @@ class _Loop:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def get(self) -> asyncio.AbstractEventLoop:
+        import asyncio  # start-up: asyncio (with ssl, subprocess, concurrent.futures) is ~15 ms, needed by async llm models only
+
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
@@ -60,6 +63,9 @@ def run_inline(call: Callable[[], T]) -> T:
 def run_coroutine(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None]) -> T:
     """Run the coroutine ``make()`` on the shared loop and wait for it, calling ``poll``
     (which raises to abandon it) as it runs; an abandoned call is cancelled on the loop."""
+    import asyncio  # start-up: ~15 ms (see _Loop.get)
+    import concurrent.futures
+
     future = asyncio.run_coroutine_threadsafe(make(), LOOP.get())  # runs in a copy of this context
     try:
         while True:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import difflib
-import email.utils
 import re
 import threading
 import time
@@ -166,6 +165,8 @@ def retry_after(exc: BaseException) -> float | None:
         try:
             return max(0.0, float(value))
         except ValueError:
+            import email.utils  # start-up: ~4 ms (email's parser and charsets), for an HTTP-date Retry-After only
+
             with contextlib.suppress(TypeError, ValueError):
                 when = email.utils.parsedate_to_datetime(value)
                 return max(0.0, when.timestamp() - time.time())
