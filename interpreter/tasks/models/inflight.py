@@ -42,7 +42,7 @@ class _Loop:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def get(self) -> asyncio.AbstractEventLoop:
-        import asyncio  # start-up: asyncio (with ssl, subprocess, concurrent.futures) is ~15 ms, needed by async llm models only
+        import asyncio  # start-up: asyncio (ssl, subprocess, futures) is ~15 ms; async llm models only
 
         with self._lock:
             if self._loop is None:
