@@ -19,6 +19,8 @@ LAZY = [
     "interpreter.tasks.templates.loader",
     "interpreter.tasks.templates.bodies",
     "llm",
+    "asyncio",  # only async llm models run on an event loop (tasks/models/inflight.py)
+    "email.utils",  # only an HTTP-date Retry-After is parsed with it (tasks/models/providers.py)
 ]
 
 PROGRAM = """
