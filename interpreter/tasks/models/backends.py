@@ -33,7 +33,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...datatypes import MString, Procedure
 from ...errors import SchemeError
+from ...evaluator import apply_procedure
 from ..errors import task_failure, validation_error
+from ..values import to_scheme
 
 #: Called with each piece of a model's text as it arrives.
 OnText = Callable[[str], None]
@@ -318,9 +320,6 @@ class ProcedureModel:
     def complete(
         self, prompt: str, system: str | None, options: dict[str, Any], schema: dict[str, Any] | None = None
     ) -> ModelResponse:
-        from ...evaluator import apply_procedure
-        from ..values import to_scheme
-
         params = getattr(self.proc, "params", None)
         rest = getattr(self.proc, "rest", None)
         count = len(params) if params is not None else 2

@@ -182,10 +182,11 @@ class ModelGateway:
         With a ``schema`` the response's ``data`` is the parsed, validated answer."""
         name = model or self.registry.default_name()
         request = ModelRequest(name, prompt, system, dict(options or {}), schema, tuple(attachments))
-        estimate = estimate_tokens(prompt) + estimate_tokens(system or "")
+        estimate = estimate_tokens(prompt) + estimate_tokens(system) if system else estimate_tokens(prompt)
         stack = self.stack
-        self._take_turn(stack)
-        self._check_context(estimate, stack)
+        watched = _watched(stack)  # does any running task warn near its limits? (most do not)
+        self._take_turn(stack, watched)
+        self._check_context(estimate, stack, watched)
         timeout = None
         for activation in stack:
             limit = activation.limits.timeout
@@ -252,10 +253,10 @@ class ModelGateway:
             hub.finish("model", name, span, "ok", usage=None if cached else tokens, info=info)
         if timeout is not None and duration > timeout and not cached:
             raise self._timed_out(name, duration, timeout)
-        if not cached and _watched(stack):
+        if not cached and watched:
             self._near_limits("time", round(duration, 3), stack)
         if response.input_tokens is not None and not cached:
-            self._check_context(response.input_tokens, stack)
+            self._check_context(response.input_tokens, stack, watched)
         return name, response
 
     @staticmethod
@@ -298,7 +299,7 @@ class ModelGateway:
             text, tokens_in, tokens_out = hit.text, hit.input_tokens, hit.output_tokens
             return ModelResponse(text=text, input_tokens=tokens_in, output_tokens=tokens_out, cached=True)
         response, attempts = self._attempts(request, policy, deadline, span, estimate, stream)
-        response.attempts = attempts
+        response.__dict__["attempts"] = attempts  # a trusted count: no validation
         return response
 
     def _replayed(self, request: ModelRequest) -> ModelResponse:
@@ -387,7 +388,8 @@ class ModelGateway:
                     raise self._final(err, attempt, failures) from None
                 self._wait(delay)
                 continue
-            waited += self._waited(turn, info)
+            if turn is not None:
+                waited += self._waited(turn, info)
             if hub is not None:
                 hub.finish("attempt", label, attempt_span, "ok", info=info)
             if limiter is not None and response.input_tokens is not None:
@@ -424,10 +426,10 @@ class ModelGateway:
             time.sleep(min(left, 0.05))
             self.runtime.poll()
 
-    def _take_turn(self, stack: list[Activation]) -> None:
+    def _take_turn(self, stack: list[Activation], watched: bool) -> None:
         with self.lock:
             self._count_turn(stack)
-            if not _watched(stack):
+            if not watched:
                 return
             found = [(a.turns, crossed([a], "turns", a.turns)) for a in stack if a.warning_threshold is not None]
         for turns, crossing in found:
@@ -454,7 +456,7 @@ class ModelGateway:
         for activation in stack:
             activation.turns += 1
 
-    def _check_context(self, tokens: int, stack: list[Activation]) -> None:
+    def _check_context(self, tokens: int, stack: list[Activation], watched: bool) -> None:
         for activation in stack:
             limit = activation.limits.max_context
             if limit is not None and tokens > limit:
@@ -462,7 +464,7 @@ class ModelGateway:
                 raise resource_exhausted(
                     "context", f"prompt of {tokens} tokens exceeds the max-context of {where}", tokens, limit
                 )
-        if _watched(stack):
+        if watched:
             self._near_limits("context", tokens, stack)
 
     def _timed_out(self, name: str, duration: float, timeout: float) -> SchemeError:
@@ -602,7 +604,10 @@ class ModelGateway:
 
 def _watched(stack: list[Activation]) -> bool:
     """Whether any running task warns near its limits (most run none: no lock, no search)."""
-    return any(activation.warning_threshold is not None for activation in stack)
+    for activation in stack:  # noqa: SIM110 -- a loop: any() over a generator costs twice as much here
+        if activation.warning_threshold is not None:
+            return True
+    return False
 
 
 def _ignore(chunk: str) -> None:
