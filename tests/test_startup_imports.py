@@ -21,6 +21,7 @@ LAZY = [
     "llm",
     "asyncio",  # only async llm models run on an event loop (tasks/models/inflight.py)
     "email.utils",  # only an HTTP-date Retry-After is parsed with it (tasks/models/providers.py)
+    "sqlite3",  # the response cache and the memory open it when first used
 ]
 
 PROGRAM = """

@@ -13,16 +13,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from ...errors import SchemeError
 from ...regular_files import open_regular
 from ..disk import cap_sqlite, disk_limit, is_full
+
+if TYPE_CHECKING:
+    import sqlite3
+
+def _sqlite() -> ModuleType:
+    """The :mod:`sqlite3` module, imported when a cache is first opened or fails."""
+    import sqlite3  # start-up: sqlite3 (with datetime) is ~3-4 ms, and most runs use no cache
+
+    return sqlite3
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -109,7 +119,7 @@ class ResponseCache:
             with self._connect() as db:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+        except (OSError, _sqlite().Error) as exc:
             raise self._error("open", exc) from None
 
     def _error(self, action: str, exc: Exception) -> SchemeError:
@@ -119,7 +129,7 @@ class ResponseCache:
     def _connect(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.path, timeout=30)
+            db = _sqlite().connect(self.path, timeout=30)
             self._local.db = db
         return db
 
@@ -131,7 +141,7 @@ class ResponseCache:
                 .execute("SELECT response, input_tokens, output_tokens FROM responses WHERE key = ?", (request.key(),))
                 .fetchone()
             )
-        except sqlite3.Error as exc:
+        except _sqlite().Error as exc:
             raise self._error("read", exc) from None
         return CachedResponse(*row) if row is not None else None
 
@@ -150,7 +160,7 @@ class ResponseCache:
             with self._connect() as db:
                 cap_sqlite(db, self.max_bytes)
                 db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)", row)
-        except sqlite3.Error as exc:
+        except _sqlite().Error as exc:
             if self.max_bytes is not None and is_full(exc):
                 raise disk_limit(self.path, self.max_bytes) from None
             raise self._error("write", exc) from None
