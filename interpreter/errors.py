@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .datatypes import UPWARD, Span
+from .datatypes import UPWARD, Nil, Pair, Span, Symbol
+from .printer import write_abbreviated, write_string
 
 #: Kinds of error. ``kind`` is also what ``(error-object-kind e)`` returns, as a symbol.
 KINDS = (
@@ -139,8 +140,6 @@ class SchemeError(Exception):
         return "\n".join(lines)
 
     def to_record(self) -> ErrorRecord:
-        from .printer import write_string
-
         return ErrorRecord(
             kind=self.kind,
             message=self.message,
@@ -179,9 +178,6 @@ QUOTED_WIDTH = 1000
 def quoted(value: Any) -> str:
     """A value as a message shows it: written, and quoted when it is a symbol or a list
     (``'done``, ``'(a b)``), so that it reads as the datum it is, not as code."""
-    from .datatypes import Nil, Pair, Symbol
-    from .printer import write_abbreviated
-
     text = write_abbreviated(value, QUOTED_WIDTH)
     return "'" + text if type(value) in (Symbol, Pair, Nil) else text
 
