@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .datatypes import Span
+from .reader import read_with_spans
 from .reader_cache import cache_folder, cache_key
 
 _LOADED: dict[str, bytes] = {}  # key -> pickle, for the files this process has read
@@ -48,8 +49,6 @@ def read_cached(text: str, filename: str) -> list[tuple[Any, Span]]:
         if isinstance(forms, list):
             _LOADED[key] = data
             return forms
-    from .reader import read_with_spans  # only on a cache miss: start-up skips the parser
-
     forms = read_with_spans(text, filename)
     data = pickle.dumps(forms, protocol=pickle.HIGHEST_PROTOCOL)
     _LOADED[key] = data

@@ -48,6 +48,7 @@ from .datatypes import (
 from .errors import SchemeError
 from .number_syntax import NUMBER_START, NumberTooLarge, parse_number, parse_prefixed_number
 from .ports import InputPort
+from .printer import write_string
 from .reader_cache import cache_folder, cache_key
 from .reader_lexer import ReadError, SchemeLexer, Source, Tok
 from .reader_parser import LalrLoop
@@ -400,8 +401,6 @@ class _Builder:
         out = bytearray()
         for value, span in children[1] if len(children) == 3 else []:
             if type(value) is not int or not 0 <= value <= 255:
-                from .printer import write_string
-
                 shown = repr(value) if type(value) is _Label else write_string(value)
                 message = f"bytevector element must be an exact integer 0..255, got {shown}"
                 raise ReadError(message, span)

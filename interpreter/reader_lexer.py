@@ -103,7 +103,7 @@ def _first_character(regexp: str) -> str | None:
     """The character every match of ``regexp`` begins with, if it has one (read from the
     pattern's parse tree: a literal, maybe inside groups); None if unknown."""
     try:
-        from re import _constants, _parser  # reason: the parse tree of a pattern has no public API
+        from re import _constants, _parser  # reason: optional: private modules another Python may lack
     except ImportError:  # another Python: no reordering
         return None
     items: Any = _parser.parse(regexp)
