@@ -80,7 +80,7 @@ def resident_bytes() -> int:
         with open("/proc/self/statm", "rb") as statm:
             return int(statm.read().split()[1]) * PAGE
     except (OSError, IndexError, ValueError):
-        import resource
+        import resource  # reason: platform module (POSIX only, no Windows); only systems without /proc get here
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024

@@ -105,7 +105,7 @@ def inline_walk(em: Emitter, node: Node) -> bool:
 def by_name(em: Emitter, ref: GlobalRef) -> bool:
     """Whether ``ref`` names a built-in whose calls compiled code computes inline (guarded by
     its intact flag): ``(filter even? l)`` then runs as ``(filter (lambda (x) (even? x)) l)``."""
-    from .fastpath import BY_NAME  # fastpath imports this module (WALK_FORMS)
+    from .fastpath import BY_NAME  # reason: circle fastpath <-> inline_walks (compiler/__init__)
 
     return ref.name.name in BY_NAME and ref.name.name in em.builtins
 
@@ -130,7 +130,7 @@ def emit_walk(em: Emitter, node: Call) -> str:
     order every inline built-in of a body takes, which Scheme leaves open): if it was
     rebound, the lambda's closure is made and the call applied the ordinary way to the
     values already computed."""
-    from .fastpath import builtins_intact  # fastpath imports this module (WALK_FORMS)
+    from .fastpath import builtins_intact  # reason: circle fastpath <-> inline_walks (compiler/__init__)
 
     operator, proc = node.operator, node.operands[0]
     name = operator.name.name

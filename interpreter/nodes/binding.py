@@ -77,7 +77,7 @@ class NamedLet(Node):
         self.name, self.proc, self.inits, self.span = name, proc, inits, span
 
     def compile(self, tail: bool) -> Run:
-        from .release import procedures_stay_inside
+        from .release import procedures_stay_inside  # reason: circle binding <-> release (nodes/__init__)
 
         name, make = self.name, self.proc.compile(False)
         inits = [i.compile(False) for i in self.inits]

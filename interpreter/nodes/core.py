@@ -24,6 +24,8 @@ from ..evaluator import (
     python_exception,
 )
 from ..mirrors import Flag
+from ..printer import write_abbreviated
+from . import compilers
 
 Run = Callable[[Env], Any]
 VOID = Void()
@@ -401,9 +403,7 @@ class If(Node):
         then = self.then.compile(tail)
         otherwise = self.otherwise.compile(tail) if self.otherwise is not None else (lambda env: VOID)
         if type(self.test) is Call:
-            from .compilers import compile_if
-
-            return compile_if(self.test, then, otherwise)
+            return compilers.compile_if(self.test, then, otherwise)
         test = self.test.compile(False)
 
         def if_(env: Env) -> Any:
@@ -523,9 +523,8 @@ class Lambda(Node):
 
         def run_now() -> Callable[..., Any]:
             if not compiled:
-                from .compilers import compile_procedure  # at the first call: start-up skips the code generator
-
-                compiled.append(compile_procedure(self))
+                # at the first call: start-up skips the code generator (interpreter.compiler.body)
+                compiled.append(compilers.compile_procedure(self))
                 for closure in waiting:
                     closure.run = compiled[0]
                 waiting.clear()
@@ -595,8 +594,6 @@ class Call(Node):
         )
 
     def text(self) -> str:
-        from ..printer import write_abbreviated
-
         return write_abbreviated(self.source, 40)
 
     def on_error(self, exc: BaseException, f: Any, nargs: int) -> BaseException:
@@ -612,9 +609,7 @@ class Call(Node):
         return err
 
     def compile(self, tail: bool) -> Run:
-        from .compilers import compile_call
-
-        return compile_call(self, tail, BUILTINS, self.on_error)
+        return compilers.compile_call(self, tail, BUILTINS, self.on_error)
 
     def evaluate(self, env: Env) -> Any:
         """The call made once, as its compiled function (``fastpath.CALL``) makes it, without
