@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .durable import branch_journals
-from .errors import SchemeError
+from .errors import SchemeError, type_error
 from .evaluator import Branch, BranchCancelled, Runtime
 from .keywords import key_name
 from .stack import with_room
@@ -285,8 +285,6 @@ def settle(form: FanOut) -> None:
 def max_concurrency(who: str, value: Any) -> int:
     """A valid ``#:max-concurrency``: a positive integer."""
     if type(value) is not int or value < 1:
-        from .errors import type_error
-
         raise type_error(who, "a positive integer for #:max-concurrency", value)
     return value
 
@@ -298,7 +296,5 @@ def on_error_mode(who: str, value: Any) -> str:
     except SchemeError:
         mode = None
     if mode not in ON_ERROR:
-        from .errors import type_error
-
         raise type_error(who, "'raise or 'collect for #:on-error", value)
     return mode

@@ -340,9 +340,9 @@ def lock_exclusively(fd: int, path: Path) -> None:
     """Lock the journal for this open file; a second writer (another process, or another
     interpreter in this one) gets a file-error naming the holder when it can be found."""
     try:
-        import fcntl
+        import fcntl  # reason: platform module, POSIX only
     except ImportError:  # Windows: lock the first byte
-        import msvcrt
+        import msvcrt  # reason: platform module, Windows only
 
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]

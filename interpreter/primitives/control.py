@@ -23,6 +23,7 @@ from ..evaluator import Continuation, ContinuationInvoked, apply_procedure
 from ..nodes.binding import values_list
 from ..nodes.control import condition_of, force, passes_through
 from ..nodes.control import raise_continuable as signal_continuable
+from ..printer import display_string, write_string
 from ..regular_files import refuse_special
 from .registry import LIST_FORMS, installer, primitive
 
@@ -135,8 +136,6 @@ def is_file_error(x: Any) -> bool:
 
 
 def make_error(message: Any, irritants: tuple[Any, ...]) -> SchemeError:
-    from ..printer import display_string
-
     text = display_string(message) if not isinstance(message, str) else message
     return SchemeError(text, kind="error", irritants=list(irritants))
 
@@ -258,7 +257,5 @@ def install_control(interp: LibraryHost) -> None:
 
 
 def _short(obj: Any) -> str:
-    from ..printer import write_string
-
     text = write_string(obj)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -7,8 +7,10 @@ from typing import Any
 
 from ..datatypes import VOID, Pair, cons
 from ..errors import SchemeError, type_error
+from ..evaluator import apply_procedure
+from ..printer import write_string
 from ..tables import HashTable, equal_key, eqv_key
-from .lists import apply_fn, build_list, check_proc, to_pylist
+from .lists import build_list, check_proc, to_pylist
 from .registry import BUILTINS, primitive
 
 __all__ = ["HashTable", "equal_key", "eqv_key"]
@@ -21,8 +23,6 @@ def check_table(who: str, x: Any) -> HashTable:
 
 
 def _missing(who: str, key: Any) -> SchemeError:
-    from ..printer import write_string
-
     return SchemeError(f"{who}: key not found: {write_string(key)}", kind="value-error")
 
 
@@ -100,9 +100,9 @@ def hash_table_ref(table: Any, key: Any, failure: Any = None, success: Any = Non
     if value is _ABSENT:
         if failure is None:
             raise _missing("hash-table-ref", key)
-        return apply_fn()(check_proc("hash-table-ref", failure), [])
+        return apply_procedure(check_proc("hash-table-ref", failure), [])
     if success is not None:
-        return apply_fn()(check_proc("hash-table-ref", success), [value])
+        return apply_procedure(check_proc("hash-table-ref", success), [value])
     return value
 
 
@@ -137,7 +137,7 @@ def hash_table_update(table: Any, key: Any, proc: Any, failure: Any = None) -> A
     """Replace the value for ``key`` by ``(proc value)``; ``failure`` supplies a missing value."""
     t = check_table("hash-table-update!", table)
     check_proc("hash-table-update!", proc)
-    ap = apply_fn()
+    ap = apply_procedure
     value = t.get(key, _ABSENT)
     if value is _ABSENT:
         if failure is None:
@@ -152,7 +152,7 @@ def hash_table_update_default(table: Any, key: Any, proc: Any, default: Any) -> 
     """Replace the value for ``key`` by ``(proc value)``, starting from ``default``."""
     t = check_table("hash-table-update!/default", table)
     check_proc("hash-table-update!/default", proc)
-    t.set(key, apply_fn()(proc, [t.get(key, default)]))
+    t.set(key, apply_procedure(proc, [t.get(key, default)]))
     return VOID
 
 
@@ -180,7 +180,7 @@ def hash_table_count(a: Any, b: Any = None) -> int:
         return len(check_table("hash-table-count", a))
     t = check_table("hash-table-count", b)
     check_proc("hash-table-count", a)
-    ap = apply_fn()
+    ap = apply_procedure
     return sum(1 for k, v in list(t.entries.values()) if ap(a, [k, v]) is not False)
 
 
@@ -207,7 +207,7 @@ def hash_table_walk(table: Any, proc: Any) -> Any:
     """Call ``(proc key value)`` for every entry."""
     t = check_table("hash-table-walk", table)
     check_proc("hash-table-walk", proc)
-    ap = apply_fn()
+    ap = apply_procedure
     for k, v in list(t.entries.values()):
         ap(proc, [k, v])
     return VOID
@@ -220,7 +220,7 @@ def hash_table_fold(table: Any, kons: Any, knil: Any) -> Any:
         table, kons, knil = kons, knil, table
     t = check_table("hash-table-fold", table)
     check_proc("hash-table-fold", kons)
-    ap = apply_fn()
+    ap = apply_procedure
     acc = knil
     for k, v in list(t.entries.values()):
         acc = ap(kons, [k, v, acc])

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import EOF, VOID, Char, MString, Parameter
 from ..errors import SchemeError, type_error
+from ..evaluator import apply_procedure
 from ..ports import InputPort, OutputPort, Port, StringOutputPort
 from ..printer import display_string, write_shared_string, write_simple_string
 from ..printer import write_string as written
+from ..reader import read_from_port
 from .chars import check_char
-from .lists import apply_fn, check_proc
+from .lists import check_proc
 from .numbers import check_nonneg, check_range
 from .registry import installer, primitive
 from .strings import check_string
@@ -235,7 +237,7 @@ def call_with_port(port: Any, proc: Any) -> Any:
     if not isinstance(port, Port):
         raise type_error("call-with-port", "a port", port)
     check_proc("call-with-port", proc)
-    result = apply_fn()(proc, [port])
+    result = apply_procedure(proc, [port])
     port.close()
     return result
 
@@ -443,8 +445,6 @@ def install_io(interp: LibraryHost) -> None:
 
     def read(port: Any = None) -> Any:
         """Read one datum, or the eof object."""
-        from ..reader import read_from_port
-
         return read_from_port(inp("read", port))
 
     def with_output_to_string(thunk: Any) -> MString:
@@ -454,7 +454,7 @@ def install_io(interp: LibraryHost) -> None:
         saved = out_param.value
         out_param.value = port
         try:
-            apply_fn()(thunk, [])
+            apply_procedure(thunk, [])
         finally:
             out_param.value = saved
         return MString(port.getvalue())
@@ -463,7 +463,7 @@ def install_io(interp: LibraryHost) -> None:
         """Call ``proc`` with a string output port; return what it wrote."""
         check_proc("call-with-output-string", proc)
         port = StringOutputPort()
-        apply_fn()(proc, [port])
+        apply_procedure(proc, [port])
         return MString(port.getvalue())
 
     def with_input_from_string(s: Any, thunk: Any) -> Any:
@@ -473,7 +473,7 @@ def install_io(interp: LibraryHost) -> None:
         saved = in_param.value
         in_param.value = InputPort(text, "string")
         try:
-            return apply_fn()(thunk, [])
+            return apply_procedure(thunk, [])
         finally:
             in_param.value = saved
 
@@ -481,7 +481,7 @@ def install_io(interp: LibraryHost) -> None:
         """Call ``proc`` with an input port reading from ``s``."""
         text = check_string("call-with-input-string", s)
         check_proc("call-with-input-string", proc)
-        return apply_fn()(proc, [InputPort(text, "string")])
+        return apply_procedure(proc, [InputPort(text, "string")])
 
     def binary_default(name: str, fn: Any, position: int, param: Parameter) -> Any:
         """``fn`` with its port argument (at ``position``) defaulting to the current port."""

@@ -16,6 +16,7 @@ from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import SMALL_STRING, check_string_length
 from ..polling import POLL_EVERY, POLL_MASK, poll_limits, polled
+from ..printer import write_string
 from .chars import check_char
 from .comparisons import register_comparisons
 from .lists import build_list, check_proc, elements, to_pylist
@@ -48,8 +49,6 @@ def check_mstring(who: str, x: Any) -> MString:
 
 
 def _preview(text: str) -> str:
-    from ..printer import write_string
-
     return write_string(text if len(text) <= 40 else text[:37] + "...")
 
 

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..capabilities import require_scripts
-from ..datatypes import VOID, make_list
+from ..datatypes import VOID, cons, make_list
 from ..errors import SchemeError
+from ..evaluator import apply_procedure
 from ..ports import InputPort, OutputPort
 from ..regular_files import open_regular
 from .io import BinaryInputPort, BinaryOutputPort
-from .lists import apply_fn, check_proc
+from .lists import check_proc
 from .registry import installer
 from .strings import check_string
 
@@ -93,7 +94,7 @@ def install_system(interp: LibraryHost) -> None:
     def call_with_port(port: Any, proc: Any) -> Any:
         check_proc("call-with-port", proc)
         try:
-            return apply_fn()(proc, [port])
+            return apply_procedure(proc, [port])
         finally:
             port.close()
 
@@ -110,7 +111,7 @@ def install_system(interp: LibraryHost) -> None:
         saved = param.value
         param.value = port
         try:
-            return apply_fn()(thunk, [])
+            return apply_procedure(thunk, [])
         finally:
             param.value = saved
             port.close()
@@ -150,8 +151,6 @@ def install_system(interp: LibraryHost) -> None:
     def get_environment_variables() -> Any:
         """All environment variables as an alist (needs the allow_scripts capability)."""
         check_environment("get-environment-variables")
-        from ..datatypes import cons
-
         return make_list(cons(k, v) for k, v in os.environ.items())
 
     for name, fn in {

@@ -7,10 +7,10 @@ from typing import Any
 
 from ..datatypes import VOID, MString, is_string
 from ..errors import SchemeError, type_error
-from ..evaluator import caller
+from ..evaluator import apply_procedure, caller
 from ..limits import check_elements
 from ..polling import polled
-from .lists import apply_fn, build_list, check_proc, to_pylist
+from .lists import build_list, check_proc, to_pylist
 from .numbers import check_index, check_range, check_size
 from .registry import primitive
 
@@ -185,7 +185,7 @@ def vector_binary_search(v: Any, key: Any, compare: Any) -> Any:
     """Index of an element for which ``(compare elem key)`` is 0, or #f (``v`` sorted)."""
     check_vector("vector-binary-search", v)
     check_proc("vector-binary-search", compare)
-    ap = apply_fn()
+    ap = apply_procedure
     lo, hi = 0, len(v) - 1
     while lo <= hi:
         mid = (lo + hi) // 2

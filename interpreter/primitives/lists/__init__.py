@@ -17,12 +17,11 @@ from . import walks  # noqa: F401
 from . import sorting  # noqa: F401
 
 # isort: on
-from .core import apply_fn, build_list, check_proc, copy_onto, list_length, proper_length, to_pylist
+from .core import build_list, check_proc, copy_onto, list_length, proper_length, to_pylist
 from .sorting import sorted_items
 from .walks import elements, rows
 
 __all__ = [
-    "apply_fn",
     "build_list",
     "check_proc",
     "copy_onto",

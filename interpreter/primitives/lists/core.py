@@ -4,25 +4,12 @@ length, a cycle) and building lists of pairs without a Python list where it can.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
 from typing import Any
 
 from ...datatypes import NIL, Pair, Procedure, walk_to_python
 from ...errors import SchemeError, type_error
 from ...polling import POLL_CHUNK, POLL_EVERY, poll_limits, polled, ticks
 from ..loops import changed_error
-
-_apply_fn: Callable[[Any, list[Any]], Any] | None = None
-
-
-def apply_fn() -> Callable[[Any, list[Any]], Any]:
-    """The evaluator's ``apply_procedure`` (imported on first use to avoid a cycle)."""
-    global _apply_fn
-    if _apply_fn is None:
-        from ...evaluator import apply_procedure
-
-        _apply_fn = apply_procedure
-    return _apply_fn
 
 
 def check_proc(who: str, f: Any) -> Any:

@@ -14,6 +14,7 @@ from ...errors import SchemeError, type_error
 from ...evaluator import caller
 from ...limits import check_elements
 from ...polling import POLL_CHUNK, POLL_EVERY, POLL_MASK, poll_limits, polled, ticks
+from ...tables import equal_key
 from ..loops import WALK, changed_error
 from ..numbers import add, check_number, check_size, mul
 from ..registry import primitive
@@ -285,8 +286,6 @@ def delete_duplicates(lst: Any, compare: Any = None) -> Any:
     items = to_pylist("delete-duplicates", lst)
     out: list[Any] = []
     if compare is None:
-        from ..hashtables import equal_key  # hashtables imports the lists (a module-level cycle)
-
         seen: set[Any] = set()
         for x in polled(items):
             k = equal_key(x)
