@@ -21,8 +21,9 @@ from .datatypes import Pair, Span, Symbol, cons, sym
 from .env import Env
 from .errors import SchemeError
 from .evaluator import UNASSIGNED
+from .macros import call_at_expansion
 from .nodes.core import Node, Run, unassigned_error
-from .primitives.registry import installer
+from .primitives.registry import installer, make_primitive
 
 if TYPE_CHECKING:
     from .analyzer import AnalysisHost
@@ -209,9 +210,6 @@ def instantiate(an: Analyzer, lib: Library) -> LibraryScope:
     finally:
         if lib.file is not None:
             loading.pop()
-    from .macros import call_at_expansion
-    from .primitives.registry import make_primitive
-
     def run() -> None:
         for node in nodes:
             node.evaluate(frame)

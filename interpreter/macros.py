@@ -18,8 +18,10 @@ from collections.abc import Callable, Container
 from typing import Any
 
 from .analyzer import GLOBAL, MACRO, Analyzer, Macro, Scope, syntax_error
-from .datatypes import NIL, Pair, Span, Symbol, cons, datum_leaves, make_list, spine, sym
+from .datatypes import NIL, Pair, Span, Symbol, cons, datum_leaves, list_to_python, make_list, spine, sym
 from .equality import is_equal
+from .evaluator import apply_procedure
+from .printer import write_string
 
 ELLIPSIS = sym("...")
 UNDERSCORE = sym("_")
@@ -68,8 +70,6 @@ class SyntaxRules(Macro):
             except MatchFailure:
                 continue
             return Expansion(self, analyzer, binds, form.span).build(template)
-        from .printer import write_string
-
         text = write_string(form)
         if len(text) > 80:
             text = text[:77] + "..."
@@ -252,8 +252,6 @@ class ProcedureMacro(Macro):
         return f"#<macro {self.name}>"
 
     def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
-        from .datatypes import list_to_python
-
         try:
             args = list_to_python(form.cdr)
         except ValueError:
@@ -263,8 +261,6 @@ class ProcedureMacro(Macro):
 
 def call_at_expansion(interp: Any, proc: Any, args: list[Any]) -> Any:
     """Apply a Scheme procedure while the analyzer runs (outside any evaluation, maybe)."""
-    from .evaluator import apply_procedure
-
     rt = interp.runtime
     if rt.running:
         return apply_procedure(proc, args)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .analyzer import SPECIAL_FORMS
 from .datatypes import NIL, Pair, Span, Symbol
 from .errors import SchemeError, quoted
+from .forms.syntax import Autoload
 
 if TYPE_CHECKING:
     from .analyzer import AnalysisHost
@@ -249,8 +250,6 @@ def spliced(forms: Any) -> Iterable[Any]:
 
 
 def _user_macro(interp: AnalysisHost, name: Any) -> bool:
-    from .forms.syntax import Autoload
-
     macro = interp.analyzer.macros.get(name) if type(name) is Symbol else None
     return macro is not None and not isinstance(macro, Autoload)
 

@@ -23,8 +23,10 @@ from ..datatypes import (
     spine,
 )
 from ..errors import SchemeError, type_error
+from ..nodes.binding import Let
 from ..nodes.control import NO_MATCH, And, Case, Clause, Cond, Delay, Guard, Or
 from ..nodes.core import VOID, Call, Const, If, Node, Seq
+from ..printer import write_string
 from .binding import defines_of, let_body
 
 
@@ -119,8 +121,6 @@ def guard(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     inner = Scope({var: False}, scope)
     clauses = Cond(cond_clauses(an, spec[1:], inner, "guard"), form.span, fallthrough=NO_MATCH)
     body, body_scope = let_body(an, [], items[2:], scope, form.span)
-    from ..nodes.binding import Let
-
     return Guard(var, clauses, Let([], [], body, False, defines_of(body_scope, []), form.span), an.rt, form.span)
 
 
@@ -156,8 +156,6 @@ def assert_(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     items = list_items(form)
     if len(items) != 2:
         raise syntax_error("assert: expected (assert expression)", form.span)
-    from ..printer import write_string
-
     fail = Primitive("assert", _assertion_failed, 1, 1)
     text = write_string(items[1][0])
     report = Call(Const(fail), [Const(text)], form, scope.procedure if scope else None, form.span)

@@ -23,13 +23,27 @@ from ..analyzer import (
     special_form,
     syntax_error,
 )
-from ..datatypes import NIL, S_QUASIQUOTE, S_UNQUOTE, S_UNQUOTE_SPLICING, Pair, Symbol, cons, make_list, spine, sym
+from ..datatypes import (
+    NIL,
+    S_QUASIQUOTE,
+    S_UNQUOTE,
+    S_UNQUOTE_SPLICING,
+    Pair,
+    Procedure,
+    Symbol,
+    cons,
+    make_list,
+    spine,
+    sym,
+)
 from ..errors import SchemeError
 from ..libraries import DECLARATION_MACROS, define_library, import_into_globals, library_known
 from ..macros import ELLIPSIS, ProcedureMacro, SyntaxRules, has_symbol, strip, substitute
 from ..nodes.binding import Let
 from ..nodes.core import VOID, Const, Node, SetGlobal, SetLocal
 from ..primitives.registry import installer, primitive
+from ..printer import display_string, write_string
+from ..reader import read_with_spans
 from ..regular_files import open_regular
 from ..stdlib_files import read_stdlib
 from .binding import defines_of
@@ -166,8 +180,6 @@ def syntax_rules(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
 
 @special_form("syntax-error")
 def syntax_error_form(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
-    from ..printer import display_string, write_string
-
     items = [x for x, _ in list_items(form)[1:]]
     message = display_string(strip(items[0], an)) if items else "syntax error"
     irritants = " ".join(write_string(strip(x, an)) for x in items[1:])
@@ -189,8 +201,6 @@ def macro_definition(an: Analyzer, form: Pair) -> tuple[Symbol, ProcedureMacro]:
     else:
         raise syntax_error("define-macro: expected (define-macro (name . params) body ...)", form.span)
     proc = an.interp.eval_datum(expr, form.span)
-    from ..datatypes import Procedure
-
     if not isinstance(proc, Procedure):
         raise syntax_error(f"define-macro {name.name}: the transformer is not a procedure", form.span)
     return name, ProcedureMacro(name.name, proc, an.interp)
@@ -337,8 +347,6 @@ class Include(Macro):
         self.fold = fold
 
     def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
-        from ..reader import read_with_spans
-
         interp = analyzer.interp
         forms: list[Any] = []
         for name, span in list_items(form)[1:]:
