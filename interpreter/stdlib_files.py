@@ -31,7 +31,7 @@ def stdlib_root() -> Traversable:
     for folder in (BESIDE, CHECKOUT):
         if folder.joinpath("prelude.scm").is_file():
             return folder
-    from importlib import resources  # reason: start-up laziness, 1.2-1.7 ms a start; only a zip install needs it
+    from importlib import resources  # reason: start-up laziness, 1.2-1.8 ms a start; only a zip install needs it
 
     try:
         root: Traversable = resources.files(PACKAGE)
