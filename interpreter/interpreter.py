@@ -30,9 +30,11 @@ from .memory import MemoryBudget, run_limits
 from .parallel import DEFAULT_MAX_THREADS
 from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
+from .prelude_cache import read_cached
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
 from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
 from .printer import write_string
+from .reader import read_with_spans
 from .stack import with_room
 from .stdlib_files import startup_files
 from .tasks import dsl as _task_dsl  # noqa: F401 - registers the task forms and procedures
@@ -326,9 +328,6 @@ class Interpreter:
         (the standard library). Isolated (``isolate=True``), the value crosses as Python and
         comes back converted to Scheme. ``cached``: the data read from ``source`` are kept
         between runs (the standard library's files, see :mod:`interpreter.prelude_cache`)."""
-        from .prelude_cache import read_cached  # lazy, with the reader: 55 ms `taskscheme --help` skips
-        from .reader import read_with_spans  # lazy: 55 ms of imports (measured with -X importtime)
-
         if self.isolation is not None:
             return self.converter.to_scheme(self.isolation.request("eval_scheme", source, filename, whole, check))
 
