@@ -216,7 +216,7 @@ class BindingForms:
         names = self.unpack(
             consumer.params,
             value,
-            lambda temp: f"(at_depth(depth) or consumer_values({consumer_closure}({frame}), {temp}, {count}))",
+            lambda temp: f'(setattr(rt, "depth", depth) or consumer_values({consumer_closure}({frame}), {temp}, {count}))',
         )
         scope = Registers(names, self.fresh("e"))
         self.line(f"{scope.env} = None")

@@ -16,7 +16,6 @@ A site opened, a temporary taken and a constant named, as the body reads them::
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sys
@@ -255,9 +254,8 @@ class EmitterCore:
             "rt": rt,
             **walk_namespace(),
         }
-        if rt is not None:  # a body's: publishes its depth inside an expression (see TEMPLATE)
-            self.namespace["at_depth"] = functools.partial(setattr, rt, "depth")
-            self.namespace["settle"] = functools.partial(settle, rt)
+        if rt is not None:  # a body's: runs a pending tail call in its context (see TEMPLATE)
+            self.namespace["settle"] = settle
         self.builtins = builtins
         if "list" in builtins:  # the inline short list (fastpath.GUARDED_BY_ARITY)
             self.namespace["list_of"] = builtins["list"].fn

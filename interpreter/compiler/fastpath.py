@@ -24,7 +24,7 @@ A call site ``(f x 1)`` compiles to a function of its frame, from the :data:`CAL
                 if tail:
                     return TailCall(f, [x0, 1])
                 ...
-                result = f.run(f.env, depth + 1, True, x0, 1)
+                result = f.run(f.env, depth + 1, True, rt, x0, 1)
 """
 
 from __future__ import annotations
@@ -340,7 +340,7 @@ def call(env):
                 rt.steps += 1
                 if rt.steps >= rt.check_at:
                     rt.check()
-                result = f.run(f.env, depth + 1, True{comma_args})
+                result = f.run(f.env, depth + 1, True, rt{comma_args})
                 rt.depth = depth
                 if type(result) is TailCall:
                     return apply_procedure(result.proc, result.args)

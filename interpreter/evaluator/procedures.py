@@ -22,6 +22,10 @@ class CallRegisters(Protocol):
     hop_mark: int
     steps: int
     check_at: int
+    shared: int  # parallel forms running (a closure's runtime: a root's registers are parked then)
+
+    def current(self) -> CallRegisters:
+        """The calling thread's context: its branch while parallel forms run, else this runtime."""
 
     def deep(self, proc: Closure, args: list[Any]) -> Any:
         """The call at the depth mark: the slow path (limits, a fresh stack, a branch)."""
@@ -50,9 +54,11 @@ def fixed_count(params: tuple[Symbol, ...], rest: Symbol | None) -> int:
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
-    ``run(env, depth, bounce, *args)`` binds the arguments in a new frame inside ``env`` and
+    ``run(env, depth, bounce, rt, *args)`` binds the arguments in a new frame inside ``env`` and
     runs the body at level ``depth`` (the caller's plus one; see compiler.body.TEMPLATE); with
-    ``bounce`` True (a trampoline's call) it may return a pending :class:`TailCall`.
+    ``bounce`` True (a trampoline's call) it may return a pending :class:`TailCall`. ``rt`` is
+    the context whose registers the body reads and writes: the interpreter's runtime, or in a
+    parallel form the calling thread's branch (``runtime.Branch``), which compiled calls pass on.
     ``nargs`` is the fixed argument count, or -1 for a procedure with a
     rest parameter; ``run`` takes its parameters as Python's (a rest parameter as
     ``*args``), so Python refuses a wrong count with a ``TypeError`` before the body runs:
@@ -129,7 +135,7 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
                 rt.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            result = proc.run(proc.env, depth + 1, True, *args)
+            result = proc.run(proc.env, depth + 1, True, rt, *args)
             rt.depth = depth
         elif type(proc) is Primitive:
             try:
@@ -173,7 +179,7 @@ def make(proc, rt, env):
         if rt.steps >= rt.check_at:
             rt.check()
         run = proc.run  # not proc.run(...): LOAD_METHOD is not specialized for a slot in 3.11
-        result = run(env, depth + 1, True, {params})
+        result = run(env, depth + 1, True, rt, {params})
         rt.depth = depth
         if type(result) is TailCall:
             return apply_procedure(result.proc, result.args)
@@ -209,7 +215,10 @@ def caller(proc: Any, count: int) -> Callable[..., Any]:
     procedure (a task, a continuation, a parameter) goes through :func:`apply_procedure`."""
     if type(proc) is Closure and proc.nargs == count:
         # proc.run is read at each call: a new closure's body is compiled on its first call.
-        return _caller_maker(CLOSURE_CALLER, count)(proc, proc.rt, proc.env)
+        # the calling thread's context (its branch while parallel forms run): the walk is
+        # over before the call returns, so the caller never outlives that context
+        rt = proc.rt
+        return _caller_maker(CLOSURE_CALLER, count)(proc, rt.current() if rt.shared else rt, proc.env)
     if type(proc) is Primitive and proc.min_args <= count and (proc.max_args is None or count <= proc.max_args):
         return _caller_maker(PRIMITIVE_CALLER, count)(proc, proc.fn)
     return lambda *args: apply_procedure(proc, list(args))

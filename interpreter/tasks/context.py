@@ -58,7 +58,7 @@ class DslBody:
         rt.steps += 1
         if rt.steps >= rt.check_at:
             rt.check()
-        result = closure.run(env, depth + 1, True, *values)
+        result = closure.run(env, depth + 1, True, rt, *values)
         rt.depth = depth
         return result
 
