@@ -80,7 +80,8 @@ def main() -> None:
     opts = parser.parse_args()
     interp = Interpreter()
     interp.eval(PROGRAM)
-    print("| program | serial | 1 branch | 2 branches (each) | 1 branch / serial | 2 branches / serial | serial / Python |")
+    columns = ["program", "serial", "1 branch", "2 branches (each)", "1 branch / serial", "2 branches / serial"]
+    print("| " + " | ".join([*columns, "serial / Python"]) + " |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, proc, arg, python in CASES:
         serial, one, two, plain = measure(interp, proc, arg, python, opts.repeat)

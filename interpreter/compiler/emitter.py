@@ -93,6 +93,9 @@ SHORT_JUMPS = sys.version_info < (3, 12)
 TEMP = "t"
 #: What a line holds that may make the body's own frame (``Emitter.frame`` in register mode).
 MAKES_ENV = "(env := "
+#: A body's publication of its level inside an expression (None; see body.TEMPLATE): its
+#: context ``rt`` is a local of the body (the runtime, or the calling thread's branch).
+PUBLISH = 'setattr(rt, "depth", depth)'
 #: A check of the depth protocol (see TEMPLATE), for tests: when set, a body entered and a
 #: compiled call returned store this level into ``rt.depth``, so a call out that forgot to
 #: publish the body's depth reaches the runtime with a level past every max_depth.

@@ -185,7 +185,8 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         if flag is not None:
             em.operator_into(pair.operator, operator)
         outermost = site == heads[0][0]
-        ordinary = f'(setattr(rt, "depth", depth) or apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost}))'
+        call = f"apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost})"
+        ordinary = f'(setattr(rt, "depth", depth) or {call})'  # emitter.PUBLISH
         given = f"cons({value}, {result}) if {operator} is {builtin} else {ordinary}"
         if outermost:
             em.tail_value(given, result)
