@@ -30,6 +30,8 @@ def test_calls_inside_a_branch_stay_in_the_compiled_bodies(monkeypatch: pytest.M
     monkeypatch.setattr(Branch, "apply", lambda self, proc, args: applied.append(proc) or apply(self, proc, args))
     assert interp.eval("(parallel-map fib '(15 15))") == [610, 610]
     assert len(applied) == 2
+    assert interp.eval("(parallel (fib 15) (+ 1 (fib 14)))") == [610, 378]  # one slow entry each
+    assert len(applied) == 4
 
 
 def test_nested_forms_and_tail_calls_in_branches() -> None:
