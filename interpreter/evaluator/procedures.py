@@ -54,9 +54,9 @@ def fixed_count(params: tuple[Symbol, ...], rest: Symbol | None) -> int:
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
-    ``run(env, depth, bounce, rt, *args)`` binds the arguments in a new frame inside ``env`` and
+    ``run(env, depth, rt, *args)`` binds the arguments in a new frame inside ``env`` and
     runs the body at level ``depth`` (the caller's plus one; see compiler.body.TEMPLATE); with
-    ``bounce`` True (a trampoline's call) it may return a pending :class:`TailCall`. ``rt`` is
+    ``depth`` a :class:`Bounce` (a trampoline's call) it may return a pending :class:`TailCall`. ``rt`` is
     the context whose registers the body reads and writes: the interpreter's runtime, or in a
     parallel form the calling thread's branch (``runtime.Branch``), which compiled calls pass on.
     ``nargs`` is the fixed argument count, or -1 for a procedure with a
@@ -122,6 +122,27 @@ class Continuation(Procedure):
         raise ContinuationInvoked(self, args[0] if len(args) == 1 else values_of(list(args)))
 
 
+class Bounce(int):
+    """A body's level given by a trampoline: ``run(env, depth, rt, *args)`` with ``depth`` a
+    ``Bounce`` may hand a pending tail call back as a :class:`TailCall` (``type(depth) is not
+    int``); a compiled call passes a plain ``int`` and the body runs such a call itself
+    (compiler.body.TEMPLATE). The flag rides in the level, not in a parameter of its own, so a
+    frame of a deep recursion holds no slot for it; ``depth + 1`` is a plain ``int`` again."""
+
+    __slots__ = ()
+
+
+#: The ``Bounce`` of each level below :data:`BOUNCES` (made once: a trampoline's call costs an
+#: index, not an allocation; serial levels count from the stretch's base, so they stay small).
+BOUNCES = 4096
+BOUNCE = tuple(Bounce(level) for level in range(BOUNCES))
+
+
+def bounce(level: int) -> Bounce:
+    """``level`` as a trampoline passes it (see :class:`Bounce`)."""
+    return BOUNCE[level] if level < BOUNCES else Bounce(level)
+
+
 def apply_procedure(proc: Any, args: list[Any]) -> Any:
     """Apply any Scheme procedure to ``args`` and return its value (a non-tail call)."""
     while True:
@@ -135,7 +156,7 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
                 rt.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            result = proc.run(proc.env, depth + 1, True, rt, *args)
+            result = proc.run(proc.env, BOUNCE[depth + 1] if depth < BOUNCES - 1 else Bounce(depth + 1), rt, *args)
             rt.depth = depth
         elif type(proc) is Primitive:
             try:
@@ -179,7 +200,7 @@ def make(proc, rt, env):
         if rt.steps >= rt.check_at:
             rt.check()
         run = proc.run  # not proc.run(...): LOAD_METHOD is not specialized for a slot in 3.11
-        result = run(env, depth + 1, True, rt, {params})
+        result = run(env, BOUNCE[depth + 1] if depth < BOUNCES - 1 else Bounce(depth + 1), rt, {params})
         rt.depth = depth
         if type(result) is TailCall:
             return apply_procedure(result.proc, result.args)
@@ -230,6 +251,9 @@ def _caller_maker(template: str, count: int) -> Callable[..., Callable[..., Any]
     if maker is None:
         namespace: dict[str, Any] = {
             "TailCall": TailCall,
+            "BOUNCE": BOUNCE,
+            "BOUNCES": BOUNCES,
+            "Bounce": Bounce,
             "apply_procedure": apply_procedure,
             "primitive_error": primitive_error,
             "PASS_THROUGH": PASS_THROUGH,

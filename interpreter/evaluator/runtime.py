@@ -16,7 +16,7 @@ from ..errors import SchemeError
 from ..mirrors import Flag
 from ..stack import run_on_fresh_stack, stack_height
 from .failures import BranchCancelled, Interrupted, step_limit_error, time_limit_error
-from .procedures import Closure, apply_other, apply_procedure
+from .procedures import BOUNCE, Closure, apply_other, apply_procedure, bounce
 
 if TYPE_CHECKING:
     from ..memory import MemoryBudget
@@ -33,7 +33,7 @@ class Runtime:
     ``max_steps`` is set (it is fixed when the runtime is made).
 
     Compiled bodies are handed the context whose registers (``depth``, ``hop_mark``,
-    ``steps``, ``check_at``) they read and write, ``run(env, depth, bounce, rt, *args)``,
+    ``steps``, ``check_at``) they read and write, ``run(env, depth, rt, *args)``,
     and pass it on to the bodies they call: this runtime serially, a :class:`Branch`
     inside a parallel form (each branch's registers are its own, so compiled calls stay
     on the fast path there). What enters a body with only the closure in hand (the
@@ -292,7 +292,7 @@ class Runtime:
                 self.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            result = proc.run(proc.env, 1, True, self, *args)
+            result = proc.run(proc.env, BOUNCE[1], self, *args)
             self.depth = depth
         finally:
             self.depth_base = saved[2]
@@ -438,7 +438,7 @@ class Branch(Runtime):
                     self.check()
                 if len(args) != proc.nargs:
                     proc.check_count(len(args))
-                result = proc.run(proc.env, depth + 1, True, self, *args)  # the body's registers: this branch's
+                result = proc.run(proc.env, bounce(depth + 1), self, *args)  # the body's registers: this branch's
                 self.depth = depth
             elif type(proc) is Closure:
                 return apply_procedure(proc, args)  # another interpreter's procedure
@@ -487,8 +487,8 @@ class Branch(Runtime):
 
 def settle(rt: Runtime, proc: Any, args: list[Any], depth: int) -> Any:
     """Run the tail call of ``proc`` on ``args`` that a body at level ``depth`` would have
-    handed back, for a caller that runs no trampoline (a compiled call passes ``bounce``
-    False): at ``depth``, the level its caller's trampoline would have run it at, in the
+    handed back, for a caller that runs no trampoline (a compiled call passes a plain
+    ``int`` level, not a ``Bounce``): at ``depth``, the level its caller's trampoline would have run it at, in the
     body's context ``rt`` (a branch's own trampoline is :meth:`Branch.apply`)."""
     rt.depth = depth - 1
     return apply_procedure(proc, args) if rt.root is rt else rt.apply(proc, args)

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..datatypes import NIL, VOID, Pair, TailCall
 from ..errors import SchemeError
-from ..evaluator import Closure, caller, settle
+from ..evaluator import Closure, bounce, caller, settle
 from ..polling import ticks
 
 
@@ -51,7 +51,7 @@ if depth >= rt.hop_mark:
     {r} = rt.deep(f, [{args}])
 else:
 {count}    run = f.run
-    {r} = run(env, depth1, True, rt, {args})
+    {r} = run(env, depth1, rt, {args})
     if type({r}) is TailCall:
         {r} = settle(rt, {r}.proc, {r}.args, depth1)
 """
@@ -72,7 +72,7 @@ COUNT_STEP = """\
 #: over before it returns, so it never outlives that context).
 PROLOGUE = (
     "    rt, env = f.rt, f.env\n    if rt.shared:\n        rt = rt.current()\n"
-    "    depth = rt.depth\n    depth1 = depth + 1\n"
+    "    depth = rt.depth\n    depth1 = bounce(depth + 1)\n"
 )
 
 #: The elements ``x`` for which ``r = (f x)`` passes the test ``keep``, in a new list.
@@ -212,6 +212,7 @@ def _compile(name: str, params: str, body: str, mode: str) -> Callable[..., Any]
         "Pair": Pair,
         "TailCall": TailCall,
         "settle": settle,
+        "bounce": bounce,
         "changed_error": changed_error,
         "ticks": ticks,
     }

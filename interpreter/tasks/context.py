@@ -20,7 +20,7 @@ from typing import Any
 from ..datatypes import Symbol, TailCall
 from ..env import Env, implicit_lookup
 from ..errors import SchemeError
-from ..evaluator import UNASSIGNED, Closure
+from ..evaluator import UNASSIGNED, Closure, bounce
 
 
 class DslBody:
@@ -61,7 +61,7 @@ class DslBody:
         rt.steps += 1
         if rt.steps >= rt.check_at:
             rt.check()
-        result = closure.run(env, depth + 1, True, rt, *values)
+        result = closure.run(env, bounce(depth + 1), rt, *values)
         rt.depth = depth
         return result
 
