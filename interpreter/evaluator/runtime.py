@@ -365,6 +365,9 @@ class Branch(Runtime):
     form), parameterizations and the trace parent (the form's ``parallel`` span).
     It counts its own steps and charges them to the run; it obeys the run's deadline, step limit and interruption, its
     ancestors' extra checks, and its own ``cancelled`` flag (:meth:`cancel`).
+
+    Its registers are its own: :meth:`apply` hands the branch to the bodies it calls, which
+    pass it on to theirs, so the branch's compiled calls stay on the fast path.
     """
 
     def __init__(self, parent: Runtime) -> None:
