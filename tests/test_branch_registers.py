@@ -21,7 +21,7 @@ DEEP = "(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))"
 
 def test_calls_inside_a_branch_stay_in_the_compiled_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
     """fib 15 makes 1,973 calls; the branch's trampoline sees only the first (before, every
-    call of a branch took the slow path through it)."""
+    call of a branch took the slow path through it): in parallel-map, parallel and a batch."""
     interp = Interpreter()
     interp.eval(FIB)
     interp.eval("(fib 5)")  # compiled
@@ -32,6 +32,9 @@ def test_calls_inside_a_branch_stay_in_the_compiled_bodies(monkeypatch: pytest.M
     assert len(applied) == 2
     assert interp.eval("(parallel (fib 15) (+ 1 (fib 14)))") == [610, 378]  # one slow entry each
     assert len(applied) == 4
+    records = list(interp.batch("fib", [{"n": 15}, {"n": 14}], workers=2))  # a thread batch: items are branches
+    assert sorted(record["result"] for record in records) == [377, 610]
+    assert len(applied) == 6
 
 
 def test_nested_forms_and_tail_calls_in_branches() -> None:
