@@ -77,14 +77,14 @@ def test_a_parameter_that_a_round_changes_is_tested_at_every_round(sources: list
     interp = Interpreter()
     interp.eval("(define (sum-to n acc) (if (= n 0) acc (sum-to (- n 1) (+ acc n))))")
     assert interp.eval("(sum-to 100 0)") == 5050
-    assert "= type(arg" not in body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")  # flags alone move
+    assert "= type(arg" not in body_of(sources, "def run(outer, depth, rt, arg0, arg1)")  # flags alone move
 
 
 def test_a_body_without_a_loop_is_left_as_it_is(sources: list[str]) -> None:
     interp = Interpreter()
     interp.eval("(define (scale k x) (if (< x 0) (* k (- x)) (* k x)))")
     assert interp.eval("(scale 3 -4)") == 12
-    assert "inv" not in body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")
+    assert "inv" not in body_of(sources, "def run(outer, depth, rt, arg0, arg1)")
 
 
 def test_a_task_that_assigns_the_parameter_in_the_middle_of_the_loop_is_seen() -> None:
@@ -144,7 +144,7 @@ def test_a_test_inside_a_do_loop_is_made_once_per_call(sources: list[str]) -> No
         "(define (fill-mod v n) (do ((i 0 (+ i 1))) ((= i (vector-length v)) v) (vector-set! v i (modulo i n))))"
     )
     assert write_string(interp.eval_scheme("(fill-mod (make-vector 7 #f) 3)")) == "#(0 1 2 0 1 2 0)"
-    body = body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")
+    body = body_of(sources, "def run(outer, depth, rt, arg0, arg1)")
     inner = body.index("\n            while True:")  # the do loop, inside the body's own
     before_loop = body[body.index("while True:") : inner]  # made as the do loop starts
     assert "= type(arg0) is list\n" in before_loop  # the vector
@@ -163,7 +163,7 @@ def test_a_test_made_once_per_call_anyway_stays_where_it_is(sources: list[str]) 
                (let loop ((l l) (acc base)) (if (null? l) acc (loop (cdr l) (+ acc (car l)))))))"""
     )
     assert interp.eval("(scaled-sum 5 '(1 2 3))") == 16
-    assert "= type(arg" not in body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")  # flags alone move
+    assert "= type(arg" not in body_of(sources, "def run(outer, depth, rt, arg0, arg1)")  # flags alone move
 
 
 def test_a_flag_is_tested_once_before_the_loop(sources: list[str]) -> None:
@@ -171,7 +171,7 @@ def test_a_flag_is_tested_once_before_the_loop(sources: list[str]) -> None:
     interp = Interpreter()
     interp.eval("(define (len l n) (if (null? l) n (len (cdr l) (+ n 1))))")
     assert interp.eval("(len '(a b c) 0)") == 3
-    body = body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")
+    body = body_of(sources, "def run(outer, depth, rt, arg0, arg1)")
     hoisted = dict(re.findall(r"\n        (inv\d+) = (ok\d+)(?=\n)", body))
     local = re.search(r"arg0 is NIL if (inv\d+) else", body)[1]  # type: ignore[index]
     # read again only where a call out returned, if a flag is down
@@ -188,7 +188,7 @@ def test_a_builtin_that_a_call_in_the_loop_rebinds_is_seen_at_once(sources: list
                  (begin (if (= (car l) 0) (swap!)) (sum (cdr l) (+ acc (car l))))))"""
     )
     assert interp.eval("(sum '(1 2 0 3 4) 0) ") == 1 + 2 - 0 - 3 - 4
-    assert "okall" in body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")
+    assert "okall" in body_of(sources, "def run(outer, depth, rt, arg0, arg1)")
 
 
 def test_a_builtin_that_a_fallback_inside_an_expression_rebinds_is_seen_next_round() -> None:
@@ -226,5 +226,5 @@ def test_a_body_moves_a_bounded_number_of_flags(sources: list[str]) -> None:
         f"(define (walk l acc) (if (null? l) acc (let ((x (car l))) (walk (cdr l) (+ acc (cond {clauses} (else 99)))))))"
     )
     assert interp.eval("(walk '(1 2 3 -4) 0)") == 2 + 1 + 2 + 1
-    body = body_of(sources, "def run(outer, depth, bounce, arg0, arg1)")
+    body = body_of(sources, "def run(outer, depth, rt, arg0, arg1)")
     assert len(re.findall(r"\n        inv\d+ = .*\bok\d+(?=\n)", body)) == MAX_FLAGGED

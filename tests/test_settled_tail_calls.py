@@ -82,8 +82,8 @@ def test_a_compiled_call_makes_no_tail_call_test(sources: list[str]) -> None:
     interp = Interpreter()
     interp.eval("(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))")
     assert interp.eval("(fib 15)") == 610
-    (body,) = [source for source in sources if "def run(outer, depth, bounce, arg0)" in source]
-    call = r"\(o\d+\.run if True else None\)\(o\d+\.env, depth \+ 1, False, t\d+\)"
+    (body,) = [source for source in sources if "def run(outer, depth, rt, arg0)" in source]
+    call = r"\(o\d+\.run if True else None\)\(o\d+\.env, depth \+ 1, rt, t\d+\)"
     assert len(re.findall(rf"t\d+ = {call}", body)) >= 2
     closure_arms = re.findall(rf"{call}.*\n(?:.*\n){{3}}.*\n", body)
     assert len(closure_arms) >= 2
@@ -96,6 +96,6 @@ def test_a_recursion_frame_holds_no_local_for_the_callee(sources: list[str]) -> 
     interp = Interpreter()
     interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
     assert interp.eval("(count 100)") == 100
-    (body,) = [source for source in sources if "def run(outer, depth, bounce, arg0)" in source]
+    (body,) = [source for source in sources if "def run(outer, depth, rt, arg0)" in source]
     assert "code" not in body
     assert "pending" not in body

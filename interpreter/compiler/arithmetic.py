@@ -8,7 +8,7 @@ first; a literal search of a quoted list is a table lookup.
 ``(- n 1)`` as a value::
 
     (arg0 - 1 if type(arg0) is int and ok8 else (arg0 - 1 if type(arg0) is float and ok8
-     else ((at_depth(depth) or n15(env, arg0, 1)), arg0 := env.vars[k1])[0]))
+     else ((setattr(rt, "depth", depth) or n15(env, arg0, 1)), arg0 := env.vars[k1])[0]))
 """
 
 from __future__ import annotations

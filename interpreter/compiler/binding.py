@@ -34,6 +34,7 @@ from ..nodes.release import procedures_stay_inside
 from .emitter import (
     MAX_INDENT,
     MAX_REGISTER_SCOPES,
+    PUBLISH,
     Registers,
 )
 from .fastpath import (
@@ -216,7 +217,7 @@ class BindingForms:
         names = self.unpack(
             consumer.params,
             value,
-            lambda temp: f"(at_depth(depth) or consumer_values({consumer_closure}({frame}), {temp}, {count}))",
+            lambda temp: f"({PUBLISH} or consumer_values({consumer_closure}({frame}), {temp}, {count}))",
         )
         scope = Registers(names, self.fresh("e"))
         self.line(f"{scope.env} = None")

@@ -9,7 +9,7 @@ same work inline:
   statements; any other node is compiled by its own ``compile`` and called;
 * a call of a built-in arithmetic operator on exact integers is one Python
   operation (guarded: the global must still hold the built-in);
-* the procedure's arguments arrive as Python parameters: ``run(outer, depth, bounce, *args)``
+* the procedure's arguments arrive as Python parameters: ``run(outer, depth, rt, *args)``
   makes the frame itself, so a call is one Python call; when nothing can assign
   a parameter it stays a Python local and the frame is made only on demand
   (register mode, see :func:`compile_procedure`), and so do the variables of a
@@ -24,7 +24,7 @@ same work inline:
 :class:`Emitter` is the core (``emitter.py``) with one family of forms from each module of
 this package. ``(define (count n) (if (= n 0) 0 (count (- n 1))))`` compiles to::
 
-    def run(outer, depth, bounce, arg0):
+    def run(outer, depth, rt, arg0):
         env = None
         site = -1
         try:
@@ -117,21 +117,27 @@ class BodyErrors:
         return exc
 
 
-#: A body: ``run(outer, depth, bounce, *args)``. ``depth`` is the body's level (from the runtime's
+#: A body: ``run(outer, depth, rt, *args)``. ``depth`` is the body's level (from the runtime's
 #: ``depth_base``), given by the caller: a compiled call passes ``depth + 1`` and keeps no
-#: count in the runtime. ``rt.depth`` is what the runtime's code reads (apply_procedure,
+#: count in the runtime. ``rt`` is the context whose registers the body reads and writes: the
+#: interpreter's runtime, or the calling thread's branch inside a parallel form (a compiled
+#: call passes its own on, so each branch's calls stay on the fast path; see
+#: ``evaluator.Runtime``). ``rt.depth`` is what the runtime's code reads (apply_procedure,
 #: ``Runtime.deep``, a primitive calling a procedure), so the body publishes its depth
-#: there before every call out of it (``rt.depth = depth``, or ``at_depth(depth)`` inside
-#: an expression): a primitive, a fallback, ``apply_procedure``, ``apply_with_caller``
+#: there before every call out of it (``rt.depth = depth``, or ``setattr(rt, "depth", depth)``
+#: inside an expression): a primitive, a fallback, ``apply_procedure``, ``apply_with_caller``
 #: (``rt.check`` reads no depth). Between those, ``rt.depth`` may hold any callee's level.
 #: Saves ~10% of a call (fib).
 #:
-#: ``bounce``: whether the caller is a trampoline (``apply_procedure`` and the runtime's
-#: other callers), to which the body hands back a pending tail call as a ``TailCall``. A
-#: compiled call passes False: the body then runs such a call itself before returning
-#: (``settle``, at the level the caller's trampoline would have used), so the caller needs
-#: no ``TailCall`` test of the value (7–10% of fib). A chain of tail calls still runs in
-#: constant space: ``settle`` is a trampoline, which calls each body with ``bounce`` True.
+#: Whether the caller is a trampoline (``apply_procedure`` and the runtime's other callers),
+#: to which the body hands back a pending tail call as a ``TailCall``, rides in ``depth``: a
+#: trampoline passes an ``evaluator.Bounce`` (an ``int`` subclass; ``type(depth) is not int``),
+#: so a frame holds no slot for the flag and a call pushes no value for it (with ``rt`` a slot
+#: more, ``(count 1000000)`` took 305 MB against 291). A compiled call passes a plain ``int``:
+#: the body then runs such a call itself before returning (``settle``, at the level the
+#: caller's trampoline would have used), so the caller needs no ``TailCall`` test of the value
+#: (7–10% of fib). A chain of tail calls still runs in constant space: ``settle`` is a
+#: trampoline, which calls each body with a ``Bounce``.
 TEMPLATE = """
 def run({params}):
     env = {frame}
@@ -145,7 +151,7 @@ def run({params}):
 
 
 def compile_procedure(proc: Lambda) -> Callable[..., Any]:
-    """One Python function ``run(outer, depth, bounce, *args)`` that binds ``proc``'s arguments in a
+    """One Python function ``run(outer, depth, rt, *args)`` that binds ``proc``'s arguments in a
     new frame inside ``outer`` and runs its body (see :class:`Closure`).
 
     Register mode: when no ``set!`` or definition anywhere in the body can assign a
@@ -159,10 +165,10 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     if proc.rest is not None:
         emitter.namespace["binder"] = make_binder(proc.params, proc.rest, proc.defines)
         # the required parameters by name: Python checks that a call gives enough (Emitter.call)
-        params = ", ".join(["outer", "depth", "bounce", *args, "*args"])
+        params = ", ".join(["outer", "depth", "rt", *args, "*args"])
         frame = f"binder({', '.join(['outer', *args, '*args'])})"
     else:
-        params = ", ".join(["outer", "depth", "bounce", *args])
+        params = ", ".join(["outer", "depth", "rt", *args])
         frame = emitter.frame_of("outer", args) or ""
         if not proc.defines and not assigned_names(proc.body) & set(proc.params):
             emitter.scopes.append(Registers(dict(zip(proc.params, args)), "env"))

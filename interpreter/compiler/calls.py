@@ -1,6 +1,6 @@
 """Calls and fallbacks: a call site's operator read, its operands named, its closure run in place.
 
-A closure is run directly (``(f.run if True else None)(f.env, depth + 1, False, ...)``) below
+A closure is run directly (``(f.run if True else None)(f.env, depth + 1, rt, ...)``) below
 the runtime's hop mark, else through ``apply_procedure``; a primitive by its ``fn``; anything
 else with the caller's frame. A tail call hands a pending ``TailCall`` back to a trampoline or
 runs it (``settle``). Constructors (``cons``, ``values``) are built by statements.
@@ -12,7 +12,7 @@ A call ``(f (- n 1))`` as a value::
     t1 = (arg0 - 1)
     if type(o1) is Closure:
         if depth < rt.hop_mark:
-            t1 = (o1.run if True else None)(o1.env, depth + 1, False, t1)
+            t1 = (o1.run if True else None)(o1.env, depth + 1, rt, t1)
         else:
             rt.depth = depth
             t1 = apply_procedure(o1, [t1])
@@ -152,10 +152,10 @@ class Calls:
                     self.line(f"{kept[1]}({f})")
                 self.rebind_self(f, args)
                 self.indent -= 1
-            self.line("if bounce:")
+            self.line("if type(depth) is not int:")
             self.line(f"    return TailCall({f}, [{arglist}])")
             self.line("site = -1  # run here, as the caller's trampoline would have: no frame of this call")
-            self.line(f"return settle({f}, [{arglist}], depth)")
+            self.line(f"return settle(rt, {f}, [{arglist}], depth)")
         else:
             self.line("if depth < rt.hop_mark:")
             if self.counts_calls:
@@ -165,10 +165,10 @@ class Calls:
             # Python checks the count as it makes the call (a body's parameters are Python's):
             # a wrong one is a TypeError before the body runs, made the arity error here
             self.line("    try:")
-            # ``bounce`` False: no trampoline here, so the body runs a pending tail call of its
+            # a plain int level: no trampoline here, so the body runs a pending tail call of its
             # own before it returns (``settle``), and the value needs no ``TailCall`` test
             run = RUN_OF.format(f=f)
-            self.line(f"        {result} = {run}({f}.env, depth + 1, False{''.join(', ' + a for a in args)})")
+            self.line(f"        {result} = {run}({f}.env, depth + 1, rt{''.join(', ' + a for a in args)})")
             self.line("    except TypeError:")
             self.line(f"        {f}.check_count({len(args)})")
             self.line("        raise  # the count was right: from inside, as it was")
@@ -412,14 +412,14 @@ class Calls:
     def tail_value(self, expr: str, holder: str = PENDING) -> None:
         """Return ``expr`` from tail position, where it may be a pending tail call (a
         primitive's such as ``apply``, a slow path's, ``apply_with_caller``'s): as it is to a
-        trampoline (``bounce``, see :data:`TEMPLATE`), else run here first, as the caller's
+        trampoline (``depth`` a ``Bounce``, see :data:`TEMPLATE`), else run here first, as the caller's
         trampoline would have (``site`` -1: no frame of this call is in progress meanwhile).
         The value goes into ``holder``: a local that ``expr`` is the last to need (the
         operator of the call it makes), else :data:`PENDING` (a local more in the frame)."""
         self.line(f"{holder} = {expr}")
-        self.line(f"if type({holder}) is TailCall and not bounce:")
+        self.line(f"if type({holder}) is TailCall and type(depth) is int:")
         self.line("    site = -1")
-        self.line(f"    {holder} = settle({holder}.proc, {holder}.args, depth)")
+        self.line(f"    {holder} = settle(rt, {holder}.proc, {holder}.args, depth)")
         self.line(f"return {holder}")
 
     def primitive_arm(self, f: str, arglist: str, result: str, tail: bool) -> None:

@@ -16,7 +16,6 @@ A site opened, a temporary taken and a constant named, as the body reads them::
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sys
@@ -94,6 +93,9 @@ SHORT_JUMPS = sys.version_info < (3, 12)
 TEMP = "t"
 #: What a line holds that may make the body's own frame (``Emitter.frame`` in register mode).
 MAKES_ENV = "(env := "
+#: A body's publication of its level inside an expression (None; see body.TEMPLATE): its
+#: context ``rt`` is a local of the body (the runtime, or the calling thread's branch).
+PUBLISH = 'setattr(rt, "depth", depth)'
 #: A check of the depth protocol (see TEMPLATE), for tests: when set, a body entered and a
 #: compiled call returned store this level into ``rt.depth``, so a call out that forgot to
 #: publish the body's depth reaches the runtime with a level past every max_depth.
@@ -255,9 +257,8 @@ class EmitterCore:
             "rt": rt,
             **walk_namespace(),
         }
-        if rt is not None:  # a body's: publishes its depth inside an expression (see TEMPLATE)
-            self.namespace["at_depth"] = functools.partial(setattr, rt, "depth")
-            self.namespace["settle"] = functools.partial(settle, rt)
+        if rt is not None:  # a body's: runs a pending tail call in its context (see TEMPLATE)
+            self.namespace["settle"] = settle
         self.builtins = builtins
         if "list" in builtins:  # the inline short list (fastpath.GUARDED_BY_ARITY)
             self.namespace["list_of"] = builtins["list"].fn

@@ -24,7 +24,7 @@ A call site ``(f x 1)`` compiles to a function of its frame, from the :data:`CAL
                 if tail:
                     return TailCall(f, [x0, 1])
                 ...
-                result = f.run(f.env, depth + 1, True, x0, 1)
+                result = f.run(f.env, bounce(depth + 1), rt, x0, 1)
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Primitive, TailCall
 from ..equality import EQV_BY_VALUE
-from ..evaluator import Closure, apply_procedure, apply_with_caller
+from ..evaluator import Closure, apply_procedure, apply_with_caller, bounce
 from ..limits import SMALL_STRING
 from ..nodes.core import Const, GlobalRef, Node, Run
 from .inline_walks import WALK_FORMS
@@ -340,7 +340,7 @@ def call(env):
                 rt.steps += 1
                 if rt.steps >= rt.check_at:
                     rt.check()
-                result = f.run(f.env, depth + 1, True{comma_args})
+                result = f.run(f.env, bounce(depth + 1), rt{comma_args})
                 rt.depth = depth
                 if type(result) is TailCall:
                     return apply_procedure(result.proc, result.args)
@@ -376,6 +376,7 @@ def compile_call(call: Call, tail: bool, builtins: dict[str, Any], on_error: Cal
         "Closure": Closure,
         "TailCall": TailCall,
         "apply_procedure": apply_procedure,
+        "bounce": bounce,
         "apply_with_caller": apply_with_caller,
         "on_error": on_error,
         "tail": tail,

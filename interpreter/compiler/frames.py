@@ -25,6 +25,7 @@ from ..nodes.core import (
     Node,
 )
 from .emitter import (
+    PUBLISH,
     Registers,
 )
 from .hoist import CALLED_OUT
@@ -182,7 +183,7 @@ class Frames:
         preceded by the publication of the body's depth (see :data:`TEMPLATE`)."""
         reloads = [] if tail else [walrus for scope in self.scopes for walrus in self.reloads(scope)]
         if self.procedure is not None:  # not a node template's operand (where rt.depth holds)
-            call = f"(at_depth(depth) or {call})"  # None or …: no stack slot more in each frame
+            call = f"({PUBLISH} or {call})"  # None or …: no stack slot more in each frame
         if not reloads:
             return call
         if self.register_mode:  # where hoist.py reads its flags again

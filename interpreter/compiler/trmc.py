@@ -45,7 +45,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import TailCall
-from ..evaluator import apply_procedure
+from ..evaluator import settle
 from ..mirrors import Flag
 from ..nodes.core import Call, GlobalRef, Lambda, LocalRef, Node, subtree
 
@@ -64,8 +64,7 @@ def filled(hole: Any, head: Any, value: Any, rt: Any, depth: int) -> Any:
     """Fill the last hole with the body's value; the list's first pair is the result.
     A pending tail call is made here, by the body (at its ``depth``) as its caller would."""
     if type(value) is TailCall:
-        rt.depth = depth
-        value = apply_procedure(value.proc, value.args)
+        value = settle(rt, value.proc, value.args, depth + 1)  # in the body's context, at its level
     hole.cdr = value
     return head
 
@@ -186,7 +185,8 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         if flag is not None:
             em.operator_into(pair.operator, operator)
         outermost = site == heads[0][0]
-        ordinary = f"(at_depth(depth) or apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost}))"
+        call = f"apply_with_caller({operator}, [{value}, {result}], {em.frame}, {outermost})"
+        ordinary = f'(setattr(rt, "depth", depth) or {call})'  # emitter.PUBLISH
         given = f"cons({value}, {result}) if {operator} is {builtin} else {ordinary}"
         if outermost:
             em.tail_value(given, result)

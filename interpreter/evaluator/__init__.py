@@ -30,7 +30,9 @@ from .failures import (
     time_limit_error,
 )
 from .procedures import (
+    BOUNCE,
     UNASSIGNED,
+    Bounce,
     CallRegisters,
     Closure,
     Continuation,
@@ -39,14 +41,17 @@ from .procedures import (
     apply_parameter,
     apply_procedure,
     apply_with_caller,
+    bounce,
     caller,
     fixed_count,
 )
 from .runtime import Branch, Runtime, settle
 
 __all__ = [
+    "BOUNCE",
     "PASS_THROUGH",
     "UNASSIGNED",
+    "Bounce",
     "Branch",
     "BranchCancelled",
     "CallRegisters",
@@ -60,6 +65,7 @@ __all__ = [
     "apply_parameter",
     "apply_procedure",
     "apply_with_caller",
+    "bounce",
     "call_host",
     "caller",
     "fixed_count",

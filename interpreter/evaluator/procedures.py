@@ -22,6 +22,10 @@ class CallRegisters(Protocol):
     hop_mark: int
     steps: int
     check_at: int
+    shared: int  # parallel forms running (a closure's runtime: a root's registers are parked then)
+
+    def current(self) -> CallRegisters:
+        """The calling thread's context: its branch while parallel forms run, else this runtime."""
 
     def deep(self, proc: Closure, args: list[Any]) -> Any:
         """The call at the depth mark: the slow path (limits, a fresh stack, a branch)."""
@@ -50,9 +54,11 @@ def fixed_count(params: tuple[Symbol, ...], rest: Symbol | None) -> int:
 class Closure(Procedure):
     """A procedure made by ``lambda``: its compiled body and its defining frame.
 
-    ``run(env, depth, bounce, *args)`` binds the arguments in a new frame inside ``env`` and
+    ``run(env, depth, rt, *args)`` binds the arguments in a new frame inside ``env`` and
     runs the body at level ``depth`` (the caller's plus one; see compiler.body.TEMPLATE); with
-    ``bounce`` True (a trampoline's call) it may return a pending :class:`TailCall`.
+    ``depth`` a :class:`Bounce` (a trampoline's call) it may return a pending :class:`TailCall`. ``rt`` is
+    the context whose registers the body reads and writes: the interpreter's runtime, or in a
+    parallel form the calling thread's branch (``runtime.Branch``), which compiled calls pass on.
     ``nargs`` is the fixed argument count, or -1 for a procedure with a
     rest parameter; ``run`` takes its parameters as Python's (a rest parameter as
     ``*args``), so Python refuses a wrong count with a ``TypeError`` before the body runs:
@@ -116,6 +122,27 @@ class Continuation(Procedure):
         raise ContinuationInvoked(self, args[0] if len(args) == 1 else values_of(list(args)))
 
 
+class Bounce(int):
+    """A body's level given by a trampoline: ``run(env, depth, rt, *args)`` with ``depth`` a
+    ``Bounce`` may hand a pending tail call back as a :class:`TailCall` (``type(depth) is not
+    int``); a compiled call passes a plain ``int`` and the body runs such a call itself
+    (compiler.body.TEMPLATE). The flag rides in the level, not in a parameter of its own, so a
+    frame of a deep recursion holds no slot for it; ``depth + 1`` is a plain ``int`` again."""
+
+    __slots__ = ()
+
+
+#: The ``Bounce`` of each level below :data:`BOUNCES` (made once: a trampoline's call costs an
+#: index, not an allocation; serial levels count from the stretch's base, so they stay small).
+BOUNCES = 4096
+BOUNCE = tuple(Bounce(level) for level in range(BOUNCES))
+
+
+def bounce(level: int) -> Bounce:
+    """``level`` as a trampoline passes it (see :class:`Bounce`)."""
+    return BOUNCE[level] if level < BOUNCES else Bounce(level)
+
+
 def apply_procedure(proc: Any, args: list[Any]) -> Any:
     """Apply any Scheme procedure to ``args`` and return its value (a non-tail call)."""
     while True:
@@ -129,7 +156,7 @@ def apply_procedure(proc: Any, args: list[Any]) -> Any:
                 rt.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            result = proc.run(proc.env, depth + 1, True, *args)
+            result = proc.run(proc.env, BOUNCE[depth + 1] if depth < BOUNCES - 1 else Bounce(depth + 1), rt, *args)
             rt.depth = depth
         elif type(proc) is Primitive:
             try:
@@ -173,7 +200,7 @@ def make(proc, rt, env):
         if rt.steps >= rt.check_at:
             rt.check()
         run = proc.run  # not proc.run(...): LOAD_METHOD is not specialized for a slot in 3.11
-        result = run(env, depth + 1, True, {params})
+        result = run(env, BOUNCE[depth + 1] if depth < BOUNCES - 1 else Bounce(depth + 1), rt, {params})
         rt.depth = depth
         if type(result) is TailCall:
             return apply_procedure(result.proc, result.args)
@@ -209,7 +236,10 @@ def caller(proc: Any, count: int) -> Callable[..., Any]:
     procedure (a task, a continuation, a parameter) goes through :func:`apply_procedure`."""
     if type(proc) is Closure and proc.nargs == count:
         # proc.run is read at each call: a new closure's body is compiled on its first call.
-        return _caller_maker(CLOSURE_CALLER, count)(proc, proc.rt, proc.env)
+        # the calling thread's context (its branch while parallel forms run): the walk is
+        # over before the call returns, so the caller never outlives that context
+        rt = proc.rt
+        return _caller_maker(CLOSURE_CALLER, count)(proc, rt.current() if rt.shared else rt, proc.env)
     if type(proc) is Primitive and proc.min_args <= count and (proc.max_args is None or count <= proc.max_args):
         return _caller_maker(PRIMITIVE_CALLER, count)(proc, proc.fn)
     return lambda *args: apply_procedure(proc, list(args))
@@ -221,6 +251,9 @@ def _caller_maker(template: str, count: int) -> Callable[..., Callable[..., Any]
     if maker is None:
         namespace: dict[str, Any] = {
             "TailCall": TailCall,
+            "BOUNCE": BOUNCE,
+            "BOUNCES": BOUNCES,
+            "Bounce": Bounce,
             "apply_procedure": apply_procedure,
             "primitive_error": primitive_error,
             "PASS_THROUGH": PASS_THROUGH,

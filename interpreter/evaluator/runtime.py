@@ -16,7 +16,7 @@ from ..errors import SchemeError
 from ..mirrors import Flag
 from ..stack import run_on_fresh_stack, stack_height
 from .failures import BranchCancelled, Interrupted, step_limit_error, time_limit_error
-from .procedures import Closure, apply_other, apply_procedure
+from .procedures import BOUNCE, Closure, apply_other, apply_procedure, bounce
 
 if TYPE_CHECKING:
     from ..memory import MemoryBudget
@@ -32,12 +32,15 @@ class Runtime:
     :func:`apply_procedure`; calls inside compiled bodies count them only when
     ``max_steps`` is set (it is fixed when the runtime is made).
 
-    Compiled code reaches one runtime per interpreter, so its registers (``depth``,
-    ``hop_mark``, ``steps``, ``check_at``) can serve one thread only. While a parallel
-    form runs (``shared`` > 0) they are parked: ``hop_mark`` is -1 and ``check_at`` 0,
-    every call takes the slow path, and :meth:`deep` and :meth:`check` hand it to the
-    calling thread's :class:`Branch`, which holds that branch's own dynamic state.
-    Serial code never pays for this (see docs/concurrency.md).
+    Compiled bodies are handed the context whose registers (``depth``, ``hop_mark``,
+    ``steps``, ``check_at``) they read and write, ``run(env, depth, rt, *args)``,
+    and pass it on to the bodies they call: this runtime serially, a :class:`Branch`
+    inside a parallel form (each branch's registers are its own, so compiled calls stay
+    on the fast path there). What enters a body with only the closure in hand (the
+    closure's ``rt`` is this runtime: :func:`apply_procedure`, node templates) finds the
+    root's registers parked while a parallel form runs (``shared`` > 0): ``hop_mark`` is
+    -1 and ``check_at`` 0, so it takes the slow path, and :meth:`deep` and :meth:`check`
+    hand the call to the calling thread's branch. See docs/concurrency.md.
     """
 
     # The registers every compiled call reads and writes live in slots, and depth_base beside
@@ -169,8 +172,8 @@ class Runtime:
             if self.shared == 0:
                 self.parked_steps = self.steps
                 self.branch_steps = 0
-                # a branch's compiled bodies publish their levels in these registers too
-                # (compiler.body.TEMPLATE): what they write while parked means nothing
+                # branches begin at this level (settled_levels) and their bodies publish
+                # theirs in their own registers; the form puts this one back
                 self.parked_depth = self.depth
             self.shared += 1
             self.check_at = 0
@@ -289,7 +292,7 @@ class Runtime:
                 self.check()
             if len(args) != proc.nargs:
                 proc.check_count(len(args))
-            result = proc.run(proc.env, 1, True, *args)
+            result = proc.run(proc.env, BOUNCE[1], self, *args)
             self.depth = depth
         finally:
             self.depth_base = saved[2]
@@ -362,6 +365,9 @@ class Branch(Runtime):
     form), parameterizations and the trace parent (the form's ``parallel`` span).
     It counts its own steps and charges them to the run; it obeys the run's deadline, step limit and interruption, its
     ancestors' extra checks, and its own ``cancelled`` flag (:meth:`cancel`).
+
+    Its registers are its own: :meth:`apply` hands the branch to the bodies it calls, which
+    pass it on to theirs, so the branch's compiled calls stay on the fast path.
     """
 
     def __init__(self, parent: Runtime) -> None:
@@ -435,8 +441,7 @@ class Branch(Runtime):
                     self.check()
                 if len(args) != proc.nargs:
                     proc.check_count(len(args))
-                self.depth = depth + 1  # the branch's calls all come back here (hop_mark is -1)
-                result = proc.run(proc.env, depth + 1, True, *args)
+                result = proc.run(proc.env, bounce(depth + 1), self, *args)  # the body's registers: this branch's
                 self.depth = depth
             elif type(proc) is Closure:
                 return apply_procedure(proc, args)  # another interpreter's procedure
@@ -485,7 +490,8 @@ class Branch(Runtime):
 
 def settle(rt: Runtime, proc: Any, args: list[Any], depth: int) -> Any:
     """Run the tail call of ``proc`` on ``args`` that a body at level ``depth`` would have
-    handed back, for a caller that runs no trampoline (a compiled call passes ``bounce``
-    False): at ``depth``, the level its caller's trampoline would have run it at."""
+    handed back, for a caller that runs no trampoline (a compiled call passes a plain
+    ``int`` level, not a ``Bounce``): at ``depth``, the level its caller's trampoline would have run it at, in the
+    body's context ``rt`` (a branch's own trampoline is :meth:`Branch.apply`)."""
     rt.depth = depth - 1
-    return apply_procedure(proc, args)
+    return apply_procedure(proc, args) if rt.root is rt else rt.apply(proc, args)

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..datatypes import NIL, VOID, Pair, TailCall
 from ..errors import SchemeError
-from ..evaluator import Closure, apply_procedure, caller
+from ..evaluator import Closure, bounce, caller, settle
 from ..polling import ticks
 
 
@@ -40,7 +40,7 @@ def changed_error(who: str) -> SchemeError:
 #: A closure called inline: ``f`` is the closure, ``rt``/``env``/``depth``/``depth1`` are
 #: bound once before the loop. The body runs at level ``depth1`` (its argument, see
 #: compiler.body.TEMPLATE) and may leave any level in ``rt.depth``, which is put back to
-#: ``depth`` only where something reads it (``rt.deep``, ``apply_procedure``, every
+#: ``depth`` only where something reads it (``rt.deep``, ``settle``, every
 #: ``return`` of the walk): between two calls nothing does (``rt.check`` does not).
 #: ``f.run`` is read into a local before the call (it changes once, when the body is
 #: compiled on its first call): ``f.run(...)`` would be a ``LOAD_METHOD`` that CPython 3.11
@@ -51,10 +51,9 @@ if depth >= rt.hop_mark:
     {r} = rt.deep(f, [{args}])
 else:
 {count}    run = f.run
-    {r} = run(env, depth1, True, {args})
+    {r} = run(env, depth1, rt, {args})
     if type({r}) is TailCall:
-        rt.depth = depth
-        {r} = apply_procedure({r}.proc, {r}.args)
+        {r} = settle(rt, {r}.proc, {r}.args, depth1)
 """
 
 #: The step a call counts, as ``apply_procedure`` does. Only under ``max_steps``: without
@@ -69,7 +68,12 @@ COUNT_STEP = """\
         rt.check()
 """
 
-PROLOGUE = "    rt, env = f.rt, f.env\n    depth = rt.depth\n    depth1 = depth + 1\n"
+#: ``rt``: the calling thread's context, its branch while parallel forms run (the walk is
+#: over before it returns, so it never outlives that context).
+PROLOGUE = (
+    "    rt, env = f.rt, f.env\n    if rt.shared:\n        rt = rt.current()\n"
+    "    depth = rt.depth\n    depth1 = bounce(depth + 1)\n"
+)
 
 #: The elements ``x`` for which ``r = (f x)`` passes the test ``keep``, in a new list.
 SELECT = """
@@ -207,7 +211,8 @@ def _compile(name: str, params: str, body: str, mode: str) -> Callable[..., Any]
         "VOID": VOID,
         "Pair": Pair,
         "TailCall": TailCall,
-        "apply_procedure": apply_procedure,
+        "settle": settle,
+        "bounce": bounce,
         "changed_error": changed_error,
         "ticks": ticks,
     }

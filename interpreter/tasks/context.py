@@ -20,7 +20,7 @@ from typing import Any
 from ..datatypes import Symbol, TailCall
 from ..env import Env, implicit_lookup
 from ..errors import SchemeError
-from ..evaluator import UNASSIGNED, Closure
+from ..evaluator import UNASSIGNED, Closure, bounce
 
 
 class DslBody:
@@ -44,21 +44,24 @@ class DslBody:
         In tail position (``tail``) it is handed back as a tail call, so tail-recursive tasks run
         in constant space. Otherwise the body runs here (over its caller's frame under ``full``), as
         :func:`~interpreter.evaluator.apply_procedure` runs a closure (steps, depth, limits; past
-        the depth mark, or in a parallel branch, the tail call takes apply_procedure's path)."""
+        the depth mark, the tail call takes apply_procedure's path; in a parallel branch it runs on
+        the branch's registers)."""
         if self.subset:
             values = values + [self.copy(name, caller) for name in self.subset]
         closure = self.closure
         env = caller if self.inherit == "full" else closure.env
-        rt = closure.rt
+        root = rt = closure.rt
+        if rt.shared:  # a parallel form runs: the calling thread's branch (its own registers)
+            rt = rt.current()
         depth = rt.depth
         if tail or depth >= rt.hop_mark or len(values) != closure.nargs:
             if env is not closure.env:
-                closure = Closure(closure.name, closure.run, env, rt, closure.params, closure.rest, closure.span)
+                closure = Closure(closure.name, closure.run, env, root, closure.params, closure.rest, closure.span)
             return TailCall(closure, values)
         rt.steps += 1
         if rt.steps >= rt.check_at:
             rt.check()
-        result = closure.run(env, depth + 1, True, *values)
+        result = closure.run(env, bounce(depth + 1), rt, *values)
         rt.depth = depth
         return result
 
