@@ -312,6 +312,17 @@ def test_a_builtin_rebound_in_the_middle_of_a_loop_agrees_every_way() -> None:
     assert run_five_ways(loop, "1", "2") == ["value (2 1)"] * 7
 
 
+def test_shared_interpreters_are_made_afresh_once_a_call_rebinds_a_global() -> None:
+    """The reuse of :class:`Ways` cannot carry a rebound ``car`` into the next expression."""
+    ways = Ways()
+    loop = "(let loop ((i 0) (acc '())) (if (= i 2) acc (begin (if (= i 1) (set! car cdr)) (loop (+ i 1) (cons (car (cons a b)) acc)))))"
+    assert ways.run("(car a)", "'(1)", "2") == ["value 1"] * 7
+    assert all(interp is not None for interp in ways.interps)
+    assert ways.run(loop, "1", "2") == ["value (2 1)"] * 7
+    assert all(interp is None for interp in ways.interps)
+    assert ways.run("(car a)", "'(1)", "2") == ["value 1"] * 7
+
+
 def test_the_rebound_operator_does_take_the_slow_path() -> None:
     """The rebinding really reaches the slow path: a counting + sees the calls."""
     interp = Interpreter()
