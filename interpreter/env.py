@@ -92,6 +92,14 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
         self.combos: dict[frozenset[Symbol], Flag] = {}
         self.cells: dict[Symbol, Cell] = {}
 
+    def fill(self, bindings: dict[Symbol, Any]) -> None:
+        """Add ``bindings`` at once to a frame nothing watches or reads through cells yet (a new
+        interpreter's built-ins); otherwise one by one, as :meth:`update` does."""
+        if self.watched or self.cells:
+            self.update(bindings)
+        else:
+            dict.update(self, bindings)
+
     def cell(self, key: Symbol) -> Cell:
         """The binding of ``key`` (None while unbound) in a cell that every write keeps
         current: what compiled code reads."""

@@ -32,7 +32,7 @@ from .parallel import max_concurrency as max_concurrency_setting
 from .ports import InputPort, OutputPort
 from .prelude_cache import read_cached
 from .primitives import python as _python  # noqa: F401 - python-import, python-ref, python-call
-from .primitives.registry import BUILTINS, INSTALLERS, make_primitive
+from .primitives.registry import BUILTIN_BINDINGS, BUILTINS, INSTALLERS, make_primitive
 from .printer import write_string
 from .reader import read_with_spans
 from .stack import with_room
@@ -201,7 +201,7 @@ class Interpreter:
         #: (the command line warns there about a FAILED result the program drops).
         self.on_top_level_value: Callable[[Any, Span | None], None] | None = None
         self.loading: list[Path] = []
-        self.global_env.vars.update({sym(name): prim for name, prim in BUILTINS.items()})
+        self.global_env.vars.fill(BUILTIN_BINDINGS)
         self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_NAMES})
         # Tasks: the library (``task-library``), its models and usage; unbound operators resolve to tasks.
         self.allow_models = allow_models

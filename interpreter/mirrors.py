@@ -51,8 +51,10 @@ class Flag:
 
     def __init__(self, value: bool = True) -> None:
         self.value = value
-        self.mirrors: weakref.WeakSet[Mirror] = weakref.WeakSet()
-        self.combined: weakref.WeakSet[AllOf] = weakref.WeakSet()  # the flags that follow this one
+        # Made when first needed: most flags (one per watched built-in, per interpreter) are
+        # never mirrored, and two weak sets are 12 of the collector's objects per flag.
+        self.mirrors: weakref.WeakSet[Mirror] | None = None
+        self.combined: weakref.WeakSet[AllOf] | None = None  # the flags that follow this one
 
     def set(self, value: bool) -> None:
         """Raise or lower the flag, in every namespace that mirrors it."""
@@ -64,9 +66,9 @@ class Flag:
     def _write(self, value: bool) -> None:
         """Store ``value`` here, in every mirror and in the flags combining this one (the lock held)."""
         self.value = value
-        for mirror in list(self.mirrors):
+        for mirror in list(self.mirrors or ()):
             mirror.namespace[mirror.name] = value
-        for flag in list(self.combined):
+        for flag in list(self.combined or ()):
             flag.follow()
 
     def mirror(self, namespace: dict[str, Any], name: str) -> None:
@@ -74,6 +76,8 @@ class Flag:
         with LOCK:
             mirror = Mirror(namespace, name)
             namespace.setdefault(MIRRORS_KEY, []).append(mirror)
+            if self.mirrors is None:
+                self.mirrors = weakref.WeakSet()
             self.mirrors.add(mirror)
             namespace[name] = self.value
 
@@ -92,6 +96,8 @@ class AllOf(Flag):
         self.members = tuple(members)
         with LOCK:
             for member in self.members:
+                if member.combined is None:
+                    member.combined = weakref.WeakSet()
                 member.combined.add(self)
             self.value = all(member.value for member in self.members)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_compiled_equivalence import HELPERS, outcome, run_five_ways
+from test_compiled_equivalence import Interpreters, Ways
 
 from interpreter import Interpreter
 from interpreter.compiler.fused import FORMS
@@ -25,13 +25,15 @@ def unnamed(outcome: str) -> str:
     return re.sub(r"^(error [\w-]+): [^ :]+: ", r"\1: ", outcome)
 
 
-def reference(expr: str, a: str, b: str, wrapped: str = WRAPPED) -> str:
-    """The outcome with no inline computation at all (every built-in ``wrapped`` rebinds called)."""
-    interp = Interpreter()
-    interp.eval_scheme(HELPERS)
-    interp.eval_scheme(wrapped)
-    interp.eval_scheme(f"(define (f a b) {expr})")
-    return outcome(interp, f"(f {a} {b})")
+class Reference(Interpreters):
+    """The outcome with no inline computation at all (every built-in ``wrapped`` rebinds
+    called), in one interpreter reused between calls."""
+
+    def __init__(self, wrapped: str = WRAPPED) -> None:
+        super().__init__([(wrapped, None)])
+
+    def run(self, expr: str, a: str, b: str) -> str:
+        return self.call(0, expr, a, b)
 
 
 NESTS = [
@@ -106,9 +108,10 @@ ARGUMENTS = [
 
 def assert_agrees(expr: str, arguments: list[tuple[str, str]]) -> None:
     """Every way of running ``expr`` on each pair gives the outcome of the reference run."""
+    ways, reference = Ways(), Reference()
     for a, b in arguments:
-        results = {unnamed(result) for result in run_five_ways(expr, a, b)}
-        assert results == {unnamed(reference(expr, a, b))}, (expr, a, b, results)
+        results = {unnamed(result) for result in ways.run(expr, a, b)}
+        assert results == {unnamed(reference.run(expr, a, b))}, (expr, a, b, results)
 
 
 @pytest.mark.slow

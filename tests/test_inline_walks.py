@@ -5,8 +5,8 @@ limits and a rebinding of the built-in are those of the ordinary call."""
 from __future__ import annotations
 
 import pytest
-from test_compiled_equivalence import run_five_ways
-from test_fused import reference
+from test_compiled_equivalence import Ways
+from test_fused import Reference
 
 from interpreter import Interpreter, SchemeError
 from interpreter.compiler.inline_walks import WALK_FORMS
@@ -47,9 +47,10 @@ ARGUMENTS = [
 @pytest.mark.slow
 @pytest.mark.parametrize("expr", WALKS)
 def test_an_inline_walk_agrees_with_the_ordinary_call(expr: str) -> None:
+    ways, reference = Ways(), Reference(WRAPPED)
     for a, b in ARGUMENTS:
-        results = set(run_five_ways(expr, a, b))
-        assert results == {reference(expr, a, b, WRAPPED)}, (expr, a, b, results)
+        results = set(ways.run(expr, a, b))
+        assert results == {reference.run(expr, a, b)}, (expr, a, b, results)
 
 
 def test_the_walk_is_a_loop_in_the_body(sources: list[str]) -> None:
@@ -113,9 +114,10 @@ BY_NAME_WALKS = [
 
 @pytest.mark.parametrize("expr", BY_NAME_WALKS)
 def test_a_walk_of_a_builtin_by_name_agrees_with_the_ordinary_call(expr: str) -> None:
+    ways, reference = Ways(), Reference(WRAPPED)
     for a, b in [*ARGUMENTS, ("(list (vector 1) (vector))", "0")]:
-        results = set(run_five_ways(expr, a, b))
-        assert results == {reference(expr, a, b, WRAPPED)}, (expr, a, b, results)
+        results = set(ways.run(expr, a, b))
+        assert results == {reference.run(expr, a, b)}, (expr, a, b, results)
 
 
 def test_a_builtin_by_name_runs_its_inline_arm_in_the_loop(sources: list[str]) -> None:
