@@ -3,6 +3,7 @@
     python bench/guile.py            # best of 3 each
     python bench/guile.py --quick    # one repetition each
     python bench/guile.py -k fib     # only programs whose title contains "fib"
+    python bench/guile.py --clock wall --repeat 5
 
 Each program is one text both implementations run unchanged (fib, tak, a named-let loop,
 deep recursion, nqueens, string ports, association lists, hash tables (SRFI-69), merge
@@ -10,10 +11,11 @@ sort, and a higher-order pipeline). taskscheme runs it embedded (a default ``Int
 as a host would); Guile runs it with ``guile --no-auto-compile``, so the program is never
 compiled to bytecode and Guile's own interpreter (``primitive-eval``) runs it. Both sides
 time the call alone, the best of N inside one process after a first run, so neither side's
-start-up, reading or compilation is counted. The column "ratio" is taskscheme / Guile
-(below 1.0: taskscheme is faster); the table ends with the geometric mean. Without ``guile``
-on the PATH (``apt-get install guile-3.0``) the Guile column says so and plain Python is
-the only comparison. Wall-clock figures on a shared machine move by 10-30% between runs.
+start-up, reading or compilation is counted: in the process's CPU time by default (every
+thread's; steady on a busy machine), ``--clock wall`` for elapsed time. The column "ratio"
+is taskscheme / Guile (below 1.0: taskscheme is faster); the table ends with the geometric
+mean. Without ``guile`` on the PATH (``apt-get install guile-3.0``) the Guile column says
+so. Wall-clock figures on a shared machine move by 10-30% between runs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -148,19 +151,28 @@ GUILE_TIMER = """
   (let loop ((i 0) (best #f) (value #f))
     (if (= i repeat)
         (cons best value)
-        (let* ((start (get-internal-real-time))
+        (let* ((start ({clock}))
                (v (thunk))
-               (elapsed (/ (- (get-internal-real-time) start) (exact->inexact internal-time-units-per-second))))
+               (elapsed (/ (- ({clock}) start) (exact->inexact internal-time-units-per-second))))
           (loop (+ i 1) (if (or (not best) (< elapsed best)) elapsed best) v)))))
 (let ((result (time-best (lambda () {call}) {repeat})))
   (display (car result)) (newline) (display (cdr result)) (newline))
 """
 
 
-def guile_time(guile: str, program: Program, repeat: int) -> tuple[float, int]:
+#: The clocks of ``--clock``: (Python's, Guile's). ``cpu`` is the process's CPU time on both
+#: sides (every thread: deep recursion runs on threads of its own), steady on a busy machine;
+#: ``wall`` the elapsed time, which counts the other processes' share of the cores too.
+CLOCKS = {
+    "cpu": (time.process_time, "get-internal-run-time"),
+    "wall": (time.perf_counter, "get-internal-real-time"),
+}
+
+
+def guile_time(guile: str, program: Program, repeat: int, clock: str = "cpu") -> tuple[float, int]:
     """Best seconds of ``program.call`` in Guile's interpreter (after a first run), and its value."""
     source = GUILE_PRELUDE + program.definitions + "\n" + program.call + "\n"
-    source += GUILE_TIMER.format(call=program.call, repeat=repeat)
+    source += GUILE_TIMER.format(call=program.call, repeat=repeat, clock=CLOCKS[clock][1])
     with tempfile.NamedTemporaryFile("w", suffix=".scm", delete=False) as file:
         file.write(source)
     try:
@@ -174,11 +186,12 @@ def guile_time(guile: str, program: Program, repeat: int) -> tuple[float, int]:
     return float(seconds), int(value)
 
 
-def ours_time(program: Program, repeat: int) -> tuple[float, int]:
+def ours_time(program: Program, repeat: int, clock: str = "cpu") -> tuple[float, int]:
+    """Best seconds of ``program.call`` in a default ``Interpreter()`` (after a first run), and its value."""
     interp = Interpreter()
     interp.eval(program.definitions)
     value = interp.eval(program.call)  # the first run compiles the bodies it calls
-    return best(lambda: interp.eval(program.call), repeat), value
+    return best(lambda: interp.eval(program.call), repeat, CLOCKS[clock][0]), value
 
 
 def geometric_mean(values: list[float]) -> float:
@@ -187,27 +200,29 @@ def geometric_mean(values: list[float]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per program (best of them)")
     parser.add_argument("--quick", action="store_true", help="one repetition each")
     parser.add_argument("-k", default="", help="only programs whose title contains this text")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu", help="process CPU time or wall clock")
     opts = parser.parse_args()
-    repeat = 1 if opts.quick else 3
+    repeat = 1 if opts.quick else opts.repeat
     guile = shutil.which("guile")
     version = ""
     if guile is not None:
         version = subprocess.run([guile, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     print(f"taskscheme (Python {sys.version.split()[0]}) beside {version or 'no guile on the PATH'}"
-          f" (--no-auto-compile: interpreted); best of {repeat}\n")
+          f" (--no-auto-compile: interpreted); {opts.clock} time, best of {repeat}\n")
     print("| program | taskscheme (s) | Guile interpreter (s) | ratio |")
     print("|---|---:|---:|---:|")
     ratios = []
     for program in PROGRAMS:
         if opts.k.lower() not in program.title.lower():
             continue
-        ours, value = ours_time(program, repeat)
+        ours, value = ours_time(program, repeat, opts.clock)
         if guile is None:
             print(f"| {program.title} | {ours:.3f} | (no guile) | |", flush=True)
             continue
-        theirs, their_value = guile_time(guile, program, repeat)
+        theirs, their_value = guile_time(guile, program, repeat, opts.clock)
         assert value == their_value, f"{program.title}: taskscheme {value!r} != Guile {their_value!r}"
         ratios.append(ours / theirs)
         print(f"| {program.title} | {ours:.3f} | {theirs:.3f} | {ours / theirs:.2f}× |", flush=True)

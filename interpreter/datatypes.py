@@ -147,6 +147,8 @@ class Char:
 #: hand these out instead of allocating (a Char's ``__init__`` costs more than the lookup).
 #: ``eq?`` on characters is ``eqv?``, so sharing is invisible to programs.
 CHARS: dict[str, Char] = {chr(code): Char(chr(code)) for code in range(256)}
+#: ``LATIN1[n]`` is the shared character of code point ``n`` < 256 (``integer->char``'s, inline too).
+LATIN1: list[Char] = [CHARS[chr(code)] for code in range(256)]
 
 
 def char_of(c: str) -> Char:

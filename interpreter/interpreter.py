@@ -35,7 +35,7 @@ from .primitives import python as _python  # noqa: F401 - python-import, python-
 from .primitives.registry import BUILTIN_BINDINGS, BUILTINS, INSTALLERS, make_primitive
 from .printer import write_string
 from .reader import read_with_spans
-from .stack import with_room
+from .stack import RUN_ROOM, with_room
 from .stdlib_files import startup_files
 from .tasks import dsl as _task_dsl  # noqa: F401 - registers the task forms and procedures
 from .tasks.disk import DEFAULT_MAX_FILE_BYTES, cap_files
@@ -357,7 +357,7 @@ class Interpreter:
     def _with_room(self, job: Callable[[], T]) -> T:
         """``job()`` at the start of a run, with room on the frame stack for the deep
         recursion the run may go into (see :func:`interpreter.stack.with_room`)."""
-        return with_room(job, sys.getrecursionlimit() - self.runtime.thread_base[1])
+        return with_room(job, sys.getrecursionlimit() - self.runtime.thread_base[1], RUN_ROOM)
 
     def check_unbound(self, forms: list[tuple[Any, Span]], whole: bool = True) -> str | None:
         """Refuse a program that uses names bound nowhere, naming them all, before it runs;

@@ -83,7 +83,13 @@ def python_depth() -> int:
 #: job from a frame whose code declares a large value stack (never used nor touched, so it
 #: costs address space, not memory), which gets a chunk of its own with room after it.
 FRAME_BYTES = 320  # room asked for per Python frame to come (generated bodies use 200-600 bytes)
-MAX_ROOM = (1 << 20) - (16 << 10)  # bytes of frames a roomy chunk holds at most (a 2 MB chunk)
+MAX_ROOM = (1 << 20) - (16 << 10)  # bytes of frames a roomy chunk kept for a thread's life holds at most (2 MB)
+#: Bytes of frames at most in the roomy chunk of one run (``Interpreter.eval`` ...): it is unmapped
+#: when the run ends, so it holds no memory afterwards, and a recursion as deep as the recursion
+#: limit lets it (100,000 levels of ~200 bytes) stays in it instead of mapping and unmapping a
+#: 16 KB chunk every ~80 levels each way past the first megabyte. Address space only (a 128 MB
+#: chunk for 32 MB of room): where it cannot be mapped, the run goes on without room.
+RUN_ROOM = 64 << 20
 CHUNK = 16 << 10  # CPython's DATA_STACK_CHUNK_SIZE
 MIN_FRAMES = 64  # below this much room, no roomy frame: it would not pay for its map
 
@@ -111,9 +117,10 @@ def _launcher(room: int) -> Callable[[Callable[[], Any]], Any]:
     return launcher
 
 
-def with_room(job: Callable[[], Any], frames: int) -> Any:
+def with_room(job: Callable[[], Any], frames: int, max_room: int = MAX_ROOM) -> Any:
     """``job()``, with room for about ``frames`` Python frames on top of it that are
-    neither mapped nor unmapped while it runs (see :data:`FRAME_BYTES`).
+    neither mapped nor unmapped while it runs (see :data:`FRAME_BYTES`), ``max_room``
+    bytes at most.
 
     Where the room cannot be mapped (an address-space limit), ``job()`` runs as usual.
     No exception passes through the roomy frame: that would give it a frame object as
@@ -131,7 +138,7 @@ def with_room(job: Callable[[], Any], frames: int) -> Any:
             return False, exc
 
     try:
-        ok, value = _launcher(min(frames * FRAME_BYTES, MAX_ROOM))(entered)
+        ok, value = _launcher(min(frames * FRAME_BYTES, max_room))(entered)
     except MemoryError:
         if started:
             raise

@@ -43,6 +43,8 @@ REBIND = (
     " (define modulo (let ((m modulo)) (lambda (a b) (m a b)))) (define null? (let ((n null?)) (lambda (x) (n x))))"
     " (define vector-ref (let ((r vector-ref)) (lambda (v i) (r v i))))"
     " (define list (let ((l list)) (lambda xs (apply l xs))))"
+    " (define integer->char (let ((c integer->char)) (lambda (n) (c n))))"
+    " (define display (let ((d display)) (lambda (x . p) (apply d x p))))"
 )
 
 atoms = st.one_of(
@@ -60,7 +62,7 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         ["+", "-", "*", "<", "=", "quotient", "cons", "eq?", "eqv?", "/", ">=", ">", "<=", "modulo", "vector-ref", "string-ref", "char<?", "char=?"]
     )
     unary = st.sampled_from(
-        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?", "zero?", "cadr", "cddr", "caddr"]
+        ["car", "cdr", "null?", "pair?", "not", "h", "vector-length", "string-length", "even?", "odd?", "zero?", "cadr", "cddr", "caddr", "integer->char"]
     )
     return st.one_of(
         st.builds(lambda op, x, y: f"({op} {x} {y})", binary, inner, inner),

@@ -139,6 +139,26 @@ def test_deep_recursion_runs_in_a_roomy_frame_and_reports_errors_from_it() -> No
     assert info.value.kind == "type-error" and "car" in str(info.value)
 
 
+def test_a_run_gets_room_for_as_many_frames_as_the_recursion_limit_allows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's roomy chunk is unmapped when the run ends, so it may be bigger than a hop
+    thread's (kept for the thread's life): with the limit at 100,000 the whole recursion's
+    frames fit in it, and no 16 KB chunk is mapped and unmapped past the first megabyte."""
+    from interpreter import Interpreter, stack
+
+    rooms: list[int] = []
+    real = stack._launcher
+    monkeypatch.setattr(stack, "_launcher", lambda room: rooms.append(room) or real(room))
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        assert interp.eval("(count 20000)") == 20000
+    finally:
+        sys.setrecursionlimit(limit)
+    assert rooms and rooms[-1] > 90_000 * stack.FRAME_BYTES > stack.MAX_ROOM
+
+
 def test_hops_run_on_a_roomy_frame_kept_for_the_threads_life() -> None:
     def launcher_below() -> bool:
         frame = sys._getframe(1)

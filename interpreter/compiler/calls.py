@@ -406,8 +406,13 @@ class Calls:
             self.line(f"{target} = {self.value(node)}")
 
     def names_builtin(self, operator: Node) -> bool:
-        """Whether the operator is a global named like a built-in (so likely a primitive)."""
-        return type(operator) is GlobalRef and operator.name.name in self.builtins
+        """Whether the operator is a global named like a built-in that the program has not
+        bound to something else (so likely a primitive: its arm is tested first). A program's
+        own ``count`` or ``filter`` is likely a closure, as any other global procedure."""
+        if type(operator) is not GlobalRef:
+            return False
+        builtin = self.builtins.get(operator.name.name)
+        return builtin is not None and operator.gvars.get(operator.name, builtin) is builtin
 
     def tail_value(self, expr: str, holder: str = PENDING) -> None:
         """Return ``expr`` from tail position, where it may be a pending tail call (a

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import (
     CHARS,
+    LATIN1,
     NIL,
     VOID,
     Char,
@@ -238,6 +239,7 @@ class EmitterCore:
             "cons": cons,
             "Char": Char,
             "CHARS": CHARS,
+            "LATIN1": LATIN1,
             "MString": MString,
             "StringOutputPort": LIBRARY.names["StringOutputPort"],
             "Values": Values,

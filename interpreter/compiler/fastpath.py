@@ -166,6 +166,8 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
     },
     # a float's root (exact numbers keep exact roots, negative ones complex: the primitive's)
     "sqrt": (1, "type({a}) is float and {a} >= 0.0", "float_sqrt({a})"),
+    # the shared Latin-1 characters, as the primitive hands them out
+    "integer->char": (1, "type({a}) is int and 0 <= {a} < 256", "LATIN1[{a}]"),
 }
 
 #: ``eq?``/``eqv?`` beside a constant of a type compared by identity alone (a symbol, '(),
@@ -224,7 +226,13 @@ STRING_PORT = "type({p}) is StringOutputPort and not {p}.closed"
 PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "write-char": (2, "type({a}) is Char and " + STRING_PORT.format(p="{b}"), "{b}.parts.append({a}.ch)"),
     "write-string": (2, f"{TEXT_AT_HAND} and {STRING_PORT.format(p='{b}')}", f"{{b}}.parts.append({TEXT})"),
-    "display": (2, f"{TEXT_AT_HAND} and {STRING_PORT.format(p='{b}')}", f"{{b}}.parts.append({TEXT})"),
+    # text, or a small exact integer's decimal digits (what the primitive writes for it)
+    "display": (
+        2,
+        f"(type({{a}}) is str or type({{a}}) is MString and {{a}}.text is not None or {SMALL_INT})"
+        f" and {STRING_PORT.format(p='{b}')}",
+        "{b}.parts.append(({a} if type({a}) is str else str({a}) if type({a}) is int else {a}.text))",
+    ),
     "newline": (1, STRING_PORT.format(p="{a}"), '{a}.parts.append("\\n")'),
 }
 

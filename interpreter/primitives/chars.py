@@ -6,7 +6,7 @@ import unicodedata
 from typing import Any
 
 from ..bignum import int_shown
-from ..datatypes import CHARS, Char
+from ..datatypes import LATIN1, Char
 from ..errors import SchemeError, type_error
 from .comparisons import register_comparisons
 from .registry import primitive
@@ -29,10 +29,6 @@ def is_char(x: Any) -> bool:
 def char_to_integer(c: Any) -> int:
     """The Unicode code point of a character."""
     return ord(check_char("char->integer", c).ch)
-
-
-#: ``LATIN1[n]`` is the shared character of code point ``n`` < 256 (``datatypes.CHARS``).
-LATIN1 = [CHARS[chr(code)] for code in range(256)]
 
 
 @primitive("integer->char")
