@@ -37,6 +37,7 @@ from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller, bounce
 from ..limits import SMALL_STRING
 from ..nodes.core import Const, GlobalRef, Node, Run
+from .inline_update import UPDATE_FORMS
 from .inline_walks import WALK_FORMS
 from .library import LIBRARY
 from .literal_search import SEARCHES
@@ -229,8 +230,8 @@ PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
 }
 
 #: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``,
-#: ``inline_walks.emit_walk``).
-INLINE_FORMS = ("call-with-values", *WALK_FORMS)
+#: ``inline_walks.emit_walk``, ``inline_update.emit_update``).
+INLINE_FORMS = ("call-with-values", *WALK_FORMS, *UPDATE_FORMS)
 
 #: Every global name whose built-in compiled code may compute inline.
 INLINE_NAMES = (

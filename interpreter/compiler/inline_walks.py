@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..datatypes import gensym
 from ..nodes.core import Call, GlobalRef, Lambda, LocalRef, Node
 from ..polling import ticks
+from .inline_update import emit_update, inline_update
 from .library import LIBRARY
 
 if TYPE_CHECKING:
@@ -94,7 +95,9 @@ def inline_walk(em: Emitter, node: Node) -> bool:
         return False
     name = node.operator.name.name
     form = WALK_FORMS.get(name)
-    if form is None or name not in em.builtins or len(node.operands) != 1 + form.operands:
+    if form is None:
+        return inline_update(em, node)
+    if name not in em.builtins or len(node.operands) != 1 + form.operands:
         return False
     proc = node.operands[0]
     if type(proc) is GlobalRef:
@@ -134,7 +137,9 @@ def emit_walk(em: Emitter, node: Call) -> str:
 
     operator, proc = node.operator, node.operands[0]
     name = operator.name.name
-    form = WALK_FORMS[name]
+    form = WALK_FORMS.get(name)
+    if form is None:
+        return emit_update(em, node)
     named = proc if type(proc) is GlobalRef else None  # a built-in by name (see by_name)
     if named is not None:
         proc = eta_lambda(node, named, form.params)
@@ -206,4 +211,9 @@ def emit_walk(em: Emitter, node: Call) -> str:
 def walk_namespace() -> dict[str, Any]:
     """What the loops need in a body's namespace."""
     names = LIBRARY.names
-    return {"ticks": ticks, "proper_length": names["proper_length"], "changed_error": names["changed_error"]}
+    return {
+        "ticks": ticks,
+        "proper_length": names["proper_length"],
+        "changed_error": names["changed_error"],
+        "check_table": names["check_table"],
+    }
