@@ -202,7 +202,7 @@ def string_append_template(count: int) -> tuple[str, str]:
 #: Built-ins computed inline for one operand count among several: (name, count) to
 #: (guard, value), as in :data:`GUARDED_OPS`.
 GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
-    ("number->string", 1): (SMALL_INT, "MString(str({a}))"),
+    ("number->string", 1): (SMALL_INT, "str({a})"),
     **{("string-append", n): string_append_template(n) for n in (2, 3, 4)},
     # several values (one value is the value itself: the primitive's job)
     **{("values", n): ("True", f"values_of([{', '.join('{' + x + '}' for x in 'abcd'[:n])}])") for n in (0, 2, 3, 4)},
