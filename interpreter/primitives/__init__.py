@@ -51,6 +51,8 @@ _provide_to_compiler(
     _BUILTINS,
     StringOutputPort=_StringOutputPort,
     proper_length=lists.proper_length,
+    list_length=lists.list_length,
+    improper_error=lists.improper_error,
     changed_error=_changed_error,
     check_table=_check_table,
 )
