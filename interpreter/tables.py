@@ -60,6 +60,8 @@ def equal_key(x: Any) -> Any:
     and deep structures neither recurse in Python nor nest tuples deeply.
     """
     t = type(x)
+    if t is Symbol or t is int or t is str:  # the common keys, without a second call
+        return x
     if t is not Pair and t is not list and t is not Record:
         return _atom_key(x)
     tokens: list[Any] = []

@@ -57,8 +57,9 @@ def test_the_walk_is_a_loop_in_the_body(sources: list[str]) -> None:
     interp = Interpreter()
     interp.eval("(define (triple-all l) (map (lambda (x) (* x 3)) l))")
     assert write_string(interp.eval_scheme("(triple-all '(1 2))")) == "(3 6)"
-    body = next(source for source in sources if "proper_length(" in source)
-    assert "for _ in ticks(" in body and "apply_with_caller" not in body.split("else:")[0]
+    body = next(source for source in sources if "probing_rounds(" in source)
+    # an effect-free body: no pass over the list first, its end and cycles found as it goes
+    assert "proper_length(" not in body and "apply_with_caller" not in body.split("else:")[0]
 
 
 def test_an_error_in_the_body_has_the_calls_backtrace() -> None:
@@ -124,8 +125,8 @@ def test_a_builtin_by_name_runs_its_inline_arm_in_the_loop(sources: list[str]) -
     interp = Interpreter()
     interp.eval("(define (hof l) (fold-left + 0 (filter even? l)))")
     assert interp.eval("(hof (iota 10))") == 20
-    body = next(source for source in sources if "proper_length(" in source)
-    loops = body.count("for _ in ticks(")
+    body = next(source for source in sources if "probing_rounds(" in source)
+    loops = body.count("in probing_rounds(")
     assert loops == 2 and " % 2 == 0" in body and "apply_with_caller" not in body.split("else:")[0]
 
 
@@ -146,3 +147,49 @@ def test_an_error_of_a_builtin_by_name_names_the_walk_once() -> None:
         interp.eval("(firsts '((1) 2))")
     frames = [frame.expr for frame in caught.value.frames]
     assert frames == ["(map car l)", "(firsts '((1) 2))"]
+
+
+def test_a_walk_with_effects_measures_its_list_first(sources: list[str]) -> None:
+    """A body that may act (here a call out) still has the list refused before its first
+    element, as the ordinary walk does (and Guile 3.0's ``map``)."""
+    interp = Interpreter()
+    interp.eval("(define seen 0) (define (note x) (set! seen (+ seen 1)) x)")
+    interp.eval("(define (noted l) (map (lambda (x) (note x)) l))")
+    with pytest.raises(SchemeError, match=r"map: expected a proper list, got '\(1 2 \. 3\)"):
+        interp.eval("(noted (cons 1 (cons 2 3)))")
+    assert interp.eval("seen") == 0
+    body = next(source for source in sources if "for _ in ticks(" in source)
+    assert "proper_length(" in body and "probing_rounds(" not in body
+
+
+#: An effect-free body over a bad list: the list's own error, as when it is checked first,
+#: even where the body would fail on an element before the end (``*`` of a symbol).
+CHECKED_AS_THEY_GO = [
+    ("(cons 1 (cons 2 3))", "map: expected a proper list, got '(1 2 . 3)"),
+    ("(cons 'a (cons 2 3))", "map: expected a proper list, got '(a 2 . 3)"),
+    ("7", "map: expected a proper list, got 7"),
+    ("(let ((c (list 1 2 3))) (set-cdr! (cddr c) c) c)", "map: expected a proper list, got a circular list"),
+    # a cycle entered after a long lead, longer than a chunk of the limits' polls
+    ("(let ((c (iota 40000))) (set-cdr! (list-tail c 39999) (list-tail c 20000)) c)", "got a circular list"),
+    ("(let ((c (iota 3))) (set-cdr! (cddr c) (cdr c)) c)", "got a circular list"),
+]
+
+
+@pytest.mark.parametrize(("lst", "message"), CHECKED_AS_THEY_GO)
+def test_an_effect_free_walk_checks_its_list_as_it_goes(lst: str, message: str) -> None:
+    interp = Interpreter()
+    interp.eval("(define (tri l) (map (lambda (x) (* x 3)) l))")
+    with pytest.raises(SchemeError) as caught:
+        interp.eval(f"(tri {lst})")
+    assert message in str(caught.value) and caught.value.kind == "type-error"
+    assert caught.value.frames[0].expr == "(map (lambda (x) (* x 3)) l)"
+    # a proper list's own error stays the body's
+    with pytest.raises(SchemeError, match=r"\*: expected a number"):
+        interp.eval("(tri (list 1 'a 3))")
+
+
+def test_a_cyclic_list_under_a_time_limit_is_refused_not_timed_out() -> None:
+    interp = Interpreter(timeout=5)
+    interp.eval("(define (evens l) (filter even? l))")
+    with pytest.raises(SchemeError, match="circular list"):
+        interp.eval("(let ((c (iota 100000))) (set-cdr! (list-tail c 99999) c) (evens c))")

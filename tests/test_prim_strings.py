@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import assert_error, same
 
-from interpreter import Interpreter, Symbol
+from interpreter import Interpreter, SchemeError, Symbol
 from interpreter.datatypes import MString
 from interpreter.printer import write_string
 
@@ -213,7 +213,8 @@ def test_mutable_strings(interp: Interpreter) -> None:
     assert type(interp.eval_scheme('"ab"')) is str
 
 
-#: Every string a procedure returns is newly allocated and mutable (R7RS 6.7).
+#: Every string a string procedure returns is newly allocated and mutable (R7RS 6.7;
+#: ``number->string`` and ``symbol->string`` are not among them: see below).
 FRESH_STRINGS = [
     '(string #\\a #\\b)',
     '(string-append "ab")',
@@ -222,7 +223,8 @@ FRESH_STRINGS = [
     '(string-copy "ab")',
     "(list->string (list #\\a #\\b))",
     "(vector->string #(#\\a #\\b))",
-    "(number->string 171 16)",
+    '(string-append (number->string 171 16))',
+    '(string-copy (number->string 171 16))',
     '(string-map char-downcase "AB")',
     '(string-upcase "xb")',
     '(string-downcase "AB")',
@@ -247,6 +249,15 @@ FRESH_STRINGS = [
 def test_string_procedures_return_fresh_mutable_strings(interp: Interpreter, expr: str) -> None:
     src = f"(let ((s {expr})) (string-set! s 0 #\\Z) s)"
     assert str(interp.eval_scheme(src)).lower() == "zb"
+
+
+@pytest.mark.parametrize("expr", ["(number->string 171 16)", "(number->string 42)", "(symbol->string 'ab)"])
+def test_number_and_symbol_names_are_immutable_strings(interp: Interpreter, expr: str) -> None:
+    """R7RS asks no newly allocated string of ``number->string`` (6.2.7) or ``symbol->string``
+    (6.5): they return an immutable string, as a literal is, and a mutation says to copy it."""
+    assert_error(interp, f"(let ((s {expr})) (string-set! s 0 #\\Z) s)", "is immutable", "type-error")
+    with pytest.raises(SchemeError, match=r"number->string returned\); make a mutable copy with \(string-copy s\)"):
+        interp.eval_scheme(f"(string-fill! {expr} #\\Z)")
 
 
 def test_a_result_never_shares_its_argument(interp: Interpreter) -> None:

@@ -37,6 +37,7 @@ from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller, bounce
 from ..limits import SMALL_STRING
 from ..nodes.core import Const, GlobalRef, Node, Run
+from .inline_update import UPDATE_FORMS
 from .inline_walks import WALK_FORMS
 from .library import LIBRARY
 from .literal_search import SEARCHES
@@ -203,7 +204,7 @@ def string_append_template(count: int) -> tuple[str, str]:
 #: Built-ins computed inline for one operand count among several: (name, count) to
 #: (guard, value), as in :data:`GUARDED_OPS`.
 GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
-    ("number->string", 1): (SMALL_INT, "MString(str({a}))"),
+    ("number->string", 1): (SMALL_INT, "str({a})"),
     **{("string-append", n): string_append_template(n) for n in (2, 3, 4)},
     # several values (one value is the value itself: the primitive's job)
     **{("values", n): ("True", f"values_of([{', '.join('{' + x + '}' for x in 'abcd'[:n])}])") for n in (0, 2, 3, 4)},
@@ -237,8 +238,8 @@ PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
 }
 
 #: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``,
-#: ``inline_walks.emit_walk``).
-INLINE_FORMS = ("call-with-values", *WALK_FORMS)
+#: ``inline_walks.emit_walk``, ``inline_update.emit_update``).
+INLINE_FORMS = ("call-with-values", *WALK_FORMS, *UPDATE_FORMS)
 
 #: Every global name whose built-in compiled code may compute inline.
 INLINE_NAMES = (

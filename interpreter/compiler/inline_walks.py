@@ -43,11 +43,15 @@ defines or a ``set!`` of a parameter, nor for several lists.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import gensym
-from ..nodes.core import Call, GlobalRef, Lambda, LocalRef, Node
-from ..polling import ticks
+from ..errors import SchemeError
+from ..nodes.core import Call, Const, GlobalRef, If, Lambda, LocalRef, Node
+from ..polling import POLL_EVERY, poll_limits, ticks
+from .inline_update import emit_update, inline_update
 from .library import LIBRARY
 
 if TYPE_CHECKING:
@@ -94,7 +98,9 @@ def inline_walk(em: Emitter, node: Node) -> bool:
         return False
     name = node.operator.name.name
     form = WALK_FORMS.get(name)
-    if form is None or name not in em.builtins or len(node.operands) != 1 + form.operands:
+    if form is None:
+        return inline_update(em, node)
+    if name not in em.builtins or len(node.operands) != 1 + form.operands:
         return False
     proc = node.operands[0]
     if type(proc) is GlobalRef:
@@ -134,7 +140,9 @@ def emit_walk(em: Emitter, node: Call) -> str:
 
     operator, proc = node.operator, node.operands[0]
     name = operator.name.name
-    form = WALK_FORMS[name]
+    form = WALK_FORMS.get(name)
+    if form is None:
+        return emit_update(em, node)
     named = proc if type(proc) is GlobalRef else None  # a built-in by name (see by_name)
     if named is not None:
         proc = eta_lambda(node, named, form.params)
@@ -150,9 +158,16 @@ def emit_walk(em: Emitter, node: Call) -> str:
     intact = em.flag(builtins_intact(operator, em.builtins[name]))
     if named is not None:  # the procedure is read now, so it must be the built-in now
         intact += f" and {em.flag(builtins_intact(named, em.builtins[named.name.name]))}"
+    # (not where a round may end the walk early, `any`'s and `every`'s: the rest of the list
+    # would go unchecked)
+    stops = any("break" in line for line in form.round_end)
+    pure = None if stops else effect_free_flags(em, proc.body)
+    if pure is not None:  # its built-ins untouched, the body has no effect: the list is checked as it goes
+        intact = " and ".join(dict.fromkeys([intact, *(em.flag(flag) for flag in pure)]))
     em.line(f"if {intact}:")
     em.indent += 1
-    em.line(f"{count} = proper_length({who}, {lst})")
+    if pure is None:
+        em.line(f"{count} = proper_length({who}, {lst})")
     head = last = acc = ""
     if form.new_list:  # a placeholder pair before the first element's
         head, last = em.fresh("t"), em.fresh("t")
@@ -161,10 +176,29 @@ def emit_walk(em: Emitter, node: Call) -> str:
         acc = em.fresh("t")
         em.line(f"{acc} = {form.start.format(*values)}")
     em.forget()  # a later round runs after this round's calls
-    em.line(f"for _ in ticks({count}):")
-    em.indent += 1
-    em.line(f"if type({lst}) is not Pair:")
-    em.line(f"    raise changed_error({who})")
+    start = mark = probe = ""
+    if pure is None:
+        em.line(f"for _ in ticks({count}):")
+        em.indent += 1
+        em.line(f"if type({lst}) is not Pair:")
+        em.line(f"    raise changed_error({who})")
+    else:
+        start, mark, probe = em.fresh("t"), em.fresh("t"), em.fresh("t")
+        em.line(f"{start} = {mark} = {lst}")
+        em.line("try:")
+        em.indent += 1
+        em.line(f"for {probe} in probing_rounds():")
+        em.indent += 1
+        em.line(f"if type({lst}) is not Pair:")
+        em.line(f"    if {lst} is NIL:")
+        em.line("        break")
+        em.line(f"    site = {site}")
+        em.line(f"    raise improper_error({who}, {start})")
+        em.line(f"if {probe}:")
+        em.line(f"    {mark} = {lst}")
+        em.line(f"elif {lst} is {mark}:  # round again: a circular list")
+        em.line(f"    site = {site}")
+        em.line(f"    raise improper_error({who}, {start})")
     element = em.fresh("l")
     em.line(f"{element} = {lst}.car")
     locals_ = [element]
@@ -183,6 +217,13 @@ def emit_walk(em: Emitter, node: Call) -> str:
     em.line(f"{lst} = {lst}.cdr")
     em.count_step()
     em.indent -= 1
+    if pure is not None:  # an error before the end: the ordinary walk would have refused the list first
+        em.indent -= 1
+        em.line("except SchemeError:")
+        em.line(f"    if list_length({start}) is None:")
+        em.line(f"        site = {site}")
+        em.line(f"        raise improper_error({who}, {start}) from None")
+        em.line("    raise")
     if head:
         em.line(f"{last}.cdr = NIL")
         em.line(f"{result} = {head}.cdr")
@@ -203,7 +244,70 @@ def emit_walk(em: Emitter, node: Call) -> str:
     return result
 
 
+def effect_free_flags(em: Emitter, body: Node) -> list[Any] | None:
+    """The intact flags of the built-ins ``body`` calls if, while they hold, running it has no
+    effect but its value or an error: constants, variables, ``if`` and calls of built-ins whose
+    calls compiled code computes inline (``fastpath.BY_NAME``: arithmetic, comparisons, ``car``
+    … ``cons``, ``list``, ``number->string``, none with an effect). None for any other body.
+
+    A walk of such a body needs no pass over its list first: the order in which elements
+    are looked at and the list's end is seen cannot show, and an error before the end is
+    replaced by the list's own (see :func:`emit_walk`), as the ordinary walk reports it."""
+    from .fastpath import BY_NAME, builtins_intact  # fastpath imports this module (WALK_FORMS)
+
+    flags: list[Any] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Const or kind is LocalRef or kind is GlobalRef:
+            continue
+        if kind is If:
+            stack += [node.test, node.then, node.otherwise]
+        elif kind is Call and type(node.operator) is GlobalRef:
+            name = node.operator.name.name
+            if name not in BY_NAME or name not in em.builtins:
+                return None
+            flags.append(builtins_intact(node.operator, em.builtins[name]))
+            stack += node.operands
+        else:
+            return None
+    return flags
+
+
+def probing_rounds() -> Iterator[bool]:
+    """Endless rounds of a walk that finds its list's end as it goes: True at rounds 0, 1,
+    2, 4, 8 … (where the walk marks the pair it is at: coming back to the mark is a
+    circular list, found within about three times its length: Brent's method), False
+    elsewhere; the limits are polled between chunks of :data:`POLL_EVERY` rounds."""
+    return chain.from_iterable(_probe_chunks())
+
+
+_FIRST_CHUNK = tuple(i & (i - 1) == 0 for i in range(POLL_EVERY))
+
+
+def _probe_chunks() -> Iterator[Any]:
+    yield _FIRST_CHUNK
+    chunk = 1
+    while True:
+        poll_limits()
+        if chunk & (chunk - 1) == 0:  # a power of two: its first round is one too
+            yield chain((True,), repeat(False, POLL_EVERY - 1))
+        else:
+            yield repeat(False, POLL_EVERY)
+        chunk += 1
+
+
 def walk_namespace() -> dict[str, Any]:
     """What the loops need in a body's namespace."""
     names = LIBRARY.names
-    return {"ticks": ticks, "proper_length": names["proper_length"], "changed_error": names["changed_error"]}
+    return {
+        "ticks": ticks,
+        "proper_length": names["proper_length"],
+        "changed_error": names["changed_error"],
+        "check_table": names["check_table"],
+        "list_length": names["list_length"],
+        "improper_error": names["improper_error"],
+        "probing_rounds": probing_rounds,
+        "SchemeError": SchemeError,
+    }

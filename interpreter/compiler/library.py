@@ -30,7 +30,9 @@ class Library:
 LIBRARY = Library()
 
 #: The names a body's namespace must hold from the library (see :func:`provide`).
-REQUIRED = frozenset({"StringOutputPort", "proper_length", "changed_error"})
+REQUIRED = frozenset(
+    {"StringOutputPort", "proper_length", "list_length", "improper_error", "changed_error", "check_table"}
+)
 
 
 def provide(builtins: dict[str, Any], **names: Any) -> None:

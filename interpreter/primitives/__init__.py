@@ -43,6 +43,7 @@ __all__ = [
 # What compiled code takes from the library (the compiler sits below it: see compiler/library.py).
 from ..compiler.library import provide as _provide_to_compiler
 from ..ports import StringOutputPort as _StringOutputPort
+from .hashtables import check_table as _check_table
 from .loops import changed_error as _changed_error
 from .registry import BUILTINS as _BUILTINS
 
@@ -50,5 +51,8 @@ _provide_to_compiler(
     _BUILTINS,
     StringOutputPort=_StringOutputPort,
     proper_length=lists.proper_length,
+    list_length=lists.list_length,
+    improper_error=lists.improper_error,
     changed_error=_changed_error,
+    check_table=_check_table,
 )

@@ -2,8 +2,8 @@
 splitting and joining.
 
 Every string a procedure here returns is newly allocated and mutable (an
-:class:`MString`); literals are immutable ``str`` and refuse mutation with an error
-that names ``string-copy``.
+:class:`MString`); literals, and what ``symbol->string`` and ``number->string`` return,
+are immutable ``str`` and refuse mutation with an error that names ``string-copy``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def check_mstring(who: str, x: Any) -> MString:
         return x
     if type(x) is str:
         raise SchemeError(
-            f"{who}: the string {_preview(x)} is immutable (a literal or a constant); "
+            f"{who}: the string {_preview(x)} is immutable (a literal, a constant, or "
+            f"what symbol->string or number->string returned); "
             f"make a mutable copy with (string-copy s)",
             kind="type-error",
         )

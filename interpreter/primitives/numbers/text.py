@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...bignum import int_shown
-from ...datatypes import MString, is_string
+from ...datatypes import is_string
 from ...errors import SchemeError, type_error
 from ...number_syntax import NumberTooLarge, parse_prefixed_number
 from ..registry import primitive
@@ -14,14 +14,17 @@ from .checks import check_number, number_to_string
 
 
 @primitive("number->string")
-def number_to_string_prim(x: Any, radix: Any = 10) -> MString:
-    """The number as a string, in radix 2, 8, 10 or 16."""
+def number_to_string_prim(x: Any, radix: Any = 10) -> str:
+    """The number as a string, in radix 2, 8, 10 or 16: an immutable string, as
+    ``symbol->string``'s (R7RS asks a newly allocated string of ``string-append``,
+    ``string-copy`` …, not of ``number->string``); ``string-set!`` on it is an error that
+    says to copy it first."""
     if type(x) is int and radix == 10 and type(radix) is int and -0xFFFFFFFFFFFFFFFF < x < 0xFFFFFFFFFFFFFFFF:
-        return MString(str(x))  # the common case, without the checks' calls
+        return str(x)  # the common case, without the checks' calls
     check_number("number->string", x)
     if radix not in (2, 8, 10, 16) or type(radix) is not int:
         raise SchemeError(f"number->string: radix must be 2, 8, 10 or 16, got {int_shown(radix)}", kind="value-error")
-    return MString(number_to_string(x, radix))
+    return number_to_string(x, radix)
 
 
 @primitive("string->number")

@@ -1,0 +1,90 @@
+"""``hash-table-update!/default`` with a literal lambda runs the lambda's body inline in the
+compiled body (``interpreter/compiler/inline_update.py``): values, errors and their backtrace,
+steps, a rebinding of the built-in and ``parallel-map`` are those of the ordinary call."""
+
+from __future__ import annotations
+
+import pytest
+from test_compiled_equivalence import run_five_ways
+from test_fused import reference
+
+from interpreter import Interpreter, SchemeError
+from interpreter.printer import write_string
+
+#: The built-in rebound to a procedure that calls it: nothing is inline.
+WRAPPED = "(define hash-table-update!/default (let ((p hash-table-update!/default)) (lambda xs (apply p xs))))"
+
+#: Each count ``a``'s elements into a table, ``b`` the step; the table's sorted counts.
+UPDATES = [
+    "(let ((t (make-equal-hash-table))) (for-each (lambda (k) (hash-table-update!/default t k (lambda (c) (+ c b)) 0)) a)"
+    " (sort (hash-table-values t) <))",
+    # the body makes a closure over its parameter: each update's own binding
+    "(let ((t (make-equal-hash-table))) (for-each (lambda (k) (hash-table-update!/default t 'k"
+    " (lambda (old) (lambda () (cons k (if (procedure? old) (old) '())))) b)) a) ((hash-table-ref t 'k)))",
+    # an error inside the body (car of a number), and a table that is not one
+    "(let ((t (make-strong-eqv-hash-table))) (hash-table-update!/default t 1 (lambda (c) (car c)) b) t)",
+    "(hash-table-update!/default a 1 (lambda (c) c) b)",
+]
+
+ARGUMENTS = [("'(1 2 1 3 1)", "1"), ("'()", "2"), ("'(x y x)", "'(0)"), ("7", "1"), ("'((1) (1) 2)", "1.5")]
+
+
+@pytest.mark.parametrize("expr", UPDATES)
+def test_an_inline_update_agrees_with_the_ordinary_call(expr: str) -> None:
+    for a, b in ARGUMENTS:
+        results = set(run_five_ways(expr, a, b))
+        assert results == {reference(expr, a, b, WRAPPED)}, (expr, a, b, results)
+
+
+def test_the_body_runs_inline(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (count-all l) (let ((t (make-equal-hash-table))) (for-each (lambda (w) (hash-table-update!/default t w (lambda (c) (+ c 1)) 0)) l) t))")
+    assert write_string(interp.eval_scheme("(hash-table-ref (count-all '(a b a)) 'a)")) == "2"
+    body = next(source for source in sources if "check_table(" in source)
+    inline = body.split("check_table(")[1].split("else:")[0]  # the update's inline arm
+    assert ".set(" in inline and "+ 1" in inline and "apply_with_caller" not in inline
+
+
+def test_an_error_in_the_body_has_the_calls_backtrace() -> None:
+    interp = Interpreter()
+    interp.eval("(define (bump t) (hash-table-update!/default t 'k (lambda (c) (car c)) 0))")
+    with pytest.raises(SchemeError) as caught:
+        interp.eval("(bump (make-equal-hash-table))")
+    frames = [frame.expr for frame in caught.value.frames]
+    assert frames[0] == "(car c)"
+    assert frames[1].startswith("(hash-table-update!/default t 'k") and frames[2] == "(bump (make-equal-hash-table))"
+    with pytest.raises(SchemeError, match="hash-table-update!/default: expected a hash table, got 5"):
+        interp.eval("(bump 5)")
+
+
+def test_each_update_is_a_step() -> None:
+    interp = Interpreter(max_steps=3_000)
+    interp.eval("(define (count-all l) (let ((t (make-equal-hash-table))) (for-each (lambda (w) (hash-table-update!/default t w (lambda (c) (+ c 1)) 0)) l) (hash-table-size t)))")
+    assert interp.eval("(count-all (iota 500))") == 500
+    with pytest.raises(SchemeError, match="step limit"):
+        interp.eval("(count-all (iota 5000))")
+
+
+def test_a_rebinding_of_the_builtin_is_seen() -> None:
+    interp = Interpreter()
+    interp.eval(
+        "(define real hash-table-update!/default)"
+        " (define (bump t) (hash-table-update!/default t 'k (lambda (c) (+ c 1)) 0) (hash-table-ref/default t 'k #f))"
+    )
+    assert interp.eval("(bump (make-equal-hash-table))") == 1
+    interp.eval("(set! hash-table-update!/default (lambda (t k f d) (hash-table-set! t k 'mine)))")
+    assert write_string(interp.eval_scheme("(bump (make-equal-hash-table))")) == "mine"
+    interp.eval("(set! hash-table-update!/default real)")
+    assert interp.eval("(bump (make-equal-hash-table))") == 1
+
+
+def test_inline_updates_under_parallel_map() -> None:
+    interp = Interpreter()
+    interp.eval(
+        "(define (tally n) (let ((t (make-equal-hash-table)))"
+        " (for-each (lambda (i) (hash-table-update!/default t (modulo i 3) (lambda (c) (+ c i)) 0)) (iota n))"
+        " (hash-table-ref/default t 0 0)))"
+    )
+    serial = interp.eval("(map tally (iota 30))")
+    assert interp.eval("(parallel-map tally (iota 30))") == serial
+    assert serial[7] == 0 + 3 + 6
