@@ -12,8 +12,10 @@ from typing import Any
 
 from ..datatypes import Pair, Span, spine
 from ..errors import SchemeError
+from ..printer import write_string
 from .errors import TaskError
 from .records import TaskFailure, TaskResult
+from .values import to_scheme
 
 
 def is_failed_result(value: Any) -> bool:
@@ -68,9 +70,6 @@ def partial_report(partial: Any) -> str:
 
 def _shown(output: Any) -> str:
     """One line for an output kept in a history: a result's content, else the written value."""
-    from ..printer import write_string
-    from .values import to_scheme
-
     if isinstance(output, TaskResult):
         text = output.content if isinstance(output.content, str) else write_string(to_scheme(output.content))
         text = text or "(notes only)"

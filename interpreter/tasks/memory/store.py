@@ -24,22 +24,21 @@ import json
 import math
 import os
 import re
+import sqlite3
 import struct
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import Field
 
 from ...errors import SchemeError
 from ..disk import cap_sqlite, disk_limit, is_full
+from ..errors import task_failure
 from ..records import SchemeRecord
-
-if TYPE_CHECKING:
-    import sqlite3
 
 #: Matches put into a prompt by default.
 DEFAULT_K = 5
@@ -120,8 +119,6 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def memory_error(message: str) -> SchemeError:
-    from ..errors import task_failure
-
     return task_failure("memory_error", message)
 
 
@@ -151,8 +148,6 @@ class Memory:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        import sqlite3
-
         try:
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -181,8 +176,6 @@ class Memory:
     @contextmanager
     def using(self) -> Iterator[sqlite3.Connection]:
         """The connection, held by one thread at a time; database errors become task errors."""
-        import sqlite3
-
         with self.lock:
             try:
                 if self.path != ":memory:":

@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import difflib
 import re
+import socket
 import threading
 import time
 from typing import Any
@@ -99,8 +100,6 @@ def close_clients(clients: list[Any]) -> None:
     Closing a socket does not wake a thread blocked reading it, so each open connection's
     socket is shut down first (reached through httpx's pool; a client built another way
     is only closed)."""
-    import socket
-
     for client in clients:
         with contextlib.suppress(Exception):
             pool = getattr(getattr(getattr(client, "_client", client), "_transport", None), "_pool", None)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...datatypes import MString
 from ..errors import task_failure, validation_error
+from ..values import to_python
 
 FENCE = "```"
 
@@ -45,8 +46,6 @@ def schema_from(value: Any, who: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             schema = _concise(text, who)
     else:
-        from ..values import to_python
-
         schema = to_python(value, who)
     if not isinstance(schema, dict):
         raise validation_error(f"{who}: a schema must be a JSON object, got {json.dumps(schema)[:60]}", "schema")

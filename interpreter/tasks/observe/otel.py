@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ... import __version__
 from ...errors import SchemeError
 from .tracing import Event, Span
 
@@ -108,8 +109,6 @@ class OtelExporter:
 
     def __init__(self, tracer_provider: Any = None) -> None:
         trace = _require()
-        from ... import __version__
-
         self._trace = trace
         self.tracer = trace.get_tracer("taskscheme", __version__, tracer_provider=tracer_provider)
         self._open: dict[str, Any] = {}
