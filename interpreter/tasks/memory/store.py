@@ -94,7 +94,7 @@ class EmbeddingRanking:
 
     def resolved(self) -> Any:
         if isinstance(self.model, str):
-            import llm
+            import llm  # start-up laziness: 0.5 s of imports (memory/ may not import models/, where llm_package is)
 
             self.model = llm.get_embedding_model(self.model)
         return self.model

@@ -38,7 +38,7 @@ from ...evaluator import apply_procedure
 from ...printer import write_string
 from ..errors import task_failure, validation_error
 from ..values import to_scheme
-from .providers import known_names, resolve
+from .providers import known_names, llm_package, resolve
 
 #: Called with each piece of a model's text as it arrives.
 OnText = Callable[[str], None]
@@ -188,8 +188,7 @@ class LlmModel:
         self, options: dict[str, Any], schema: dict[str, Any] | None, attachments: tuple[str, ...]
     ) -> dict[str, Any]:
         """llm's ``prompt()`` keyword arguments for these options, schema and attachments."""
-        import llm
-
+        llm = llm_package()
         extra: dict[str, Any] = {}
         if schema is not None and getattr(self.model, "supports_schema", False):
             extra["schema"] = schema
@@ -407,9 +406,7 @@ class ModelRegistry:
             return self.default
         if os.environ.get(MODEL_ENV):
             return os.environ[MODEL_ENV]
-        import llm
-
-        return str(llm.get_default_model())
+        return str(llm_package().get_default_model())
 
     def get(self, name: str) -> Model:
         """The model called ``name``; an unknown name is a TASK_FAILURE listing similar ones."""
@@ -418,8 +415,7 @@ class ModelRegistry:
             return found
         if not self.allows(name):
             raise self._unknown(name)
-        import llm
-
+        llm = llm_package()
         with LLM_LOOKUP:  # one resolution per name: branches of a parallel form wait for the first
             if (found := self._models.get(name)) is not None:
                 return found
