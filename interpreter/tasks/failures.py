@@ -20,7 +20,7 @@ from .values import to_scheme
 
 def is_failed_result(value: Any) -> bool:
     """True for a TaskResult (or EvaluationResult) or LoopResult whose status is FAILED."""
-    # start-up laziness: the front ends import this module; compose.loop (35 ms) loads when a loop first runs
+    # start-up laziness: the front ends import this module; compose.loop (8 ms) loads when a loop first runs
     from .compose.loop import LoopResult
 
     return isinstance(value, (TaskResult, LoopResult)) and value.status == "FAILED"

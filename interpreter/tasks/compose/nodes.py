@@ -195,7 +195,7 @@ class WithEvaluation(Node):
         self.body, self.max_rounds, self.interp, self.span = body, max_rounds, interp, span
 
     def compile(self, tail: bool) -> Run:
-        # start-up laziness: the runtime (dynamic, loop: 40 ms of imports) loads when a program first uses the form
+        # start-up laziness: the runtime (dynamic, loop: 9 ms of imports) loads when a program first uses the form
         from .dynamic import evaluation_rounds
 
         body = self.body.compile(False)

@@ -24,14 +24,13 @@ import json
 import math
 import os
 import re
-import sqlite3
 import struct
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field
 
@@ -39,6 +38,9 @@ from ...errors import SchemeError
 from ..disk import cap_sqlite, disk_limit, is_full
 from ..errors import task_failure
 from ..records import SchemeRecord
+
+if TYPE_CHECKING:
+    import sqlite3
 
 #: Matches put into a prompt by default.
 DEFAULT_K = 5
@@ -94,7 +96,7 @@ class EmbeddingRanking:
 
     def resolved(self) -> Any:
         if isinstance(self.model, str):
-            import llm  # start-up laziness: 0.5 s of imports (memory/ may not import models/, where llm_package is)
+            import llm  # start-up laziness: 0.4 s of imports (memory/ may not import models/, where llm_package is)
 
             self.model = llm.get_embedding_model(self.model)
         return self.model
@@ -148,6 +150,8 @@ class Memory:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
+        import sqlite3  # start-up laziness: sqlite3 loads when a memory is first opened (tests/test_startup_imports.py)
+
         try:
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -176,6 +180,8 @@ class Memory:
     @contextmanager
     def using(self) -> Iterator[sqlite3.Connection]:
         """The connection, held by one thread at a time; database errors become task errors."""
+        import sqlite3  # start-up laziness, as in _open
+
         with self.lock:
             try:
                 if self.path != ":memory:":

@@ -36,7 +36,7 @@ OPEN_CLIENTS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
 
 def llm_package() -> Any:
     """The ``llm`` package, imported when a program first reaches a model of llm's."""
-    # start-up laziness: llm and its plugins cost 0.5 s of imports (tests/test_startup_imports.py)
+    # start-up laziness: llm and its plugins cost 0.4 s of imports (tests/test_startup_imports.py)
     import llm
 
     return llm

@@ -16,7 +16,6 @@ and in usage (``rate_wait_s``).
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -101,6 +100,8 @@ class Turn:
         if self.waited is None:
             self.waited = wait = max(0.0, self.limiter.reserve(self.tokens))
             if wait > 0:
+                import asyncio  # start-up laziness: only async llm models run on an event loop (inflight.py)
+
                 await asyncio.sleep(wait)
 
 

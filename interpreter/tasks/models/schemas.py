@@ -38,7 +38,7 @@ def unfenced(text: str) -> str:
 
 def schema_from(value: Any, who: str) -> dict[str, Any]:
     """``value`` (JSON text, llm's concise schema text, or Scheme data) as a checked JSON schema."""
-    # start-up laziness: jsonschema took 5 s on the loaded 2-core machine (rfc3987_syntax builds a Lark grammar)
+    # start-up laziness: jsonschema took 4 s on the loaded 2-core machine (rfc3987_syntax builds a Lark grammar)
     from jsonschema import Draft202012Validator, SchemaError
 
     if isinstance(value, str | MString):

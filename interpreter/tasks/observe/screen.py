@@ -154,7 +154,7 @@ class Screen:
 
     def _start(self) -> Any:
         if self._live is None:
-            # start-up laziness: rich is 0.1 s of imports, paid when a live display first draws
+            # start-up laziness: rich is 90 ms of imports, paid when a live display first draws
             from rich.live import Live
 
             self._live = Live(
