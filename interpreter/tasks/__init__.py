@@ -29,10 +29,14 @@ Top-level modules are shared by all of them, in two tiers:
   registration).
 
 Order, bottom up (each imports only what is left of it): vocabulary < observe < models < scripts
-< memory < library, calls < nodes, primitives < compose < templates, forms, failures < dsl. One
+< memory < calls < library < nodes, primitives < compose < templates, forms, failures < dsl. One
 circle is documented: ``library`` and ``calls`` are two halves of one object -- the library builds
-its :class:`~interpreter.tasks.calls.TaskRunner` (imported when the first library is made) and the
-runner names the library in annotations only (``TYPE_CHECKING``).
+its :class:`~interpreter.tasks.calls.TaskRunner`, and the runner names the library in annotations
+only (``TYPE_CHECKING``), so both load at module level.
+
+Imports inside functions are kept only for start-up laziness (each with its measured cost),
+optional dependencies (OpenTelemetry) and the circle in ``observe`` (its docstring); each says why
+in a comment. ``llm`` is reached through :func:`~interpreter.tasks.models.providers.llm_package`.
 
 Nothing is imported here: ``import interpreter.tasks.records`` loads no more than it needs, and
 the runtimes of composition and templates load when a program first uses them.

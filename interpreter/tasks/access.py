@@ -15,8 +15,11 @@ from pydantic import BaseModel
 from ..bignum import int_shown
 from ..datatypes import NIL, MString, Pair, Record, Symbol
 from ..errors import SchemeError
+from ..primitives.hashtables import HashTable
+from ..printer import write_string
+from .evaluation import find_json
 from .placeholders import normal_name
-from .records import SchemeRecord, record_kind
+from .records import SchemeRecord, TaskResult, record_kind
 from .values import is_alist, key_name, to_scheme
 
 MISSING = object()
@@ -36,8 +39,6 @@ def get_path(value: Any, path: Sequence[Any], default: Any = MISSING, who: str =
 
 def field_of(container: Any, key: Any, who: str) -> Any:
     """The value of ``key`` in ``container`` as a Scheme value, or MISSING."""
-    from ..primitives.hashtables import HashTable
-
     if type(key) is int and not isinstance(key, bool):
         return _index(container, key)
     wanted = normal_name(key_name(key))
@@ -64,8 +65,6 @@ def field_of(container: Any, key: Any, who: str) -> Any:
         return MISSING
     if container is NIL:
         return MISSING
-    from ..printer import write_string
-
     raise SchemeError(
         f"{who}: cannot read field {key_name(key)} of {write_string(container)[:60]} "
         "(not a record, hash table or association list)",
@@ -89,8 +88,6 @@ def _index(container: Any, index: int) -> Any:
 
 def field_names(container: Any) -> list[str]:
     """The fields ``container`` has, for error messages."""
-    from ..primitives.hashtables import HashTable
-
     if isinstance(container, SchemeRecord):
         return [n.replace("_", "-") for n in container.fields()]
     if isinstance(container, BaseModel):
@@ -138,8 +135,6 @@ def result_field(value: Any, path: Sequence[Any]) -> Any:
 
 
 def _result_key(value: Any, key: Any) -> Any:
-    from .records import TaskResult
-
     if isinstance(value, (str, MString)):
         value = _json_object(str(value))
         if value is None:
@@ -163,8 +158,6 @@ def _result_key(value: Any, key: Any) -> Any:
 
 def _json_object(text: str) -> Any:
     """The JSON object ``text`` holds (fenced or not), as Scheme data, or None."""
-    from .evaluation import find_json
-
     try:
         data = find_json(text)
     except ValueError:

@@ -18,6 +18,8 @@ from ..capabilities import check_file_access, require_scripts
 from ..datatypes import Pair, Span, TailCall
 from ..env import Env
 from ..errors import SchemeError
+from ..evaluator import apply_procedure
+from ..printer import display_string
 from .arguments import bind_arguments
 from .errors import task_failure
 from .evaluation import parse_verdict, with_script_result
@@ -171,8 +173,6 @@ class TaskRunner:
         """The command a script task runs: its ``command`` argument (when it takes one), else its
         own command template, else the loader's ``#:script``, else the interpreter's
         ``target_script``; a task with none of them is a TASK_FAILURE at its definition."""
-        from ..printer import display_string
-
         spec = definition.script
         given = bound.get(spec.command_param) if spec is not None and spec.command_param else None
         if given is not None and given is not False:
@@ -198,8 +198,6 @@ class TaskRunner:
     # -- procedure -------------------------------------------------------------------
     def procedure(self, task: Task, bound: dict[str, Any], caller: Env | None) -> Any:
         """Run the body; without limits its value may be a tail call for the trampoline."""
-        from ..evaluator import apply_procedure
-
         implementation = task.implementation
         assert implementation is not None
         if getattr(implementation, "uses_caller_frame", False):
@@ -223,8 +221,6 @@ class TaskRunner:
 
 
 def _quoted(value: Any) -> str:
-    from ..printer import display_string
-
     return shlex.quote(display_string(value))
 
 

@@ -21,6 +21,7 @@ from ..datatypes import Symbol, TailCall
 from ..env import Env, implicit_lookup
 from ..errors import SchemeError
 from ..evaluator import UNASSIGNED, Closure, bounce
+from ..nodes.core import hidden_by_context
 
 
 class DslBody:
@@ -67,8 +68,6 @@ class DslBody:
 
     def copy(self, name: Symbol, caller: Env) -> Any:
         """The value of a ``subset`` name as the caller sees it."""
-        from ..nodes.core import hidden_by_context
-
         value = implicit_lookup(caller, name, UNASSIGNED)
         if value is UNASSIGNED:
             err = SchemeError(f"unbound variable: {name.name}", kind="unbound-variable")

@@ -12,6 +12,7 @@ import pydantic
 
 from ..errors import SchemeError
 from ..parallel import HOOKS
+from ..printer import write_string
 from .records import (
     ERROR_RECORDS,
     InvalidOutput,
@@ -49,8 +50,6 @@ class TaskError(SchemeError):
         return self.details.type
 
     def scheme_repr(self, write: bool) -> str:
-        from ..printer import write_string
-
         return f"#<task-error {self.error_type} {write_string(self.details.message)}>"
 
 

@@ -12,13 +12,16 @@ from typing import Any
 
 from ..datatypes import Pair, Span, spine
 from ..errors import SchemeError
+from ..printer import write_string
 from .errors import TaskError
 from .records import TaskFailure, TaskResult
+from .values import to_scheme
 
 
 def is_failed_result(value: Any) -> bool:
     """True for a TaskResult (or EvaluationResult) or LoopResult whose status is FAILED."""
-    from .compose.loop import LoopResult  # loop.py imports much of the task layer; only needed here
+    # start-up laziness: the front ends import this module; compose.loop (8 ms) loads when a loop first runs
+    from .compose.loop import LoopResult
 
     return isinstance(value, (TaskResult, LoopResult)) and value.status == "FAILED"
 
@@ -49,7 +52,7 @@ SHOWN_WIDTH = 100
 def partial_report(partial: Any) -> str:
     """What the command line prints after an error that ended a loop or pipeline (``err.partial``):
     the completed steps' or iterations' outputs, one line each, cut at ``SHOWN_WIDTH``."""
-    from .compose.loop import LoopResult
+    from .compose.loop import LoopResult  # start-up laziness, as in is_failed_result
 
     if isinstance(partial, LoopResult):
         entries = [(f"iteration {i.iteration}", i.output) for i in partial.iteration_history]
@@ -68,9 +71,6 @@ def partial_report(partial: Any) -> str:
 
 def _shown(output: Any) -> str:
     """One line for an output kept in a history: a result's content, else the written value."""
-    from ..printer import write_string
-    from .values import to_scheme
-
     if isinstance(output, TaskResult):
         text = output.content if isinstance(output.content, str) else write_string(to_scheme(output.content))
         text = text or "(notes only)"

@@ -15,9 +15,11 @@ from typing import Any
 from ..analyzer import Analyzer, Scope, elements, list_items, special_form, syntax_error
 from ..datatypes import NIL, S_QUOTE, Pair, Span, Symbol, list_end
 from ..errors import SchemeError
+from ..forms.core import make_lambda
 from ..nodes.core import Lambda, Node
 from ..printer import write_string
 from .compose.forms import CONTEXT_FIELDS
+from .models.schemas import schema_from
 from .nodes import DefineModel, DefineTask, TaskSpec
 from .records import CONTEXT_DEFAULTS
 
@@ -142,8 +144,6 @@ def _parse_options(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> N
 
 
 def _parse_schema(spec: TaskSpec, item: Pair, span: Span | None, who: str) -> None:
-    from .models.schemas import schema_from
-
     try:
         spec.model["output_schema"] = schema_from(_one(item, span, who), who)
     except SchemeError as err:
@@ -260,8 +260,6 @@ def define_model(an: Analyzer, form: Pair, scope: Scope | None) -> Node:
     if type(target) is Pair and target.car is S_QUOTE and type(target.cdr) is Pair:  # (define-model 'name proc)
         items[1] = (target.cdr.car, items[1][1])
     elif len(items) >= 3 and type(target) is Pair and type(target.car) is Symbol:
-        from ..forms.core import make_lambda
-
         header = items[1][0]
         node: Node = make_lambda(an, header.cdr, items[2:], scope, header.car.name, form.span)
         return DefineModel(header.car.name, node, an.interp, form.span)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..datatypes import Keyword, Procedure, Symbol, sym
 from ..env import Env
 from ..errors import SchemeError
+from ..evaluator import apply_procedure
+from .calls import TaskRunner, has_limits
 from .errors import validation_error
 from .models.backends import ModelRegistry
 from .models.gateway import ModelGateway
@@ -93,8 +95,6 @@ class Task:
     arity: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        from .calls import has_limits
-
         definition = self.definition
         self.arity = len(definition.params)
         if (
@@ -156,8 +156,6 @@ class TaskLibrary:
         limits: Limits | dict[str, Any] | None = None,
         allow_models: bool | Collection[str] = True,
     ) -> None:
-        from .calls import TaskRunner
-
         self.interp = interp
         self.models = ModelRegistry(model, allow_models)
         self.gateway = ModelGateway(
@@ -304,8 +302,6 @@ class TaskLibrary:
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call the task ``name`` from Python; keyword arguments become ``#:name`` ones."""
-        from ..evaluator import apply_procedure
-
         proc = self.procedure(name)
         flat = list(args)
         for key, value in kwargs.items():

@@ -7,15 +7,17 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from ..capabilities import require_scripts
-from ..datatypes import NIL, MString, Pair, Symbol, cons, list_to_python, make_list, sym
+from ..datatypes import NIL, VOID, MString, Pair, Symbol, cons, list_to_python, make_list, sym
 from ..errors import SchemeError, type_error
 from ..primitives.registry import installer, primitive
+from ..printer import display_string
 from .access import get_path, result_field
 from .arguments import check_keywords, split_keywords
 from .errors import TaskError, from_validation, make_task_error
 from .library import TaskProcedure
+from .models.backends import TransientModelError
 from .records import EvaluationResult, SchemeRecord, ScriptResult, TaskResult
-from .values import key_name, to_python
+from .values import key_name, to_python, to_scheme
 
 if TYPE_CHECKING:
     from .library import TaskHost
@@ -25,9 +27,6 @@ if TYPE_CHECKING:
 @primitive("transient-error")
 def transient_error(message: Any) -> Any:
     """Raise a model error worth retrying: a DSL model's rate limit or overload (see ``(retries N)``)."""
-    from ..printer import display_string
-    from .models.backends import TransientModelError
-
     raise TransientModelError(display_string(message))
 
 
@@ -91,8 +90,6 @@ def record_to_alist(record: Any) -> Any:
     """A record's fields as an association list (nested records stay records)."""
     if not isinstance(record, SchemeRecord):
         raise type_error("record->alist", "a task record", record)
-    from .values import to_scheme
-
     return make_list(cons(sym(name.replace("_", "-")), to_scheme(v)) for name, v in record.fields().items())
 
 
@@ -215,8 +212,6 @@ def install(interp: TaskHost) -> None:
         opts = check_keywords("rate-limit", keywords, ["requests-per-minute", "tokens-per-minute"])
         rates = {key: _rate(opts.get(key)) for key in ("requests_per_minute", "tokens_per_minute")}
         library.gateway.rate_limits.set(name_of("rate-limit", model), *rates.values())
-        from ..datatypes import VOID
-
         return VOID
 
     for name, fn in [
@@ -233,8 +228,6 @@ def install(interp: TaskHost) -> None:
 
 
 def _command(command: Any) -> str | list[str]:
-    from ..printer import display_string
-
     if isinstance(command, (str, MString)):
         return str(command)
     if type(command) is Pair:
@@ -267,8 +260,6 @@ def _count(who: str, value: Any) -> int:
 def _environment(alist: Any) -> dict[str, str] | None:
     if alist is None or alist is False:
         return None
-    from ..printer import display_string
-
     data = to_python(alist, "run-script")
     if not isinstance(data, dict):
         raise type_error("run-script", "an association list for #:env", alist)

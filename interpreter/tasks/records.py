@@ -11,7 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, model_validator
 
 from ..errors import HINTS
+from ..printer import display_string, write_string
 from .placeholders import normal_name, placeholders
+from .values import to_python, to_scheme
 
 Status = Literal["COMPLETE", "CONTINUATION", "WAITING", "FAILED"]
 TaskType = Literal["atomic", "script", "sequential", "director_evaluator_loop", "procedure"]
@@ -30,9 +32,6 @@ class SchemeRecord(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
     def scheme_repr(self, write: bool) -> str:
-        from ..printer import write_string
-        from .values import to_scheme
-
         parts = [f"#<{record_kind(type(self))}"]
         for name, value in self.fields().items():
             if value is None:
@@ -221,8 +220,6 @@ class TaskParam(SchemeRecord):
 
     @field_serializer("default")
     def _json_default(self, value: Any) -> Any:
-        from .values import to_python
-
         return to_python(value, "default")
 
 
@@ -378,6 +375,4 @@ ERROR_RECORDS: dict[str, type[SchemeRecord]] = {
 
 def prompt_text(value: Any) -> str:
     """How a value reads in a prompt: a task result as its content, anything else displayed."""
-    from ..printer import display_string
-
     return value.content if isinstance(value, TaskResult) else display_string(value)

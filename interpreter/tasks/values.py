@@ -16,6 +16,8 @@ from ..conversion import Walk, check_unfolded, proper_items
 from ..datatypes import Char, Keyword, MString, Nil, Pair, Symbol, Void, cons, make_list, sym
 from ..errors import SchemeError
 from ..keywords import key_name
+from ..primitives.hashtables import HashTable
+from ..printer import write_string
 
 
 def is_alist(x: Any) -> bool:
@@ -37,8 +39,6 @@ def to_python(x: Any, who: str) -> Any:
 
 
 def _plain(x: Any, who: str, walk: Walk) -> Any:
-    from ..primitives.hashtables import HashTable
-
     t = type(x)
     if x is None or t in (bool, int, float, str) or isinstance(x, BaseModel):
         return x
@@ -74,8 +74,6 @@ def _plain(x: Any, who: str, walk: Walk) -> Any:
     if t is HashTable:
         entries = list(x.entries.values())
         return walk.inside(x, lambda: {key_name(k): _plain(v, who, walk) for k, v in entries}, len(entries))
-    from ..printer import write_string
-
     raise SchemeError(f"{who}: cannot store {write_string(x)} in a record (not JSON-like data)", kind="type-error")
 
 

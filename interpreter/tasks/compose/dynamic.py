@@ -12,15 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ...capabilities import require_scripts
 from ...datatypes import Keyword, MString
 from ...env import Env
 from ...errors import SchemeError
+from ...evaluator import apply_procedure
 from ..errors import validation_error
 from ..placeholders import normal_name
 from ..records import ScriptOutput, TaskDefinition, TaskResult
 from ..scripts import run_script
+from ..values import to_scheme
 from .loop import LAST_EVALUATOR_OUTPUT, as_evaluation, with_script_output
 from .selection import select_evaluator
+from .sequence import content_of
 
 if TYPE_CHECKING:
     from ..library import TaskHost
@@ -95,8 +99,6 @@ def evaluation_rounds(run: Callable[[Env], Any], env: Env, max_rounds: Any, inte
 def _run_target(interp: TaskHost, request: dict[str, Any], solution: str) -> ScriptOutput:
     """Run a ``bash_script`` request's target with the director's output on standard input,
     as the static loop's script stage does."""
-    from ...capabilities import require_scripts
-
     require_scripts(interp, "with-evaluation")
     start = interp.events.open("script", str(request["target"]))
     result = run_script(
@@ -113,9 +115,6 @@ def _call_evaluator(
 
     Only these values reach it: nothing of the director's frame carries over.
     """
-    from ...evaluator import apply_procedure
-    from ..values import to_scheme
-
     available: dict[str, Any] = {
         "solution": content,
         "content": content,
@@ -147,7 +146,5 @@ def _with_rounds(result: Any, rounds: list[dict[str, Any]]) -> Any:
         return result.model_copy(update={"notes": {**result.notes, "evaluation_rounds": rounds}})
     if not rounds:
         return result
-    from .sequence import content_of
-
     text = str(result) if isinstance(result, (str, MString)) else content_of(result)
     return TaskResult(content=text, status="COMPLETE", notes={"evaluation_rounds": rounds})

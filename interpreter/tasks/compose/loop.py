@@ -21,6 +21,8 @@ from pydantic import Field
 from ...datatypes import MString, Symbol, make_list
 from ...env import Env
 from ...errors import SchemeError
+from ...primitives.hashtables import HashTable
+from ...printer import display_string, write_string
 from ..errors import invalid_output, task_failure, type_and_message
 from ..evaluation import EVALUATED_SCRIPT, flat_verdict, parse_verdict, verdict_violations
 from ..observe.tracing import EventHub, first_line, now
@@ -34,6 +36,7 @@ from ..records import (
     TaskResult,
 )
 from ..scripts import failure_message, run_script, timeout_or_default
+from ..values import is_alist, to_python
 from .sequence import content_of, is_runtime_limit
 
 #: Characters of an evaluator's feedback kept in an iteration's trace event.
@@ -140,17 +143,12 @@ def as_evaluation(value: Any, who: str) -> EvaluationResult:
     if isinstance(value, (str, MString)):
         text = str(value)
         return EvaluationResult(content=text, notes=parse_verdict(who, text))
-    from ...primitives.hashtables import HashTable
-    from ..values import is_alist, to_python
-
     if type(value) is HashTable or is_alist(value) or type(value) is dict:
         data = to_python(value, who)
         fields = flat_verdict(data)
         content = data.get("content") if fields is not data else fields.get("feedback")
         status = data.get("status", "COMPLETE") if fields is not data else "COMPLETE"
         return _from_fields(who, fields, str(content or ""), str(status))
-    from ...printer import write_string
-
     text = write_string(value)
     shown = text if len(text) <= 80 else text[:77] + "..."
     raise invalid_output(
@@ -497,8 +495,6 @@ def _phase(name: str, run: Callable[[Env], Any], frame: Env) -> Any:
 def _run_stage(stage: ScriptStage, frame: Env, solution: str, entry: Draft) -> ScriptResult:
     """Run the script with the solution on standard input; a non-zero exit is not an error
     (it informs the evaluation), a timeout is (the script phase fails, its output kept)."""
-    from ...printer import display_string
-
     try:
         stage.check_allowed()
         command = stage.command(frame)

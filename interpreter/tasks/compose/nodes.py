@@ -11,10 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...capabilities import require_scripts
 from ...datatypes import Span, Symbol
 from ...env import ContextBoundary, Env
 from ...errors import SchemeError
 from ...nodes.core import Node, Run
+from ...printer import write_string
 from ..memory.store import fresh_context
 from ..records import ContextManagement
 
@@ -144,8 +146,6 @@ class DirectorEvaluatorLoop(Node):
         c, interp = self.clauses, self.interp
         script = None
         if c.script_command is not None:
-            from ...capabilities import require_scripts
-
             script = ScriptStage(
                 command=c.script_command.compile(False),
                 timeout=c.script_timeout.compile(False) if c.script_timeout is not None else None,
@@ -171,8 +171,6 @@ class DirectorEvaluatorLoop(Node):
         def director_evaluator_loop(env: Env) -> Any:
             n = limit(env) if limit is not None else DEFAULT_MAX_ITERATIONS
             if type(n) is not int or n < 1:
-                from ...printer import write_string
-
                 raise SchemeError(
                     f"director-evaluator-loop: (max-iterations …) must be a positive integer, got {write_string(n)}",
                     kind="type-error",
@@ -197,6 +195,7 @@ class WithEvaluation(Node):
         self.body, self.max_rounds, self.interp, self.span = body, max_rounds, interp, span
 
     def compile(self, tail: bool) -> Run:
+        # start-up laziness: the runtime (dynamic, loop: 9 ms of imports) loads when a program first uses the form
         from .dynamic import evaluation_rounds
 
         body = self.body.compile(False)

@@ -10,7 +10,8 @@ import pydantic
 from ...datatypes import MString, sym
 from ...errors import SchemeError, type_error
 from ...forms.syntax import autoload_names
-from ...primitives.registry import installer, primitive
+from ...primitives.registry import installer, make_primitive, primitive
+from ...printer import display_string
 from .. import primitives as _tasks  # noqa: F401 - its installer (run-script) must run before this module's
 from ..errors import from_validation
 from ..records import SchemeRecord, TaskResult
@@ -75,9 +76,6 @@ def install(interp: TaskHost) -> None:
 
 def _trace_run_script(interp: TaskHost) -> None:
     """Wrap the ``run-script`` primitive so each run is a ``script`` event."""
-    from ...primitives.registry import make_primitive
-    from ...printer import display_string
-
     original = interp.global_env.vars.get(sym("run-script"))
     if original is None:
         return

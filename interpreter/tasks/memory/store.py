@@ -36,6 +36,7 @@ from pydantic import Field
 
 from ...errors import SchemeError
 from ..disk import cap_sqlite, disk_limit, is_full
+from ..errors import task_failure
 from ..records import SchemeRecord
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class EmbeddingRanking:
 
     def resolved(self) -> Any:
         if isinstance(self.model, str):
-            import llm
+            import llm  # start-up laziness: 0.4 s of imports (memory/ may not import models/, where llm_package is)
 
             self.model = llm.get_embedding_model(self.model)
         return self.model
@@ -120,8 +121,6 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def memory_error(message: str) -> SchemeError:
-    from ..errors import task_failure
-
     return task_failure("memory_error", message)
 
 
@@ -151,7 +150,7 @@ class Memory:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
-        import sqlite3
+        import sqlite3  # start-up laziness: sqlite3 loads when a memory is first opened (tests/test_startup_imports.py)
 
         try:
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -181,7 +180,7 @@ class Memory:
     @contextmanager
     def using(self) -> Iterator[sqlite3.Connection]:
         """The connection, held by one thread at a time; database errors become task errors."""
-        import sqlite3
+        import sqlite3  # start-up laziness, as in _open
 
         with self.lock:
             try:

@@ -11,5 +11,5 @@ log (``llm_log``). A new model backend goes into ``backends`` (the ``Model`` pro
 May import: the layers below the task runtime; the task layer's shared modules (``records``,
 ``errors``, ``values``, ``disk`` …); ``observe`` (usage totals, limit warnings). Never ``compose``,
 ``templates``, ``memory`` or the task library. Imports nothing on its own: each module loads when
-it is first used.
+it is first used. ``llm`` itself loads on first use, through ``providers.llm_package()``.
 """

@@ -29,13 +29,16 @@ from collections.abc import Callable, Collection, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, Protocol, runtime_checkable
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...datatypes import MString, Procedure
 from ...errors import SchemeError
 from ...evaluator import apply_procedure
+from ...printer import write_string
 from ..errors import task_failure, validation_error
 from ..values import to_scheme
+from .providers import known_names, llm_package, resolve
 
 #: Called with each piece of a model's text as it arrives.
 OnText = Callable[[str], None]
@@ -159,8 +162,6 @@ class LlmModel:
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """``options`` (kebab or snake case) validated by the model's own ``Options`` class;
         a bad one is a VALIDATION_ERROR naming it."""
-        import pydantic
-
         cls = self.model.Options
         known = list(cls.model_fields)
         given = {key.replace("-", "_"): value for key, value in options.items()}
@@ -187,8 +188,7 @@ class LlmModel:
         self, options: dict[str, Any], schema: dict[str, Any] | None, attachments: tuple[str, ...]
     ) -> dict[str, Any]:
         """llm's ``prompt()`` keyword arguments for these options, schema and attachments."""
-        import llm
-
+        llm = llm_package()
         extra: dict[str, Any] = {}
         if schema is not None and getattr(self.model, "supports_schema", False):
             extra["schema"] = schema
@@ -346,8 +346,6 @@ def as_response(name: str, value: Any, host: bool = False) -> ModelResponse:
 def not_text(name: str, value: Any, host: bool, what: str = "") -> SchemeError:
     """The TASK_FAILURE (reason ``not_text``) of a model whose answer (or ``what`` of it) is
     ``value``, no text: it names the value's type and shows the value."""
-    from ...printer import write_string
-
     kind = type(value).__name__
     try:
         shown = reprlib.repr(value) if host else write_string(value)
@@ -408,9 +406,7 @@ class ModelRegistry:
             return self.default
         if os.environ.get(MODEL_ENV):
             return os.environ[MODEL_ENV]
-        import llm
-
-        return str(llm.get_default_model())
+        return str(llm_package().get_default_model())
 
     def get(self, name: str) -> Model:
         """The model called ``name``; an unknown name is a TASK_FAILURE listing similar ones."""
@@ -419,10 +415,7 @@ class ModelRegistry:
             return found
         if not self.allows(name):
             raise self._unknown(name)
-        import llm
-
-        from .providers import resolve
-
+        llm = llm_package()
         with LLM_LOOKUP:  # one resolution per name: branches of a parallel form wait for the first
             if (found := self._models.get(name)) is not None:
                 return found
@@ -435,8 +428,6 @@ class ModelRegistry:
         return wrapped
 
     def _unknown(self, name: str) -> Exception:
-        from .providers import known_names
-
         known = list(self._models)
         if self.allow is True:  # suggest only what the program may reach (a broken plugin gives none)
             known += known_names()

@@ -24,10 +24,11 @@ from typing import Any
 
 import pydantic
 
+from ...capabilities import permission_denied
 from ...errors import SchemeError
 from ...evaluator import PASS_THROUGH, Branch, Runtime
 from ...limits import Watchdog
-from ..errors import TaskError, resource_exhausted, task_failure
+from ..errors import TaskError, from_validation, resource_exhausted, task_failure
 from ..observe.limit_warnings import announce, crossed
 from ..observe.usage import Usage
 from ..records import Limits, RetryPolicy
@@ -35,6 +36,7 @@ from .backends import LlmModel, ModelRegistry, ModelResponse, OnText, TransientM
 from .cache import ModelRequest, ResponseCache
 from .inflight import run_coroutine, run_in_thread
 from .journaled import MODEL_CALLS, model_request
+from .llm_log import LlmLog
 from .providers import provider_failure
 from .ratelimit import RateLimits, Turn
 from .replay import CallRecord, CallUsage, Recorder, ReplayBook
@@ -335,8 +337,6 @@ class ModelGateway:
             return self.cache
         if self._task_cache is None:
             if self.cache_path is None and not self.may_write_files:
-                from ...capabilities import permission_denied
-
                 raise permission_denied("(cache #t)", "allow_files", "writing the response cache")
             self._task_cache = ResponseCache(self.cache_path)
             self._task_cache.max_bytes = getattr(self, "max_file_bytes", None)  # disk.cap_files
@@ -634,8 +634,6 @@ def configure_gateway(
     False/None: off), ``log`` (True: llm's logs database; a path: that database),
     ``rate_limits`` (``{"MODEL": {"rpm": N, "tpm": M}}``), ``stream`` (stream every call;
     None: when ``on_text`` is given) and ``on_text`` (called with streamed text)."""
-    from ..errors import from_validation
-
     if isinstance(retries, int) and not isinstance(retries, bool):
         retries = {"retries": retries}
     if isinstance(retries, dict):
@@ -648,8 +646,6 @@ def configure_gateway(
     if cache is not None and cache is not False:
         gateway.cache = ResponseCache(None if cache is True else cache)
     if log:
-        from .llm_log import LlmLog
-
         gateway.llm_log = LlmLog(None if log is True else log)
     if rate_limits:
         gateway.rate_limits.update(rate_limits)

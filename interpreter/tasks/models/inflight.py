@@ -63,7 +63,8 @@ def run_inline(call: Callable[[], T]) -> T:
 def run_coroutine(make: Callable[[], Coroutine[Any, Any, T]], poll: Callable[[], None]) -> T:
     """Run the coroutine ``make()`` on the shared loop and wait for it, calling ``poll``
     (which raises to abandon it) as it runs; an abandoned call is cancelled on the loop."""
-    import asyncio  # start-up: ~15 ms (see _Loop.get)
+    # start-up: asyncio ~15 ms (see _Loop.get), concurrent.futures with it
+    import asyncio
     import concurrent.futures
 
     future = asyncio.run_coroutine_threadsafe(make(), LOOP.get())  # runs in a copy of this context

@@ -26,12 +26,13 @@ class LlmLog:
         """The database written to: the one given, else llm's ``logs.db``."""
         if self.path is not None:
             return self.path
-        from llm.cli import logs_db_path
+        from llm.cli import logs_db_path  # start-up laziness: llm's command line is 1.7 s of imports
 
         return Path(logs_db_path())
 
     def write(self, response: Any) -> None:
         """Record one completed llm response."""
+        # start-up laziness: 0.3 s of imports (sqlite_utils, llm), paid by the first logged response
         import sqlite_utils
         from llm.migrations import migrate
 

@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import difflib
 import re
+import socket
 import threading
 import time
 from typing import Any
@@ -33,11 +34,18 @@ _RESOLVE_LOCK = threading.RLock()
 OPEN_CLIENTS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("taskscheme_clients", default=None)
 
 
+def llm_package() -> Any:
+    """The ``llm`` package, imported when a program first reaches a model of llm's."""
+    # start-up laziness: llm and its plugins cost 0.4 s of imports (tests/test_startup_imports.py)
+    import llm
+
+    return llm
+
+
 def resolve(name: str) -> tuple[Any, Any]:
     """(sync model, async model or None) of the ``llm`` model called ``name``, under the lock;
     raises ``llm.UnknownModelError`` when llm knows no such model."""
-    import llm
-
+    llm = llm_package()
     with _RESOLVE_LOCK:
         model = llm.get_model(name)
         try:
@@ -57,8 +65,7 @@ def resolve(name: str) -> tuple[Any, Any]:
 
 def known_names() -> list[str]:
     """Every model id and alias llm knows (for did-you-mean hints); [] if a plugin is broken."""
-    import llm
-
+    llm = llm_package()
     with _RESOLVE_LOCK, contextlib.suppress(Exception):
         return [alias for m in llm.get_models_with_aliases() for alias in (m.model.model_id, *m.aliases)]
     return []
@@ -99,8 +106,6 @@ def close_clients(clients: list[Any]) -> None:
     Closing a socket does not wake a thread blocked reading it, so each open connection's
     socket is shut down first (reached through httpx's pool; a client built another way
     is only closed)."""
-    import socket
-
     for client in clients:
         with contextlib.suppress(Exception):
             pool = getattr(getattr(getattr(client, "_client", client), "_transport", None), "_pool", None)
@@ -200,8 +205,7 @@ def _numbers(message: str) -> tuple[int | None, int | None]:
 def provider_failure(exc: BaseException, name: str, model: Any, estimate: int) -> TaskError | None:
     """The TASK_FAILURE for an error of ``llm`` model ``name`` (``model`` its llm instance;
     ``estimate`` our count of the prompt's tokens), or None when it is not a provider error."""
-    import llm
-
+    llm = llm_package()
     chain = _chain(exc)
     for link in chain:
         if isinstance(link, llm.NeedsKeyException):

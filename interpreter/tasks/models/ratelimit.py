@@ -24,6 +24,7 @@ from typing import Any
 import pydantic
 from pydantic import Field
 
+from ..errors import from_validation, validation_error
 from ..records import SchemeRecord
 
 #: Longest single sleep while waiting for a turn (the caller's limits are checked between).
@@ -99,7 +100,7 @@ class Turn:
         if self.waited is None:
             self.waited = wait = max(0.0, self.limiter.reserve(self.tokens))
             if wait > 0:
-                import asyncio
+                import asyncio  # start-up laziness: only async llm models run on an event loop (inflight.py)
 
                 await asyncio.sleep(wait)
 
@@ -125,8 +126,6 @@ class RateLimits:
 
     def set(self, model: str, rpm: float | None = None, tpm: float | None = None) -> None:
         """Limit ``model`` to ``rpm`` requests and ``tpm`` tokens a minute (both None: no limit)."""
-        from ..errors import from_validation
-
         try:
             limit = RateLimit(rpm=rpm, tpm=tpm)
         except pydantic.ValidationError as exc:
@@ -151,8 +150,6 @@ class RateLimits:
             rpm = spec.pop("rpm", spec.pop("requests_per_minute", None))
             tpm = spec.pop("tpm", spec.pop("tokens_per_minute", None))
             if spec:
-                from ..errors import validation_error
-
                 raise validation_error(f"rate limit of {model}: unknown field {next(iter(spec))}", str(model))
             self.set(str(model), rpm, tpm)
 

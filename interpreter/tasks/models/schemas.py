@@ -15,6 +15,8 @@ from typing import Any
 
 from ...datatypes import MString
 from ..errors import task_failure, validation_error
+from ..values import to_python
+from .providers import llm_package
 
 FENCE = "```"
 
@@ -36,6 +38,7 @@ def unfenced(text: str) -> str:
 
 def schema_from(value: Any, who: str) -> dict[str, Any]:
     """``value`` (JSON text, llm's concise schema text, or Scheme data) as a checked JSON schema."""
+    # start-up laziness: jsonschema took 4 s on the loaded 2-core machine (rfc3987_syntax builds a Lark grammar)
     from jsonschema import Draft202012Validator, SchemaError
 
     if isinstance(value, str | MString):
@@ -45,8 +48,6 @@ def schema_from(value: Any, who: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             schema = _concise(text, who)
     else:
-        from ..values import to_python
-
         schema = to_python(value, who)
     if not isinstance(schema, dict):
         raise validation_error(f"{who}: a schema must be a JSON object, got {json.dumps(schema)[:60]}", "schema")
@@ -58,17 +59,15 @@ def schema_from(value: Any, who: str) -> dict[str, Any]:
 
 
 def _concise(text: str, who: str) -> dict[str, Any]:
-    from llm import schema_dsl
-
     try:
-        return schema_dsl(text)
+        return llm_package().schema_dsl(text)
     except Exception as exc:
         raise validation_error(f"{who}: schema is neither JSON nor llm's concise form: {exc}", "schema") from None
 
 
 def structured(text: str, schema: dict[str, Any], who: str) -> Any:
     """The data in a model's answer ``text``, checked against ``schema``."""
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # start-up laziness, as in schema_from
 
     body = unfenced(text)
     shown = text if len(text) <= 200 else text[:200] + "…"

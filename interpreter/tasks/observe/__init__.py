@@ -10,4 +10,8 @@ the live terminal display (``screen``, ``progress``), the trace tree and its rep
 May import: the layers below the task runtime and the task layer's shared modules (``records``,
 ``errors``, ``values``). Never ``models``, ``compose``, ``templates`` or ``memory``: they report to
 it. Imports nothing on its own: each module loads when it is first used.
+
+One circle is documented: the report writers (``trace_chrome``, ``trace_html``, through
+``trace_layout``) read ``trace_tree``'s ``Node``, and ``trace_tree`` imports them inside
+``write_reports``.
 """

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ... import __version__
 from ...errors import SchemeError
 from .tracing import Event, Span
 
@@ -42,7 +43,7 @@ REQUEST_OPTIONS = {
 
 def _require() -> Any:
     try:
-        from opentelemetry import trace
+        from opentelemetry import trace  # optional dependency: the [otel] extra
     except ImportError:
         raise SchemeError(
             "OpenTelemetry is not installed: pip install 'taskscheme[otel]'", kind="value-error"
@@ -108,8 +109,6 @@ class OtelExporter:
 
     def __init__(self, tracer_provider: Any = None) -> None:
         trace = _require()
-        from ... import __version__
-
         self._trace = trace
         self.tracer = trace.get_tracer("taskscheme", __version__, tracer_provider=tracer_provider)
         self._open: dict[str, Any] = {}
@@ -126,7 +125,7 @@ class OtelExporter:
             self._open[span.id] = started
 
     def closed(self, span: Span, event: Event) -> None:
-        from opentelemetry.trace import Status, StatusCode
+        from opentelemetry.trace import Status, StatusCode  # optional dependency: the [otel] extra
 
         with self._lock:
             started = self._open.pop(span.id, None)
@@ -155,6 +154,7 @@ def otlp_exporter() -> OtelExporter:
     A collector that cannot be reached is warned about once and then left alone."""
     _require()
     try:
+        # optional dependency: the [otel] extra (an embedder may bring a tracer provider without the SDK)
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
@@ -179,6 +179,7 @@ def otlp_exporter() -> OtelExporter:
 
 def _otlp() -> Any:
     try:
+        # optional dependency: the [otel] extra; only the OTLP exporter needs it (console export does not)
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     except ImportError:
         raise SchemeError(
@@ -199,7 +200,7 @@ class OnceWarned:
         self.failed = False
 
     def export(self, spans: Any) -> Any:
-        from opentelemetry.sdk.trace.export import SpanExportResult
+        from opentelemetry.sdk.trace.export import SpanExportResult  # optional dependency: the [otel] extra
 
         if self.failed:
             return SpanExportResult.FAILURE

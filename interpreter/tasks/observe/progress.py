@@ -244,6 +244,7 @@ class TerminalProgress:
         return bool(self.inflight or self.loops or self.streams)
 
     def renderables(self, moment: float) -> list[Any]:
+        # start-up laziness: rich is 90 ms of imports, paid when a live display first draws
         from rich.spinner import Spinner
         from rich.text import Text
 

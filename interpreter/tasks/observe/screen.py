@@ -112,14 +112,14 @@ class Screen:
         parts = [part for source in list(self.sources) for part in source.renderables(moment)]
         if not parts:
             return None
-        from rich.console import Group
+        from rich.console import Group  # start-up laziness, as for Live below
 
         return Group(*parts)
 
     def print_above(self, text: str, style: str = "") -> None:
         """A line that stays, printed above the live area (or plainly when nothing is shown)."""
         with self.lock:
-            from rich.text import Text
+            from rich.text import Text  # start-up laziness, as for Live below
 
             if self._live is not None:  # redrawn below the line as it is now, not as it was
                 shown = self._compose()
@@ -147,13 +147,14 @@ class Screen:
 
     def _console_for(self) -> Any:
         if self._console is None:
-            from rich.console import Console
+            from rich.console import Console  # start-up laziness, as for Live below
 
             self._console = Console(file=self.stream, force_terminal=True, highlight=False, markup=False)
         return self._console
 
     def _start(self) -> Any:
         if self._live is None:
+            # start-up laziness: rich is 90 ms of imports, paid when a live display first draws
             from rich.live import Live
 
             self._live = Live(
@@ -170,7 +171,7 @@ class Screen:
     def _stop(self) -> None:
         live, self._live = self._live, None
         if live is not None:
-            from rich.console import Group
+            from rich.console import Group  # start-up laziness, as for Live below
 
             live.update(Group(), refresh=False)
             live.stop()

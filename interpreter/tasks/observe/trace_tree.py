@@ -228,6 +228,7 @@ def main(argv: list[str], out: IO[str] | None = None) -> int:
 
 def write_reports(runs: list[tuple[str, list[Node]]], opts: argparse.Namespace, out: IO[str]) -> int:
     """``--html FILE`` and ``--format chrome``."""
+    # a circle in observe/ (its docstring): the report writers read this module's Node
     from .trace_chrome import chrome_trace
     from .trace_html import html_report
 

@@ -28,6 +28,10 @@ from typing import IO, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import __version__
+from ...datatypes import TailCall
+from ...errors import SchemeError
+from ...evaluator import apply_procedure
 from .progress import TerminalProgress, first_line
 
 __all__ = [
@@ -233,8 +237,6 @@ class EventHub:
         the run's other events; :meth:`end_run` sends its closing event with the same id."""
         if not (self.subscribers or self.watchers):
             return None
-        from ... import __version__
-
         info = {"program": program, "argv": list(argv), "version": __version__}
         span = Span("run", program, new_id(), None, new_id(16), now(), info)
         self._context().trace_parent = span
@@ -342,10 +344,6 @@ def trace_task(hub: EventHub, usage: Any, name: str, run: Callable[[], Any]) -> 
     A procedure task's body is run here rather than left to the trampoline, so the
     event's end is the body's end (tracing costs tail-call elimination across task calls).
     """
-    from ...datatypes import TailCall
-    from ...errors import SchemeError
-    from ...evaluator import apply_procedure
-
     span, mark = hub.open("task", name), usage_mark(usage)
     try:
         result = run()

@@ -10,6 +10,7 @@ into :class:`~interpreter.tasks.templates.loader.TemplateLoader`, whose element 
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from ...datatypes import Keyword, Span, Symbol
@@ -159,8 +160,6 @@ class TemplateBodies:
         whole = PLACEHOLDER.fullmatch(text.strip())
         if whole is not None:  # <command>{{script_path}}</command>: the value itself, a string or a list
             return S(kebab(whole.group(1)))
-        import shlex
-
         try:
             words = shlex.split(text)
         except ValueError as exc:

@@ -24,12 +24,14 @@ from ...analyzer import Scope
 from ...datatypes import Span, Symbol, TailCall
 from ...errors import SchemeError
 from ...nodes.core import Lambda
+from ...reader import read_with_spans
 from ..compose.forms import mentions
 from ..compose.loop import DIRECTOR_NAMES, EVALUATION_NAMES, SOLUTION_NAMES
 from ..errors import TaskError, from_validation, validation_error
 from ..placeholders import normal_name, placeholders
-from ..records import TaskDefinition, TaskParam, context_for
+from ..records import ScriptSpec, TaskDefinition, TaskParam, context_for
 from .bodies import COMMON, OUTPUT, PREVIOUS_OUTPUT, SUBTYPES, TemplateBodies, fragment
+from .conditions import ConditionError, translate
 from .xml_datums import _written, at, described_prompt, kebab, relocate, span_of
 from .xml_parse import REPEATED, Element, parse_xml, xml_parse_error
 
@@ -194,8 +196,6 @@ class TemplateLoader(TemplateBodies):
     def condition(self, element: Element, text: str, line: int, col: int) -> Any:
         """A condition: DSL code (starting with ``(`` or ``#``) or the seeds' JavaScript-like
         syntax (:mod:`.conditions`), whose errors give the line and column in the XML file."""
-        from .conditions import ConditionError, translate
-
         if text[:1] in ("(", "#"):
             datum = self.expression(element, text)
         else:
@@ -212,8 +212,6 @@ class TemplateLoader(TemplateBodies):
 
     def expression(self, element: Element, text: str) -> Any:
         """One DSL expression read from XML text, its positions pointing into the XML file."""
-        from ...reader import read_with_spans
-
         try:
             data = read_with_spans(text, self.file)
         except SchemeError as exc:
@@ -491,8 +489,6 @@ class TemplateLoader(TemplateBodies):
 
 
 def validated_script(loader: TemplateLoader, element: Element, settings: dict[str, Any]) -> Any:
-    from ..records import ScriptSpec
-
     try:
         return ScriptSpec(**settings)
     except pydantic.ValidationError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...datatypes import NIL, Pair, Span, Symbol, cons
+from ...printer import write_string
 from ..placeholders import normal_name, placeholders
 from .xml_parse import Element
 
@@ -72,6 +73,4 @@ def described_prompt(text: str, params: list[str], described: dict[str, str] | N
 
 
 def _written(datum: Any) -> str:
-    from ...printer import write_string
-
     return write_string(datum)

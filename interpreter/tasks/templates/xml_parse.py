@@ -14,6 +14,7 @@ from xml.parsers import expat
 from ...datatypes import Span
 from ..errors import TaskError
 from ..records import XmlParseFailure
+from .conditions import _position
 
 #: Elements that may repeat in their parent; their paths are numbered (``task[2]``).
 REPEATED = ("task", "input", "case")
@@ -47,8 +48,6 @@ class Element:
 
     def text_start(self) -> tuple[int, int]:
         """Line and column of the first non-blank character of the text."""
-        from .conditions import _position
-
         offset = len(self.text) - len(self.text.lstrip())
         return _position(self.text, offset, self.text_line or self.line, self.text_col or self.col)
 
