@@ -5,8 +5,8 @@ steps, a rebinding of the built-in and ``parallel-map`` are those of the ordinar
 from __future__ import annotations
 
 import pytest
-from test_compiled_equivalence import run_five_ways
-from test_fused import reference
+from test_compiled_equivalence import Ways
+from test_fused import Reference
 
 from interpreter import Interpreter, SchemeError
 from interpreter.printer import write_string
@@ -31,9 +31,10 @@ ARGUMENTS = [("'(1 2 1 3 1)", "1"), ("'()", "2"), ("'(x y x)", "'(0)"), ("7", "1
 
 @pytest.mark.parametrize("expr", UPDATES)
 def test_an_inline_update_agrees_with_the_ordinary_call(expr: str) -> None:
+    ways, reference = Ways(), Reference(WRAPPED)
     for a, b in ARGUMENTS:
-        results = set(run_five_ways(expr, a, b))
-        assert results == {reference(expr, a, b, WRAPPED)}, (expr, a, b, results)
+        results = set(ways.run(expr, a, b))
+        assert results == {reference.run(expr, a, b)}, (expr, a, b, results)
 
 
 def test_the_body_runs_inline(sources: list[str]) -> None:

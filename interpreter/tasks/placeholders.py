@@ -37,7 +37,7 @@ def render(text: str, values: Mapping[str, Any], show: Callable[[Any], str]) -> 
     """
     pieces = _pieces(text)
     if len(pieces) == 1:
-        return text  # no placeholder
+        return pieces[0]  # type: ignore[return-value]  # no placeholder (an escaped one is unescaped)
     table = {normal_name(k): v for k, v in values.items()}
     out = []
     for piece in pieces:
