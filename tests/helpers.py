@@ -73,7 +73,8 @@ def run_cli(
     package and loads the stdlib. For what only a process shows (signals, a terminal, start-up
     imports, the closed pipe, the installed command) tests still start one. What the command sets
     process-wide is put back afterwards: the environment, the folder, ``sys.argv`` and the standard
-    streams, and the collector settings that :func:`interpreter.collector.tune_collector` changes.
+    streams, and the collector settings that :func:`interpreter.collector.tune_collector` changes;
+    the run's interpreter is collected, so its files and locks are let go as at a process's end.
     A Python exception that escapes the command is printed on its standard error with status 1,
     as the interpreter would."""
     out, err = io.StringIO(), io.StringIO()
@@ -132,3 +133,6 @@ def _command_process(
         if gc.get_freeze_count() > frozen:  # tune_collector froze the heap: a real process ends instead
             gc.unfreeze()
         gc.set_threshold(*thresholds)
+        # The process would end here, letting go of what the run held: its journal's lock, its
+        # cache and memory files. The interpreter sits in reference cycles, so collect them.
+        gc.collect()
