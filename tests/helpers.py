@@ -1,5 +1,6 @@
 """Helpers shared by the test files: primitives' checks, a spy on compiled bodies, and the
-command line run in this process (:func:`run_cli`)."""
+command line run in this process (:func:`run_cli`), and the environment of a child on a
+pseudo-terminal (:func:`terminal_env`)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,27 @@ def compiled_sources() -> Iterator[list[str]]:
         yield seen
     finally:
         del body.compile  # type: ignore[attr-defined]
+
+
+#: Variables that make a session on a terminal behave unlike a user's: CI (``.ci/run`` runs with
+#: CI=true, which turns the progress spinner off), NO_COLOR and TASKSCHEME_PROGRESS.
+NOT_A_USERS_TERMINAL = ("CI", "NO_COLOR", "TASKSCHEME_PROGRESS")
+
+
+def terminal_env(**settings: str) -> dict[str, str]:
+    """The environment for a child on a pseudo-terminal, as a user's terminal has it, the same
+    in CI as on a developer's machine: this process's, with ``TERM=xterm`` and without
+    :data:`NOT_A_USERS_TERMINAL` (unless ``settings`` give them), then ``settings``."""
+    env = {key: value for key, value in os.environ.items() if key not in NOT_A_USERS_TERMINAL}
+    return {**env, "TERM": "xterm", **settings}
+
+
+def users_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's environment as a user's terminal has it (see :func:`terminal_env`), for a
+    test that draws on a fake terminal in this process."""
+    for key in NOT_A_USERS_TERMINAL:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
 
 
 def run_cli(

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import run_cli, terminal_env
 
 from interpreter import Interpreter
 
@@ -196,8 +196,7 @@ def test_cli_batch_draws_a_live_progress_line_on_a_terminal(tmp_path: Path):
     args = ["-m", "interpreter", "batch", "prog.scm", "--task", "slow", "--inputs", "in.jsonl"]
     args += ["--output", "out.jsonl", "--workers", "2"]
     # a terminal as a user has one: CI=true (as .ci/run sets) or NO_COLOR would turn the live display off
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR")}
-    child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), env=env, encoding="utf-8", timeout=60)
+    child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), env=terminal_env(), encoding="utf-8", timeout=60)
     child.expect(r"batch ━*\S* *(\d+/12 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
     live = child.match.group(1)
     child.expect(pexpect.EOF)
