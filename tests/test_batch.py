@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_cli, terminal_env
 
 from interpreter import Interpreter
 
@@ -34,9 +35,8 @@ def read_records(path: Path) -> list[dict]:
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "interpreter", *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+    """``taskscheme ARGS`` in this process (a killed batch below runs in a process of its own)."""
+    return run_cli(args, cwd=cwd)
 
 
 # -- interp.batch on threads ---------------------------------------------------------------
@@ -127,7 +127,6 @@ def test_batch_on_a_dask_local_cluster_of_two_workers():
 
 
 # -- the command line ----------------------------------------------------------------------------
-@pytest.mark.slow
 def test_cli_batch_writes_records_and_a_summary(tmp_path: Path):
     (tmp_path / "prog.scm").write_text(PROGRAM, encoding="utf-8")
     write_lines(tmp_path / "in.jsonl", [{"x": i} for i in range(4)])
@@ -178,7 +177,6 @@ def test_cli_batch_resumes_after_being_killed_half_way(tmp_path: Path):
     assert f"{len(first)} already done" in done.stderr
 
 
-@pytest.mark.slow
 def test_cli_batch_reports_bad_arguments(tmp_path: Path):
     (tmp_path / "prog.scm").write_text(PROGRAM, encoding="utf-8")
     (tmp_path / "in.jsonl").write_text("{not json\n", encoding="utf-8")
@@ -198,8 +196,7 @@ def test_cli_batch_draws_a_live_progress_line_on_a_terminal(tmp_path: Path):
     args = ["-m", "interpreter", "batch", "prog.scm", "--task", "slow", "--inputs", "in.jsonl"]
     args += ["--output", "out.jsonl", "--workers", "2"]
     # a terminal as a user has one: CI=true (as .ci/run sets) or NO_COLOR would turn the live display off
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR")}
-    child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), env=env, encoding="utf-8", timeout=60)
+    child = pexpect.spawn(sys.executable, args, cwd=str(tmp_path), env=terminal_env(), encoding="utf-8", timeout=60)
     child.expect(r"batch ━*\S* *(\d+/12 done, 0 failed, [\d.]+ items/s, ETA \S+ s, 0 tokens)")
     live = child.match.group(1)
     child.expect(pexpect.EOF)

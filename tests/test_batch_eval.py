@@ -4,7 +4,6 @@ metric and a summary, --retry-failed and exit statuses (interp.batch and `tasksc
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter
 
@@ -52,14 +52,19 @@ def read_records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def batch_cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def batch_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``taskscheme batch prog.scm ARGS`` in this process."""
+    return run_cli(["batch", "prog.scm", *args], cwd=tmp_path)
+
+
+def batch_process(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python repl.py batch prog.scm ARGS`` in a new process."""
     return subprocess.run(
         [sys.executable, str(ROOT / "repl.py"), "batch", "prog.scm", *args],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, **(env or {})},
     )
 
 
@@ -92,7 +97,7 @@ def test_results_become_json_faithfully_and_never_crash_the_batch() -> None:
 
 def test_the_cli_writes_a_hash_table_with_symbol_keys_as_an_object(program: Path) -> None:
     write_lines(program / "in.jsonl", [{"kind": "symbol-table"}, {"kind": "procedure"}])
-    done = batch_cli(program, "--task", "shape", "--inputs", "in.jsonl", "--output", "out.jsonl")
+    done = batch_process(program, "--task", "shape", "--inputs", "in.jsonl", "--output", "out.jsonl")
     assert done.returncode == 0, done.stderr
     results = {r["index"]: r["result"] for r in read_records(program / "out.jsonl")}
     assert results == {0: {"a": 1, "b": [1, 2]}, 1: {"unrepresentable": "#<procedure car>"}}
@@ -208,9 +213,9 @@ def test_batch_takes_the_run_flags_cache_model_trace(program: Path, tmp_path: Pa
 
 
 def test_the_help_lists_the_subcommands_and_batch_has_the_run_flags() -> None:
-    main = subprocess.run([sys.executable, str(ROOT / "repl.py"), "--help"], capture_output=True, text=True)
+    main = run_cli(["--help"])
     assert "taskscheme batch " in main.stdout and "taskscheme trace " in main.stdout
-    batch = subprocess.run([sys.executable, str(ROOT / "repl.py"), "batch", "--help"], capture_output=True, text=True)
+    batch = run_cli(["batch", "--help"])
     for flag in ("--model", "--cache", "--retries", "--trace", "--log", "--max-memory", "--timeout", "--retry-failed"):
         assert flag in batch.stdout, flag
     assert "--isolate" not in batch.stdout and "-e EXPR" not in batch.stdout

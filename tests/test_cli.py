@@ -1,4 +1,5 @@
-"""The command line, run as a subprocess: exit codes, standard error, ``-e``, standard input, ``-i``."""
+"""The command line: exit codes, standard error, ``-e``, standard input, ``-i``; run in this process
+(``helpers.run_cli``), and as a subprocess where the process itself is tested."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 REPL = str(ROOT / "repl.py")
 
 
 def run(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python repl.py ARGS`` with ``stdin`` piped in (so never a terminal)."""
+    """``taskscheme ARGS`` in this process, with ``stdin`` piped in (so never a terminal)."""
+    full_env = {**os.environ, "TASKSCHEME_HISTORY": "", "NO_COLOR": "1", **(env or {})}
+    return run_cli(args, stdin=stdin, env=full_env, cwd=ROOT)
+
+
+def run_process(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python repl.py ARGS`` in a new process, with ``stdin`` piped in (so never a terminal)."""
     full_env = {**os.environ, "TASKSCHEME_HISTORY": "", "NO_COLOR": "1", **(env or {})}
     return subprocess.run(
         [sys.executable, REPL, *args],
@@ -37,7 +45,7 @@ def prog(tmp_path: Path) -> Path:
 
 
 def test_e_prints_the_values_of_each_expression() -> None:
-    done = run("-e", "(define x 2) (+ x 1)", "-e", '(values 1 "a")', "-e", "'sym (if #f #f)")
+    done = run_process("-e", "(define x 2) (+ x 1)", "-e", '(values 1 "a")', "-e", "'sym (if #f #f)")
     assert done.returncode == 0
     assert done.stdout == '3\n1\n"a"\nsym\n'
 
@@ -67,7 +75,7 @@ def test_program_options_after_the_file_belong_to_the_program(tmp_path: Path) ->
 def test_exit_sets_the_status(tmp_path: Path) -> None:
     path = tmp_path / "exit.scm"
     path.write_text('(display "before")\n(exit 7)\n(display "after")\n')
-    done = run(str(path))
+    done = run_process(str(path))  # the process's own exit status
     assert (done.returncode, done.stdout) == (7, "before")
     assert run("-e", "(exit)").returncode == 0
     assert run("-e", "(exit #f)").returncode == 1
@@ -88,7 +96,7 @@ def test_missing_file() -> None:
 
 
 def test_piped_stdin_is_a_program() -> None:
-    done = run(stdin='(display "hi")\n(newline)\n(+ 1 2)\n(display (command-line))\n')
+    done = run_process(stdin='(display "hi")\n(newline)\n(+ 1 2)\n(display (command-line))\n')
     assert (done.returncode, done.stdout) == (0, "hi\n(taskscheme)")
 
 

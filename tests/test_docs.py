@@ -13,7 +13,7 @@ The convention (also on the team bulletin and in the README's Development sectio
 - Other blocks (sh, text, no language) are not run.
 
 Programs run in an empty temporary folder as ``prog.scm`` (through the ``taskscheme`` command
-line, ``python -m interpreter``) or ``prog.py``, offline: ``LLM_USER_PATH`` points at that folder.
+line, run in the test's process) or ``prog.py`` (in a Python process of its own), offline: ``LLM_USER_PATH`` points at that folder.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter.reader import read_all
 
@@ -123,13 +124,12 @@ PROGRAMS, FRAGMENTS = programs_and_fragments()
 def run_block(block: Block, folder: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TASKSCHEME_", "LLM_"))}
     env["LLM_USER_PATH"] = str(folder)
-    if block.language == "scheme":
+    if block.language == "scheme":  # the taskscheme command, run in this process (helpers.run_cli)
         (folder / "prog.scm").write_text(block.text, encoding="utf-8")
         options = [word for word in block.words if word.startswith("--")]
-        command = [sys.executable, "-m", "interpreter", *options, "prog.scm"]
-    else:
-        (folder / "prog.py").write_text(block.text, encoding="utf-8")
-        command = [sys.executable, "prog.py"]
+        return run_cli([*options, "prog.scm"], env=env, cwd=folder)
+    (folder / "prog.py").write_text(block.text, encoding="utf-8")
+    command = [sys.executable, "prog.py"]  # a program of the reader's own: a process of its own
     return subprocess.run(
         command, cwd=folder, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120
     )

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import run_cli
+
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = """
 (define-model (m prompt system) (string-append "A:" prompt))
@@ -17,6 +19,12 @@ PROGRAM = """
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``taskscheme ARGS`` in this process."""
+    return run_cli(args, env={**os.environ, "NO_COLOR": "1", "TASKSCHEME_PROGRESS": "0"}, cwd=cwd)
+
+
+def run_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python repl.py ARGS`` in a new process."""
     env = {**os.environ, "NO_COLOR": "1", "TASKSCHEME_PROGRESS": "0", "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, str(ROOT / "repl.py"), *args], capture_output=True, text=True, timeout=60, cwd=cwd, env=env
@@ -42,7 +50,7 @@ def test_a_divergence_from_the_command_line_and_resume_from(tmp_path: Path) -> N
     (tmp_path / "prog.scm").write_text(PROGRAM)
     assert run("--resume", "run.journal", "prog.scm", cwd=tmp_path).returncode == 0
     (tmp_path / "prog.scm").write_text(PROGRAM.replace('(ask "one")', '(ask "ONE")'))
-    diverged = run("--resume", "run.journal", "prog.scm", cwd=tmp_path)
+    diverged = run_process("--resume", "run.journal", "prog.scm", cwd=tmp_path)
     assert diverged.returncode == 1 and diverged.stdout == ""
     assert "error: the run diverged from its journal run.journal at line 2" in diverged.stderr
     assert '≠ prompt       "one"' in diverged.stderr and "Traceback" not in diverged.stderr

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 pytestmark = pytest.mark.stdlib  # CI also runs these against the built wheel
 
@@ -18,8 +19,14 @@ EXAMPLES = ROOT / "examples"
 
 
 def taskscheme(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``taskscheme ARGS`` from an empty folder, offline, with its own cache and llm folders (the
-    interpreter this test imports: the checkout, or the installed wheel under --installed)."""
+    """``taskscheme ARGS`` in this process, from an empty folder, offline, with its own cache and llm
+    folders (the interpreter this test imports: the checkout, or the installed wheel under --installed)."""
+    env = {**os.environ, "LLM_USER_PATH": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    return run_cli(args, env=env, cwd=tmp_path)
+
+
+def taskscheme_process(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """:func:`taskscheme` as ``python -m interpreter`` in a new process."""
     env = {**os.environ, "LLM_USER_PATH": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     return subprocess.run(
         [sys.executable, "-m", "interpreter", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
@@ -27,7 +34,7 @@ def taskscheme(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_code_review_loop_runs_the_real_tests_on_each_draft(tmp_path: Path) -> None:
-    run = taskscheme(tmp_path, "--trace", "review.jsonl", str(EXAMPLES / "code_review" / "review.scm"))
+    run = taskscheme_process(tmp_path, "--trace", "review.jsonl", str(EXAMPLES / "code_review" / "review.scm"))
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith("draft 0: failing: test_collapses_spaces") and "test_drops_punctuation" in lines[0]

@@ -9,10 +9,10 @@ import inspect
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 
@@ -74,11 +74,8 @@ def test_without_a_cap_the_files_grow(tmp_path: Path) -> None:
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "prog.scm").write_text(CHATTY + "(chat 100)\n", encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LLM_USER_PATH": str(tmp_path / "llm")}
-    return subprocess.run(
-        [sys.executable, "-m", "interpreter", *args, "prog.scm"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    env = {**os.environ, "LLM_USER_PATH": str(tmp_path / "llm")}
+    return run_cli([*args, "prog.scm"], cwd=tmp_path, env=env)  # in this process
 
 
 @pytest.mark.parametrize("flag", ["--trace", "--record"])

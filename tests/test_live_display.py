@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import terminal_env, users_terminal
 
 from interpreter import Interpreter
 from interpreter.tasks.observe.progress import TerminalProgress
@@ -26,18 +27,9 @@ SPINNER = set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 ROWS, COLUMNS = 40, 100
 
 
-def terminal_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "TERM": "xterm",
-        "TASKSCHEME_HISTORY": str(tmp_path / "history"),
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-        **extra,
-    }
-    for key in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR"):
-        if key not in extra:
-            env.pop(key, None)
-    return env
+def session_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A user's terminal (``helpers.terminal_env``) with the REPL's history in ``tmp_path``."""
+    return terminal_env(TASKSCHEME_HISTORY=str(tmp_path / "history"), PROMPT_TOOLKIT_NO_CPR="1", **extra)
 
 
 def spawn(tmp_path: Path, args: list[str], **extra: str) -> tuple[Any, io.StringIO]:
@@ -46,7 +38,7 @@ def spawn(tmp_path: Path, args: list[str], **extra: str) -> tuple[Any, io.String
         sys.executable,
         [str(ROOT / "repl.py"), *args],
         cwd=str(tmp_path),
-        env=terminal_env(tmp_path, **extra),
+        env=session_env(tmp_path, **extra),
         encoding="utf-8",
         timeout=TIMEOUT,
         dimensions=(ROWS, COLUMNS),
@@ -220,10 +212,7 @@ class FakeTerminal(io.StringIO):
 
 
 def test_running_counts_model_calls_and_scripts_in_flight(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.delenv("TASKSCHEME_PROGRESS", raising=False)
-    monkeypatch.setenv("TERM", "xterm")
+    users_terminal(monkeypatch)
     screen = FakeTerminal()
     interp = Interpreter(allow_scripts=True, max_concurrency=2)
     interp.events.use_progress(TerminalProgress(screen, delay=0.1, interval=0.02))
@@ -256,10 +245,7 @@ def test_the_batch_bar_shows_with_the_items_spinner_and_goes_at_the_end(tmp_path
 
 
 def test_the_spinner_names_the_step_of_a_pipeline_it_is_in(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.delenv("TASKSCHEME_PROGRESS", raising=False)
-    monkeypatch.setenv("TERM", "xterm")
+    users_terminal(monkeypatch)
     screen = FakeTerminal()
     interp = Interpreter(allow_scripts=True)
     interp.events.use_progress(TerminalProgress(screen, delay=0.1, interval=0.02))

@@ -6,6 +6,7 @@ import json
 import sys
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 from interpreter.tasks.compose.loop import LoopResult
@@ -431,17 +432,10 @@ def test_latest_only_retains_no_record_per_iteration(context: str, growth: int) 
 
 
 def test_the_refine_example_runs_offline(tmp_path: object) -> None:
-    import subprocess
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(
-        [PY, str(root / "repl.py"), str(root / "examples" / "refine.scm")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=str(tmp_path),
-    )
+    done = run_cli([str(root / "examples" / "refine.scm")], cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "COMPLETE after 3 iterations" in done.stdout
     assert "iteration 1: no 'Breaking changes' line (score 0.67)" in done.stdout

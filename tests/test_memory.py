@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 from interpreter.tasks.errors import TaskError
@@ -133,19 +133,12 @@ def test_a_memory_file_persists_across_interpreters(tmp_path: Path) -> None:
     assert sources(second.eval('(recall "launch code")')) == ["ops"]
 
 
-@pytest.mark.slow
 def test_the_cli_memory_option(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     env = {**os.environ, "TASKSCHEME_HISTORY": "", "NO_COLOR": "1", "LLM_USER_PATH": str(tmp_path)}
 
     def run(source: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, str(ROOT / "repl.py"), "--memory", str(path), "-e", source],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=env,
-        )
+        return run_cli(["--memory", str(path), "-e", source], env=env)
 
     assert run('(remember "ferns like shade" #:source "garden")').returncode == 0
     done = run('(display (get (car (recall "shade")) \'source))')

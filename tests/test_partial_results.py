@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 from interpreter.tasks.compose.loop import LoopResult
@@ -112,12 +111,7 @@ def test_under_parallel_map_the_branch_that_hit_the_limit_hands_its_pipeline() -
 def test_the_command_line_prints_what_completed(tmp_path: Path) -> None:
     program = tmp_path / "pipeline.scm"
     program.write_text(SPIN + PIPELINE.replace("STUCK", "(spin -1)") + '(pipeline "limits")\n', encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "repl.py"), "--timeout", "0.5", str(program)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_cli(["--timeout", "0.5", str(program)])
     assert done.returncode == 1
     assert "error: time limit exceeded" in done.stderr
     assert (

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 from provider_server import ProviderServer, write_models
 
 from interpreter import Interpreter, SchemeError
@@ -226,14 +227,8 @@ def test_tokens_per_minute_limit_waits_for_the_tokens(provider_model: ProviderSe
 def test_rate_limit_on_the_command_line(provider_model: ProviderServer, llm_home: Path, tmp_path: Path) -> None:
     prog = tmp_path / "p.scm"
     prog.write_text(ASK + '\n(for-each (lambda (x) (ask x)) (list "a" "b" "c" "d"))\n')
-    env = {"LLM_USER_PATH": str(llm_home), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[1])}
-    done = subprocess.run(
-        [sys.executable, "-m", "interpreter", "--rate-limit", "fake=120", "--usage", str(prog)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    env = {"LLM_USER_PATH": str(llm_home), "PATH": "/usr/bin:/bin"}
+    done = run_cli(["--rate-limit", "fake=120", "--usage", str(prog)], env=env)
     assert done.returncode == 0, done.stderr
     times = [r.at for r in provider_model.requests]
     assert times[3] - times[1] >= 0.95  # 2 gaps of 0.5 s (the first call also pays for importing the SDK)
@@ -241,13 +236,7 @@ def test_rate_limit_on_the_command_line(provider_model: ProviderServer, llm_home
 
 
 def test_a_bad_rate_limit_flag_is_a_usage_error(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "interpreter", "--rate-limit", "fake", "-e", "1"],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(Path(__file__).parents[1]), "LLM_USER_PATH": str(tmp_path)},
-        timeout=60,
-    )
+    done = run_cli(["--rate-limit", "fake", "-e", "1"], env={"LLM_USER_PATH": str(tmp_path)})
     assert done.returncode == 2 and "MODEL=RPM" in done.stderr
 
 
@@ -409,11 +398,9 @@ def test_ctrl_c_closes_the_connection(provider_model: ProviderServer) -> None:
 def test_stream_flag_on_the_command_line(provider_model: ProviderServer, llm_home: Path, tmp_path: Path) -> None:
     prog = tmp_path / "p.scm"
     prog.write_text(ASK + "\n(display (get (ask \"a b\") 'content))\n")
-    env = {"LLM_USER_PATH": str(llm_home), "PYTHONPATH": str(Path(__file__).parents[1]), "PATH": "/usr/bin:/bin"}
+    env = {"LLM_USER_PATH": str(llm_home), "PATH": "/usr/bin:/bin"}
     for flags, streamed in ([], False), (["--stream"], True):
-        done = subprocess.run(
-            [sys.executable, "-m", "interpreter", *flags, str(prog)], capture_output=True, text=True, env=env, timeout=60
-        )
+        done = run_cli([*flags, str(prog)], env=env)
         assert done.returncode == 0, done.stderr
         assert done.stdout == "echo: say a b"
         assert provider_model.requests[-1].stream is streamed
@@ -453,16 +440,9 @@ def test_batch_command_reaches_llm_models_under_a_rate_limit(
 ) -> None:
     (tmp_path / "prog.scm").write_text(ASK + "\n")
     (tmp_path / "in.jsonl").write_text("".join(f'{{"x": "{n}"}}\n' for n in range(4)))
-    env = {"LLM_USER_PATH": str(llm_home), "PYTHONPATH": str(Path(__file__).parents[1]), "PATH": "/usr/bin:/bin"}
+    env = {"LLM_USER_PATH": str(llm_home), "PATH": "/usr/bin:/bin"}
     args = ["batch", "prog.scm", "--task", "ask", "--inputs", "in.jsonl", "--output", "out.jsonl", "--quiet"]
-    done = subprocess.run(
-        [sys.executable, "-m", "interpreter", *args, "--rate-limit", "fake=120"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
+    done = run_cli([*args, "--rate-limit", "fake=120"], env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out.jsonl").read_text().count("echo: say") == 4
     times = sorted(r.at for r in provider_model.requests)

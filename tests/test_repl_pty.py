@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import terminal_env
 
 pexpect = pytest.importorskip("pexpect")
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
@@ -18,13 +18,10 @@ TIMEOUT = 120
 
 
 def spawn(tmp_path: Path) -> pexpect.spawn:
-    env = {
-        **os.environ,
-        "TERM": "xterm",
-        "TASKSCHEME_HISTORY": str(tmp_path / "history"),
-        "PROMPT_TOOLKIT_NO_CPR": "1",  # pexpect does not answer cursor-position requests
-    }
-    env.pop("NO_COLOR", None)
+    env = terminal_env(
+        TASKSCHEME_HISTORY=str(tmp_path / "history"),
+        PROMPT_TOOLKIT_NO_CPR="1",  # pexpect does not answer cursor-position requests
+    )
     child = pexpect.spawn(
         sys.executable,
         [str(ROOT / "repl.py")],
@@ -85,7 +82,7 @@ def test_errors_are_coloured_in_a_terminal(tmp_path: Path) -> None:
 
 
 def test_dumb_terminal_gets_the_plain_repl(tmp_path: Path) -> None:
-    env = {**os.environ, "TERM": "dumb", "TASKSCHEME_HISTORY": ""}
+    env = terminal_env(TERM="dumb", TASKSCHEME_HISTORY="")
     child = pexpect.spawn(
         sys.executable, [str(ROOT / "repl.py")], cwd=str(ROOT), env=env, encoding="utf-8", timeout=TIMEOUT
     )

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter
 from interpreter.datatypes import EOF
@@ -35,13 +36,7 @@ def test_an_embedded_program_reads_the_stream_the_host_gives() -> None:
 
 
 def test_the_command_line_keeps_stdin() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "repl.py"), "-e", "(display (string-upcase (read-line)))"],
-        input="hello\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_cli(["-e", "(display (string-upcase (read-line)))"], stdin="hello\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "HELLO"
 
@@ -112,11 +107,6 @@ def test_models_the_host_registers_or_names_need_no_capability() -> None:
 
 @pytest.mark.slow
 def test_the_command_line_allows_every_model() -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "repl.py"), "-e", PROGRAM.replace("(get ", "(display (get ") + ")"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_cli(["-e", PROGRAM.replace("(get ", "(display (get ") + ")"])
     assert done.returncode == 0, done.stderr
     assert "hi" in done.stdout

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 
@@ -212,9 +212,7 @@ def test_a_program_file_may_name_a_task_before_defining_it(tmp_path: Path) -> No
 (display shout)
 """
     )
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "repl.py"), str(program)], capture_output=True, text=True, timeout=60
-    )
+    done = run_cli([str(program)])
     assert done.returncode == 0, done.stderr
     assert done.stdout == "A\nB\n#<task shout>"
 

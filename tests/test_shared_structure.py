@@ -5,11 +5,10 @@ The time polls inside these walks are in tests/test_time_polls.py."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 
@@ -65,11 +64,9 @@ def test_a_batch_result_too_big_for_json_fails_its_item(tmp_path: Path) -> None:
         "(define (big n) (let loop ((x '()) (k 0)) (if (= k n) x (loop (list x x) (+ k 1)))))\n"
     )
     (tmp_path / "in.jsonl").write_text('{"n": 40}\n{"n": 2}\n')
-    done = subprocess.run(
-        [sys.executable, "-m", "interpreter", "batch", "--task", "big", "--quiet",
-         "--inputs", "in.jsonl", "--output", "out.jsonl", "prog.scm"],
-        cwd=tmp_path, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=120,
+    done = run_cli(
+        ["batch", "--task", "big", "--quiet", "--inputs", "in.jsonl", "--output", "out.jsonl", "prog.scm"],
+        cwd=tmp_path, env={"PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
     records = (json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines())

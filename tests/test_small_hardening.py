@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 
@@ -39,11 +40,9 @@ def test_ctrl_c_during_start_up_exits_130_quietly(tmp_path: Path) -> None:
     assert shown == [] and out == ""
 
 
-def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LLM_USER_PATH": str(tmp_path / "llm")}
-    return subprocess.run(
-        [sys.executable, "-m", "interpreter", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-    )
+def taskscheme(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``taskscheme ARGS`` in this process."""
+    return run_cli(args, cwd=tmp_path, env={**os.environ, "LLM_USER_PATH": str(tmp_path / "llm")})
 
 
 def test_a_second_run_does_not_replace_a_recording(tmp_path: Path) -> None:
@@ -52,16 +51,16 @@ def test_a_second_run_does_not_replace_a_recording(tmp_path: Path) -> None:
         "(display (get (ask (cadr (command-line))) 'content))\n",
         encoding="utf-8",
     )
-    first = run_cli(tmp_path, "--record", "calls.jsonl", "prog.scm", "one")
+    first = taskscheme(tmp_path, "--record", "calls.jsonl", "prog.scm", "one")
     assert first.returncode == 0 and first.stdout == "SAY ONE", first.stderr
     recording = (tmp_path / "calls.jsonl").read_text()
-    again = run_cli(tmp_path, "--record", "calls.jsonl", "prog.scm", "two")
+    again = taskscheme(tmp_path, "--record", "calls.jsonl", "prog.scm", "two")
     assert again.returncode == 2 and again.stdout == ""
     assert again.stderr == (
         "error: --record: calls.jsonl already holds a recording; pass --record-overwrite to replace it\n"
     )
     assert (tmp_path / "calls.jsonl").read_text() == recording
-    replaced = run_cli(tmp_path, "--record", "calls.jsonl", "--record-overwrite", "prog.scm", "two")
+    replaced = taskscheme(tmp_path, "--record", "calls.jsonl", "--record-overwrite", "prog.scm", "two")
     assert replaced.returncode == 0 and replaced.stdout == "SAY TWO", replaced.stderr
     [call] = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
     assert call["prompt"] == "say two"

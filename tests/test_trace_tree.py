@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import terminal_env, users_terminal
 
 from interpreter import Interpreter
 from interpreter.cli import run as cli_run
@@ -257,9 +258,7 @@ class FakeTerminal(io.StringIO):
 
 
 def terminal_interp(monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> tuple[Interpreter, FakeTerminal]:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv("TASKSCHEME_PROGRESS", raising=False)
-    monkeypatch.setenv("TERM", "xterm")
+    users_terminal(monkeypatch)  # in CI too
     screen = FakeTerminal()
     interp = Interpreter(**{"allow_models": True, **kwargs})  # the llm-echo plugin's model
     interp.events.use_progress(TerminalProgress(screen, delay=0.05, interval=0.01))
@@ -335,9 +334,7 @@ def test_the_cli_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path, flag
     pytest.importorskip("llm_echo")
     program = tmp_path / "p.scm"
     program.write_text('(define-task (t) (model "echo") (prompt "through a pty")) (display (get (t) \'status))')
-    env = {**os.environ, "TERM": "xterm", "LLM_USER_PATH": str(llm_home)}
-    for key in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR"):
-        env.pop(key, None)
+    env = terminal_env(LLM_USER_PATH=str(llm_home))
     child = pexpect.spawn(
         sys.executable, [str(ROOT / "repl.py"), *flags, str(program)], env=env, encoding="utf-8", timeout=30
     )
@@ -393,15 +390,9 @@ def test_otel_flag_exports_over_otlp_http(tmp_path: Path) -> None:
 def test_the_repl_streams_in_a_real_terminal(tmp_path: Path, llm_home: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     pytest.importorskip("llm_echo")
-    env = {
-        **os.environ,
-        "TERM": "xterm",
-        "LLM_USER_PATH": str(llm_home),
-        "TASKSCHEME_HISTORY": str(tmp_path / "history"),
-        "PROMPT_TOOLKIT_NO_CPR": "1",
-    }
-    for key in ("CI", "TASKSCHEME_PROGRESS", "NO_COLOR"):
-        env.pop(key, None)
+    env = terminal_env(
+        LLM_USER_PATH=str(llm_home), TASKSCHEME_HISTORY=str(tmp_path / "history"), PROMPT_TOOLKIT_NO_CPR="1"
+    )
     child = pexpect.spawn(
         sys.executable, [str(ROOT / "repl.py")], env=env, encoding="utf-8", timeout=30, dimensions=(30, 100)
     )

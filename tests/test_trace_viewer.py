@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -47,17 +48,18 @@ def traced(tmp_path: Path, body: str, *flags: str) -> Path:
     program = tmp_path / "p.scm"
     program.write_text(LOOP + body)
     trace = tmp_path / "run.jsonl"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "repl.py"), "--trace", str(trace), *flags, str(program)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_cli(["--trace", str(trace), *flags, str(program)])  # in this process (helpers.run_cli)
     assert done.returncode == 0, done.stderr
     return trace
 
 
 def trace_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``taskscheme trace ARGS`` in this process."""
+    return run_cli(["trace", *args])
+
+
+def trace_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python repl.py trace ARGS`` in a process of its own."""
     return subprocess.run(
         [sys.executable, str(ROOT / "repl.py"), "trace", *args], capture_output=True, text=True, timeout=120
     )
@@ -72,7 +74,7 @@ PARALLEL = """
 # -- the text tree ---------------------------------------------------------------------------------
 def test_long_loops_fold_and_iterations_show_feedback_and_score(tmp_path: Path) -> None:
     trace = traced(tmp_path, "(run-loop 50)")
-    text = trace_cli(str(trace)).stdout
+    text = trace_process(str(trace)).stdout
     assert "… 47 more iterations, 47 failed" in text
     assert "iteration run-loop#0" in text and "score 0.4  · too short" in text
     assert "iteration run-loop#49" in text and "score 0.9  · good" in text

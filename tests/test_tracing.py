@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import users_terminal
 
 from interpreter import Interpreter
 from interpreter.cli import run as cli_run
@@ -188,8 +189,7 @@ ERASED_AND_CURSOR_SHOWN = "\x1b[2K\x1b[?25h\r"
 
 
 def test_progress_draws_on_a_terminal_and_clears_at_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.setenv("TERM", "xterm")
+    users_terminal(monkeypatch)
     screen = FakeTerminal()
     progress = TerminalProgress(screen, delay=0.0, interval=0.0)
     progress.begin()
@@ -202,8 +202,7 @@ def test_progress_draws_on_a_terminal_and_clears_at_the_end(monkeypatch: pytest.
 
 
 def test_a_long_loop_shows_progress(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.setenv("TERM", "xterm")
+    users_terminal(monkeypatch)
     screen = FakeTerminal()
     interp = Interpreter()
     interp.events.progress = TerminalProgress(screen, delay=0.0, interval=0.0)
@@ -220,8 +219,7 @@ PLAIN = "loop: iteration 1 of 3 · needs work\n"
 def test_plain_lines_on_dumb_terminals_and_without_colour_nothing_in_ci(
     monkeypatch: pytest.MonkeyPatch, env: dict[str, str], shown: str
 ) -> None:
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.setenv("TERM", "xterm")
+    users_terminal(monkeypatch)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     screen = FakeTerminal()
@@ -242,7 +240,7 @@ def test_no_progress_in_pipes() -> None:
 
 
 def test_short_loops_draw_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CI", raising=False)
+    users_terminal(monkeypatch)
     screen = FakeTerminal()
     progress = TerminalProgress(screen)  # default delay: half a second
     progress.begin()

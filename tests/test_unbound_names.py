@@ -4,10 +4,10 @@ for files, -e, standard input and REPL input; forward references and tasks are f
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from interpreter import Interpreter, SchemeError
 from interpreter.repl.session import ReplSession
@@ -21,14 +21,15 @@ PROGRAM = """(define (main)
 """
 
 
-def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "interpreter", *args], input=stdin, capture_output=True, text=True)
+def taskscheme(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``taskscheme ARGS`` in this process."""
+    return run_cli(args, stdin=stdin)
 
 
 def test_a_file_with_unbound_names_runs_nothing_and_lists_them_all(tmp_path: Path) -> None:
     program = tmp_path / "typos.scm"
     program.write_text(PROGRAM)
-    done = run_cli(str(program))
+    done = taskscheme(str(program))
     assert done.returncode == 1
     assert done.stdout == ""  # "started" was never displayed
     assert "3 unbound variables; nothing was run" in done.stderr
@@ -38,10 +39,10 @@ def test_a_file_with_unbound_names_runs_nothing_and_lists_them_all(tmp_path: Pat
 
 
 def test_expressions_and_standard_input_are_whole_programs_too() -> None:
-    done = run_cli("-e", '(display "x") (display (+ 1 y))')
+    done = taskscheme("-e", '(display "x") (display (+ 1 y))')
     assert (done.returncode, done.stdout) == (1, "")
     assert "unbound variable: y" in done.stderr and "<-e>:1:29" in done.stderr
-    done = run_cli(stdin='(display "x")\n(define (f) (lenght 1))\n')
+    done = taskscheme(stdin='(display "x")\n(define (f) (lenght 1))\n')
     assert (done.returncode, done.stdout) == (1, "")
     assert "unbound variable: lenght; did you mean 'length" in done.stderr
 
