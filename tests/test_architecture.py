@@ -154,26 +154,7 @@ def unexplained_function_level_imports(modules: set[str]) -> list[str]:
     return sorted(found)
 
 
-#: The layers (by their first module in the contract) whose function-level imports are not all
-#: explained yet: each flips to a failure when its layer is done, and then loses its mark.
-UNEXPLAINED_YET: set[str] = set()
-
-
-@pytest.mark.parametrize(
-    "layer",
-    [
-        pytest.param(
-            index,
-            id=layer[0][0],
-            marks=[
-                pytest.mark.xfail(strict=True, reason="issue 34: function-level imports being justified this session")
-            ]
-            if layer[0][0] in UNEXPLAINED_YET
-            else [],
-        )
-        for index, layer in enumerate(contract_layers())
-    ],
-)
+@pytest.mark.parametrize("layer", [pytest.param(index, id=layer[0][0]) for index, layer in enumerate(contract_layers())])
 def test_each_function_level_import_says_why(layer: int) -> None:
     """Inside a function only an optional dependency or a measured start-up cost, with its reason."""
     modules = {name for name, _ in contract_layers()[layer]}
