@@ -76,26 +76,24 @@ def function_arity(fn: Callable[..., Any]) -> tuple[int, int | None]:
         if type(target) is not FunctionType or hasattr(target, "__signature__"):
             return signature_arity(fn)
         fn = target
-    key = (fn.__code__, len(fn.__defaults__ or ()))
-    arity = _ARITIES.get(key)
-    if arity is None:
-        if len(_ARITIES) >= MAX_FACTS:
-            _ARITIES.clear()
-        arity = _ARITIES[key] = signature_arity(fn)
-    return arity
+    return _fact(_ARITIES, (fn.__code__, len(fn.__defaults__ or ())), signature_arity, fn)
 
 
 def doc_line(fn: Callable[..., Any]) -> str:
     """The first line of ``fn``'s docstring ("" if none), found once per ``def`` for a plain function."""
     if type(fn) is not FunctionType:
         return first_doc_line(fn)
-    key = (fn.__code__, fn.__doc__, fn.__qualname__)
-    line = _DOC_LINES.get(key)
-    if line is None:
-        if len(_DOC_LINES) >= MAX_FACTS:
-            _DOC_LINES.clear()
-        line = _DOC_LINES[key] = first_doc_line(fn)
-    return line
+    return _fact(_DOC_LINES, (fn.__code__, fn.__doc__, fn.__qualname__), first_doc_line, fn)
+
+
+def _fact(table: dict[Any, Any], key: Any, find: Callable[[Any], Any], fn: Callable[..., Any]) -> Any:
+    """``table[key]``, found by ``find(fn)`` the first time (the table starts afresh when full)."""
+    value = table.get(key)
+    if value is None:
+        if len(table) >= MAX_FACTS:
+            table.clear()
+        value = table[key] = find(fn)
+    return value
 
 
 def first_doc_line(fn: Callable[..., Any]) -> str:
