@@ -22,6 +22,7 @@ A call ``(f (- n 1))`` as a value::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..mirrors import Flag
@@ -56,6 +57,19 @@ class Calls:
         apply = self.constant(generic_application(node), "n")
         call = self.reloading(f"{apply}({', '.join([self.frame, *values])})")
         return f"({call} is not False)" if node is self.truth_of else call
+
+    def fallback_arm(self, result: str, node: Call, operands: Callable[[], list[str]], parent: int) -> str:
+        """Close an inline arm: its ``else:`` sets ``result`` by the ordinary call of ``node`` on
+        the values ``operands()`` gives (emitted inside the arm); then the call's site closes
+        (``parent`` again). Returns ``result``."""
+        self.line("else:")
+        self.indent += 1
+        self.line(f"{result} = {self.fallback(node, operands())}")
+        self.indent -= 1
+        self.forget()
+        self.current_site = parent
+        self.line(f"site = {parent}")
+        return result
 
     def call(self, node: Call, tail: bool) -> str:
         """Emit a call; in tail position it returns (or loops), else its value's name."""

@@ -71,12 +71,5 @@ def emit_update(em: Emitter, node: Call) -> str:
     em.count_step()
     em.line(f"{result} = VOID")
     em.indent -= 1
-    em.line("else:")
-    em.indent += 1
     closure = f"{em.constant(proc.compile(False), 'n')}({em.frame})"
-    em.line(f"{result} = {em.fallback(node, [table, key, closure, default])}")
-    em.indent -= 1
-    em.forget()
-    em.current_site = parent
-    em.line(f"site = {parent}")
-    return result
+    return em.fallback_arm(result, node, lambda: [table, key, closure, default], parent)

@@ -230,18 +230,12 @@ def emit_walk(em: Emitter, node: Call) -> str:
     else:
         em.line(f"{result} = {acc or 'VOID'}")
     em.indent -= 1
-    em.line("else:")
-    em.indent += 1
-    if named is not None:
-        closure = em.value(named)
-    else:
-        closure = f"{em.constant(proc.compile(False), 'n')}({em.frame})"
-    em.line(f"{result} = {em.fallback(node, [closure, *values[:-1], lst])}")
-    em.indent -= 1
-    em.forget()
-    em.current_site = parent
-    em.line(f"site = {parent}")
-    return result
+
+    def operands() -> list[str]:  # inside the else arm: reading a named procedure may emit lines
+        closure = em.value(named) if named is not None else f"{em.constant(proc.compile(False), 'n')}({em.frame})"
+        return [closure, *values[:-1], lst]
+
+    return em.fallback_arm(result, node, operands, parent)
 
 
 def effect_free_flags(em: Emitter, body: Node) -> list[Any] | None:
