@@ -31,7 +31,7 @@ class AnalysisHost(LibraryHost, Protocol):
     of source text (the facade ``Interpreter`` is one)."""
 
     analyzer: Analyzer
-    tasks: TaskNames
+    task_names: TaskNames  # the tasks defined so far (none before the task runtime is made)
 
     def eval_scheme(
         self, source: str, *, filename: str = "<string>", whole: bool = False, check: bool = True, cached: bool = False
@@ -314,6 +314,9 @@ class Analyzer:
             if depth < 0:  # a variable of a library's frame, seen from outside the library
                 return home.reference(key, span)
             return LocalRef(key, depth, checked, span)
+        if kind is MACRO and getattr(key, "binds_on_use", False):  # an autoload (forms/syntax.py)
+            key.load(self)
+            return self.variable(name, scope, span)
         if kind is MACRO or key in SPECIAL_FORMS:
             raise syntax_error(f"{name.name}: syntactic keyword used as a variable", span)
         fallback = self.resolve_unbound

@@ -23,7 +23,6 @@ from .interrupts import interruptible
 from .program_run import ProgramRun, dropped_failure_check, end_terminal_line, flush_output
 from .tasks.disk import CappedStream
 from .tasks.failures import partial_report
-from .tasks.models.ratelimit import parse_rate_limit
 from .tasks.observe.screen import guard_output
 from .terminal import format_error, is_terminal, supports_colour
 
@@ -218,6 +217,8 @@ def model_call_settings(opts: argparse.Namespace) -> dict[str, Any]:
 
 def rate_limit_flag(text: str) -> tuple[str, float, float | None]:
     """One ``--rate-limit MODEL=RPM[/TPM]`` as (model, rpm, tpm)."""
+    from .tasks.models.ratelimit import parse_rate_limit  # reason: start-up laziness: the task runtime (~45 ms)
+
     try:
         return parse_rate_limit(text)
     except ValueError as exc:
@@ -225,14 +226,21 @@ def rate_limit_flag(text: str) -> tuple[str, float, float | None]:
 
 
 def configure_model_calls(interp: Interpreter, opts: argparse.Namespace) -> None:
-    """The model-call settings that are not Interpreter arguments."""
-    interp.tasks.gateway.cache_disabled = opts.no_cache
-    interp.events.progress.stream_models = not opts.no_stream
-    interp.events.redact = opts.trace_redact
-    if opts.otel:
-        from .tasks.observe.otel import otlp_exporter  # lazy: only --otel needs it (6 ms of imports, logging)
+    """The model-call settings that are not Interpreter arguments (given to the task runtime when
+    it is made: a program that uses no task never loads it; under --otel at once, so runs are spans)."""
 
-        interp.events.watch(otlp_exporter())
+    def configure() -> None:
+        interp.tasks.gateway.cache_disabled = opts.no_cache
+        interp.events.progress.stream_models = not opts.no_stream
+        interp.events.redact = opts.trace_redact
+        if opts.otel:
+            from .tasks.observe.otel import otlp_exporter  # lazy: only --otel needs it (6 ms of imports, logging)
+
+            interp.events.watch(otlp_exporter())
+
+    interp.when_tasks_start(configure)
+    if opts.otel:
+        interp.start_tasks()
 
 
 def positive_seconds(text: str) -> float:

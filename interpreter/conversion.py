@@ -42,11 +42,10 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Protocol
-
-from pydantic import BaseModel, ConfigDict, create_model
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .datatypes import (
     NIL,
@@ -67,6 +66,11 @@ from .errors import SchemeError
 from .limits import MAX_ELEMENTS, too_large
 from .polling import POLL_EVERY, poll_limits
 from .tables import HashTable, proper_items, unfolded_size
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from .record_models import RecordModel
 
 
 class Applier(Protocol):
@@ -107,10 +111,19 @@ class SchemeProcedure:
         return f"<scheme procedure {self.name}>"
 
 
-class RecordModel(BaseModel):
-    """Base of the pydantic models that ``define-record-type`` records become."""
+def __getattr__(name: str) -> Any:
+    """``RecordModel`` (:mod:`interpreter.record_models`), imported when first asked for."""
+    if name == "RecordModel":
+        from .record_models import RecordModel  # reason: start-up laziness: pydantic's models (25-30 ms)
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=(), defer_build=True)
+        return RecordModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def is_pydantic_model(x: Any) -> bool:
+    """Whether ``x`` is a pydantic model (none can be before pydantic's models are loaded)."""
+    loaded = sys.modules.get("pydantic.main")
+    return loaded is not None and isinstance(x, loaded.BaseModel)
 
 
 class Converter:
@@ -186,6 +199,10 @@ class Converter:
         found = self._models.get(id(rtype))
         if found is not None and found[0] is rtype:
             return found
+        from pydantic import create_model  # reason: start-up laziness: pydantic's models (25-30 ms)
+
+        from .record_models import RecordModel  # reason: as above
+
         names = python_names(rtype.fields)
         fields: dict[str, Any] = {name: (Any, ...) for name in names}
         model = create_model(class_name(rtype.name), __base__=RecordModel, **fields)
@@ -223,7 +240,7 @@ class Converter:
             if x.interp is self.interp:
                 return x.procedure
             return self.wrap_callable(x)
-        if isinstance(x, BaseModel):
+        if is_pydantic_model(x):
             found = self._record_types.get(type(x))
             if found is None:
                 return x
@@ -306,12 +323,14 @@ _NOT_WORD = re.compile(r"\W")
 
 def python_names(fields: list[str]) -> list[str]:
     """Valid, distinct pydantic field names for Scheme field names (``first-name`` → ``first_name``)."""
+    from pydantic import BaseModel as ModelBase  # reason: start-up laziness: pydantic's models (25-30 ms)
+
     out: list[str] = []
     for field in fields:
         name = _NOT_WORD.sub("_", str(field)).strip("_") or "field"
         if name[0].isdigit():
             name = "f_" + name
-        if keyword.iskeyword(name) or hasattr(BaseModel, name):
+        if keyword.iskeyword(name) or hasattr(ModelBase, name):
             name += "_"
         while name in out:
             name += "_"

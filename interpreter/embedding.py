@@ -23,8 +23,6 @@ from .evaluator import call_host
 from .keywords import normal_name, split_keywords
 from .limits import CancelToken
 from .primitives.registry import signature_arity
-from .tasks.errors import from_validation, validation_error
-from .tasks.records import TaskDefinition, TaskParam
 
 if TYPE_CHECKING:
     import asyncio
@@ -82,6 +80,8 @@ def host_procedure(convert: Converter, fn: Callable[..., Any], name: str | None 
 # -- tasks ---------------------------------------------------------------------------
 def _parameter_model(name: str, fn: Callable[..., Any]) -> tuple[type[pydantic.BaseModel], list[inspect.Parameter]]:
     """A pydantic model whose fields are ``fn``'s parameters, typed by its hints."""
+    from .tasks.errors import validation_error  # reason: start-up laziness: the task runtime and its records (~40 ms)
+
     try:
         hints = typing.get_type_hints(fn)
     except Exception:  # unresolvable forward references: validate what can be
@@ -103,6 +103,9 @@ def host_task(interp: Facade, fn: Callable[..., Any], name: str | None = None, d
 
     A bad argument is a ``VALIDATION_ERROR`` whose path names the parameter.
     """
+    from .tasks.errors import from_validation  # reason: start-up laziness: the task runtime (~40 ms)
+    from .tasks.records import TaskDefinition, TaskParam  # reason: as above
+
     task = name or dsl_name(fn)
     model, params = _parameter_model(task, fn)
     convert = interp.converter

@@ -4,17 +4,23 @@ A ``SchemeError`` is also the Scheme *condition object* that ``guard`` and
 ``with-exception-handler`` receive (``error-object?`` is true of it). While it
 propagates out of the evaluator, each call it passes adds a :class:`Frame`, so
 the user sees a backtrace in DSL terms, innermost first.
+
+``Frame`` and ``ErrorRecord`` are pydantic records (:mod:`interpreter.error_records`): they
+are defined when first asked for (``from interpreter.errors import ErrorRecord`` still works),
+so that a run that meets no error never loads pydantic's model machinery.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .datatypes import UPWARD, Nil, Pair, Span, Symbol
 from .printer import write_abbreviated, write_string
+
+if TYPE_CHECKING:
+    from .error_records import ErrorRecord, Frame
 
 #: Kinds of error. ``kind`` is also what ``(error-object-kind e)`` returns, as a symbol.
 KINDS = (
@@ -35,36 +41,6 @@ KINDS = (
     "assertion",
     "internal-error",
 )
-
-
-class Frame(BaseModel):
-    """One line of a DSL backtrace: the call, where it is, and the procedure it is in."""
-
-    model_config = ConfigDict(defer_build=True)  # validators built on first use: fast start-up
-
-    expr: str
-    location: str | None = None
-    procedure: str | None = None
-
-    def line(self, width: int) -> str:
-        parts = [f"  at {self.expr:<{width}}"]
-        if self.location:
-            parts.append(f"  {self.location}")
-        if self.procedure:
-            parts.append(f"   in {self.procedure}")
-        return "".join(parts).rstrip()
-
-
-class ErrorRecord(BaseModel):
-    """A JSON-serialisable picture of a :class:`SchemeError` for hosts and logs."""
-
-    model_config = ConfigDict(defer_build=True)  # validators built on first use: fast start-up
-
-    kind: str
-    message: str
-    irritants: list[str] = Field(default_factory=list)
-    location: str | None = None
-    backtrace: list[Frame] = Field(default_factory=list)
 
 
 #: How many frames a backtrace keeps (the innermost ones).
@@ -116,7 +92,7 @@ class SchemeError(Exception):
         if self.span is None and span is not None:
             self.span = span
         if len(self.frames) < MAX_FRAMES:
-            self.frames.append(Frame(expr=expr, location=str(span) if span else None, procedure=procedure))
+            self.frames.append(_records().Frame(expr=expr, location=str(span) if span else None, procedure=procedure))
 
     # -- presentation --------------------------------------------------------------
     def full_message(self) -> str:
@@ -140,7 +116,7 @@ class SchemeError(Exception):
         return "\n".join(lines)
 
     def to_record(self) -> ErrorRecord:
-        return ErrorRecord(
+        return _records().ErrorRecord(
             kind=self.kind,
             message=self.message,
             irritants=[write_string(x) for x in self.irritants],
@@ -150,6 +126,20 @@ class SchemeError(Exception):
 
     def __str__(self) -> str:
         return self.format()
+
+
+def _records() -> ModuleType:
+    """The module of the error records, imported on first use."""
+    from . import error_records  # reason: start-up laziness: pydantic's model machinery is 25-30 ms
+
+    return error_records
+
+
+def __getattr__(name: str) -> Any:
+    """``Frame`` and ``ErrorRecord``, from :mod:`interpreter.error_records` when first asked for."""
+    if name in ("Frame", "ErrorRecord"):
+        return getattr(_records(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def caused_by(err: BaseException, cause: type[BaseException]) -> bool:

@@ -37,17 +37,18 @@ from .printer import write_string
 from .reader import read_with_spans
 from .stack import RUN_ROOM, with_room
 from .stdlib_files import startup_files
-from .tasks import dsl as _task_dsl  # noqa: F401 - registers the task forms and procedures
-from .tasks.disk import DEFAULT_MAX_FILE_BYTES, cap_files
-from .tasks.library import LIBRARY_NAME, TaskLibrary
-from .tasks.memory.store import Memory, Ranking
-from .tasks.models.gateway import configure_gateway
+from .task_runtime import autoload_task_names, is_task_installer, make_task_runtime
+from .tasks.disk import DEFAULT_MAX_FILE_BYTES
 from .tasks.observe.screen import guard_output
-from .tasks.observe.tracing import Event, EventHub
-from .tasks.records import Limits, RetryPolicy
 
 if TYPE_CHECKING:
     from .isolation import Isolation
+    from .tasks.library import TaskLibrary
+    from .tasks.memory.store import Memory, Ranking
+    from .tasks.models.backends import ModelRegistry
+    from .tasks.observe.tracing import Event, EventHub
+    from .tasks.observe.usage import Usage
+    from .tasks.records import Limits, RetryPolicy
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -176,7 +177,7 @@ class Interpreter:
             "allow_models": allow_models,
             "model": model,
             "replay": str(replay) if replay is not None else None,
-            "task_limits": task_limits.model_dump() if isinstance(task_limits, Limits) else task_limits,
+            "task_limits": task_limits.model_dump() if hasattr(task_limits, "model_dump") else task_limits,
             "max_output": max_output,
             "max_concurrency": max_concurrency,
             "max_threads": max_threads,
@@ -184,7 +185,7 @@ class Interpreter:
             "max_digits": max_digits,
             "target_script": self.target_script,
             # model calls in production (batch --retries, --cache, --log reach worker processes too)
-            "retries": retries.model_dump() if isinstance(retries, RetryPolicy) else retries,
+            "retries": retries.model_dump() if hasattr(retries, "model_dump") else retries,
             "cache": str(cache) if isinstance(cache, Path) else cache,
             "log": str(log) if isinstance(log, Path) else log,
             "rate_limits": rate_limits,
@@ -203,45 +204,90 @@ class Interpreter:
         self.loading: list[Path] = []
         self.global_env.vars.fill(BUILTIN_BINDINGS)
         self.global_env.vars.watch({sym(name): BUILTINS[name] for name in INLINE_NAMES})
-        # Tasks: the library (``task-library``), its models and usage; unbound operators resolve to tasks.
+        # Tasks: the library (``task-library``), its models and usage, the memory (remember, recall,
+        # index-files) and the event hub of tracing: made when first used (task_runtime.py).
         self.allow_models = allow_models
-        self.tasks = TaskLibrary(
-            self, model=model, record=record, replay=replay, limits=task_limits, allow_models=allow_models
-        )
-        self.models = self.tasks.models
-        self.usage = self.tasks.usage
-        self.global_env.vars[sym(LIBRARY_NAME)] = self.tasks
-        # Memory for fresh context (remember, recall, index-files): in memory unless a path is given.
-        self.memory = memory if isinstance(memory, Memory) else Memory(memory, memory_ranking)
-        # Tracing: task, model, script, step and iteration events go to the subscribers of ``events``.
-        self.events = EventHub(self.runtime)
-        self.tasks.gateway.events = self.events
-        configure_gateway(
-            self.tasks.gateway, retries=retries, cache=cache, log=log, rate_limits=rate_limits, stream=stream,
-            on_text=on_text,
-        )
-        self.tasks.gateway.may_write_files = allow_files is True
-        cap_files(self, max_file_bytes)  # the recording, the cache and the memory file (tasks/disk.py)
-        self.analyzer.unbound_fallback = self.tasks.resolve_unbound
+        self._task_settings: dict[str, Any] | None = {
+            "model": model, "record": record, "replay": replay, "task_limits": task_limits,
+            "allow_models": allow_models, "memory": memory, "memory_ranking": memory_ranking, "retries": retries,
+            "cache": cache, "log": log, "rate_limits": rate_limits, "stream": stream, "on_text": on_text,
+            "max_file_bytes": max_file_bytes, "otel": otel,
+        }
+        self._tasks: TaskLibrary | None = None
+        self._memory: Memory | None = None
+        self._events: EventHub | None = None
+        #: Called once the task runtime is made (``when_tasks_start``).
+        self._task_hooks: list[Callable[[], None]] = []
         for install in INSTALLERS:
-            install(self)
+            if not is_task_installer(install):
+                install(self)
+        autoload_task_names(self, self.start_tasks)
         if stdlib:
             self.load_stdlib()
         #: The journal of a durable run (``journal=PATH``): every nondeterministic result, resumable.
         self.journal: JournalFile | None = None
         if journal is not None:
             self.journal = open_journal(self, journal, resume_from=resume_from, quiet=resume_quiet)
-        # Watchers of spans (after the stdlib, whose loading is not worth showing).
-        self.events.use_progress(self.events.progress)
-        if otel:
-            from .tasks.observe.otel import OtelExporter  # lazy: only otel=True needs it (6 ms of imports, logging)
-
-            self.events.watch(OtelExporter())
+        # The task runtime now if it is loaded in this process already or the settings ask for it
+        # (after the stdlib, whose loading is not worth showing to its watchers).
+        asked = otel or any(x is not None for x in (model, memory, record, replay, journal))
+        if asked or "interpreter.tasks.dsl" in sys.modules:
+            self.start_tasks()
         if child_settings is not None:
             from .isolation import Isolation  # lazy: 80 ms of imports that only isolate=True needs
 
             self.settings.update({k: v for k, v in child_settings.items() if k in self.settings})
             self.isolation = Isolation(self, child_settings, stdin, factory=Interpreter)
+
+    # -- the task runtime, made on first use (task_runtime.py) ---------------------------
+    def start_tasks(self) -> None:
+        """Make the task runtime now (the first program or host use of a task name does)."""
+        settings, self._task_settings = self._task_settings, None
+        if settings is not None:
+            make_task_runtime(self, settings)
+            for hook in self._task_hooks:
+                hook()
+
+    def when_tasks_start(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` once the task runtime is made (now if it is)."""
+        if self._task_settings is None:
+            hook()
+        else:
+            self._task_hooks.append(hook)
+
+    @property
+    def tasks(self) -> TaskLibrary:
+        """The task library (``task-library``); unbound operators resolve to its tasks."""
+        self.start_tasks()
+        assert self._tasks is not None
+        return self._tasks
+
+    @property
+    def models(self) -> ModelRegistry:
+        return self.tasks.models
+
+    @property
+    def usage(self) -> Usage:
+        return self.tasks.usage
+
+    @property
+    def memory(self) -> Memory:
+        """Memory for fresh context (remember, recall, index-files): in memory unless a path was given."""
+        self.start_tasks()
+        assert self._memory is not None
+        return self._memory
+
+    @property
+    def events(self) -> EventHub:
+        """Tracing: task, model, script, step and iteration events go to its subscribers."""
+        self.start_tasks()
+        assert self._events is not None
+        return self._events
+
+    @property
+    def task_names(self) -> Any:
+        """The names of the tasks, without making the task runtime (none before it is made)."""
+        return self._tasks if self._tasks is not None else NO_TASKS
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
@@ -414,15 +460,18 @@ class Interpreter:
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
         limits = run_limits(rt, self.max_digits)
         limits.__enter__()
-        run = self.events.begin_run(program, self.command_line)
+        hub = self._events  # none before the task runtime is made: nobody can be listening
+        run = hub.begin_run(program, self.command_line) if hub is not None else None
         try:
             yield
         except BaseException as err:
-            self.events.end_run(run, err)
+            if hub is not None:
+                hub.end_run(run, err)
             run = None
             raise
         finally:
-            self.events.end_run(run)
+            if hub is not None:
+                hub.end_run(run)
             rt.running = False
             rt.depth = rt.depth_base = 0
             if watchdog is not None:
@@ -582,6 +631,19 @@ DEFINING = frozenset(
         "rate-limit",  # a setting of the program: a worker process keeps its share of it
     ]
 )
+
+
+class _NoTasks:
+    """The task names of an interpreter whose task runtime is not made yet: none."""
+
+    def __contains__(self, name: object) -> bool:
+        return False
+
+    def names(self) -> list[str]:
+        return []
+
+
+NO_TASKS = _NoTasks()
 
 
 def remember_definition(sources: list[tuple[str, str]], datum: Any, span: Span | None) -> None:

@@ -118,12 +118,12 @@ class Walk:
             or name in interp.global_env.vars
             or name in interp.analyzer.macros
             or name in SPECIAL_FORMS
-            or name.name in interp.tasks
+            or name.name in interp.task_names
         )
 
     def candidates(self) -> dict[str, str]:
         """Every name the program could have meant, and how a suggestion shows it."""
-        shown = {name: f"the task {name}" for name in self.interp.tasks.names()}
+        shown = {name: f"the task {name}" for name in self.interp.task_names.names()}
         for group in (SPECIAL_FORMS, self.interp.global_env.vars, self.defined):
             shown.update((s.name, quoted(s)) for s in group)
         return shown

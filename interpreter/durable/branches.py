@@ -16,11 +16,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..polling import RUNTIME
 from .divergence import divergence
-from .journal import JournalEntry, JournalFile, canonical, now_text
+
+if TYPE_CHECKING:
+    from .entry import JournalEntry
+from .journal import JournalFile, canonical, now_text
 
 T = TypeVar("T")
 
@@ -82,6 +85,8 @@ class BranchJournal:
     def _entry(
         self, n: int, source: Source[Any], request: dict[str, Any], start: float, **outcome: Any
     ) -> JournalEntry:
+        from .entry import JournalEntry  # reason: start-up laziness: pydantic's models (25-30 ms)
+
         return JournalEntry.model_construct(
             branch=self.branch,
             n=n,

@@ -1,6 +1,6 @@
 """The journal file: every nondeterministic result of a run, one JSON line each.
 
-A line is a :class:`JournalEntry`: which branch asked (``branch``, ``""`` for the
+A line is a :class:`~.entry.JournalEntry`: which branch asked (``branch``, ``""`` for the
 program's own thread) and its how-many-th request it was (``n``), what it asked
 (``kind`` and ``request``) and what came back (``result``, or ``error`` for a failure
 the program saw). Lines are appended with one ``write`` each and fsynced, so a
@@ -26,33 +26,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pydantic
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SchemeError
 
+if TYPE_CHECKING:
+    from .entry import JournalEntry
+
 Warn = Callable[[str], None]
-
-
-class JournalEntry(BaseModel):
-    """One nondeterministic result, as a journal line holds it."""
-
-    model_config = ConfigDict(defer_build=True, extra="ignore")
-
-    branch: str = ""
-    n: int = Field(ge=1)
-    kind: str
-    request: dict[str, Any] = Field(default_factory=dict)
-    result: Any = None
-    error: dict[str, Any] | None = None
-    duration_s: float = 0.0
-    at: str = ""
-    #: A request under way, announced before it runs (its result follows on a later line).
-    started: bool = False
-    #: Characters written to each output port before the request began.
-    out: dict[str, int] | None = None
 
 
 def canonical(request: dict[str, Any]) -> str:
@@ -218,6 +199,10 @@ class JournalFile:
     def _add(self, number: int, raw: bytes) -> None:
         if not raw.strip():
             raise ValueError("an empty line")
+        import pydantic  # reason: start-up laziness: the entry record loads pydantic's models (25-30 ms)
+
+        from .entry import JournalEntry  # reason: start-up laziness, as above
+
         try:
             entry = JournalEntry.model_validate_json(raw)
         except pydantic.ValidationError as exc:

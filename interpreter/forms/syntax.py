@@ -461,13 +461,20 @@ class Autoload(Macro):
         self.name = name
         self.names = names
 
+    #: The analyzer calls :meth:`load` when a name of this kind is used as a variable, too.
+    binds_on_use = True
+
     def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
+        self.load(analyzer)
+        return form
+
+    def load(self, analyzer: Analyzer) -> None:
+        """Bind the names: run the file (each name stops standing for it)."""
         source = read_stdlib(self.name)  # a missing file is a clear error, and the names stay autoloads
         for name in self.names:
             if analyzer.macros.get(sym(name)) is self:
                 del analyzer.macros[sym(name)]
         analyzer.interp.eval_scheme(source, filename=f"stdlib/{self.name}", check=False)
-        return form
 
 
 def autoload_names(macros: dict[Symbol, Any], name: str, names: list[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,6 @@ from ..datatypes import Primitive, Procedure, Span, sym
 from ..evaluator import Closure
 from ..printer import write_string
 from ..reader import is_complete
-from ..tasks.records import TaskResult
 from .forms_help import form_help
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ def summary(value: Any, streamed: Callable[[str], bool] | None = None) -> str:
     if isinstance(value, Closure):
         params = signature(value)[len(value.name) + 2 : -1]
         return f"#<procedure {value.name} ({params})>"
-    text = value.content if isinstance(value, TaskResult) else None
+    records = sys.modules.get("interpreter.tasks.records")  # no result before the task runtime loads it
+    text = value.content if records is not None and isinstance(value, records.TaskResult) else None
     if streamed is not None and isinstance(text, str) and streamed(text):
         model = value.notes.get("model")
         by = f" from {model}" if isinstance(model, str) else ""

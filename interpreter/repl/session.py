@@ -19,6 +19,7 @@ from ..interpreter import Interpreter
 from ..interrupts import SigintWatch, interruptible
 from ..reader import read_with_spans
 from ..tasks.failures import is_failed_result
+from ..tasks.names import TASK_NAMES
 from ..tasks.observe.screen import guard_output, is_terminal
 from ..terminal import format_error, format_failure
 from .commands import CommandError, is_command, run_command
@@ -54,10 +55,16 @@ class ReplSession:
     def use(self, interp: Interpreter) -> None:
         """Make ``interp`` the session's interpreter; names bound now are not the user's."""
         self.interp = interp
-        interp.tasks.on_redefine = self.note_redefinition
         for number, value in enumerate(self.results, 1):  # earlier results survive ,reset
             interp.define(result_name(number), value)
         self.baseline = dict(interp.global_env.vars)
+
+        def tasks_started() -> None:  # the task runtime is made when first used (task_runtime.py)
+            interp.tasks.on_redefine = self.note_redefinition
+            bound = interp.global_env.vars
+            self.baseline.update((key, bound[key]) for key in map(Symbol.intern, TASK_NAMES) if key in bound)
+
+        interp.when_tasks_start(tasks_started)
         if self.tracing:
             self.attach_trace()
 
@@ -116,7 +123,7 @@ class ReplSession:
             name = result_name(len(self.results))
             self.interp.define(name, item)
             self.baseline[Symbol.intern(name)] = item
-            self.say(f"{name} = {summary(item, self.interp.events.progress.was_streamed)}")
+            self.say(f"{name} = {summary(item, lambda text: self.interp.events.progress.was_streamed(text))}")
 
     # -- input ---------------------------------------------------------------------
     def submit(self, text: str) -> None:

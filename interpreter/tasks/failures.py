@@ -2,33 +2,39 @@
 
 The command line warns (or, under ``--strict``, stops) when a top-level form's value is such a
 result and the program drops it; the REPL shows a failed result's error before the record.
+
+The front ends import this module at start-up; the task records it looks for load with the task
+runtime, when a program first uses it. Until then no value can be a result, and nothing here
+imports them (start-up laziness: the records are pydantic models, ~45 ms with the runtime).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..datatypes import Pair, Span, spine
 from ..errors import SchemeError
 from ..printer import write_string
-from .errors import TaskError
-from .records import TaskFailure, TaskResult
-from .values import to_scheme
+
+if TYPE_CHECKING:
+    from .errors import TaskError
 
 
 def is_failed_result(value: Any) -> bool:
     """True for a TaskResult (or EvaluationResult) or LoopResult whose status is FAILED."""
-    # start-up laziness: the front ends import this module; compose.loop (8 ms) loads when a loop first runs
-    from .compose.loop import LoopResult
-
-    return isinstance(value, (TaskResult, LoopResult)) and value.status == "FAILED"
+    records, loop = sys.modules.get("interpreter.tasks.records"), sys.modules.get("interpreter.tasks.compose.loop")
+    kinds = tuple(kind for kind in (getattr(records, "TaskResult", None), getattr(loop, "LoopResult", None)) if kind)
+    return bool(kinds) and isinstance(value, kinds) and value.status == "FAILED"
 
 
 def failure_summary(value: Any) -> str:
     """``error in iteration 0 (director): message (at prog.scm:5:3)`` for a failed result: the
     error type, where it happened (iteration and phase, or step), the message and its place."""
+    from .records import TaskResult  # reason: start-up laziness: the records (see the module's docstring)
+
     error = getattr(value, "error", None)
     if error is not None:  # a LoopResult
         where = f" in iteration {error.iteration} ({error.phase})"
@@ -52,7 +58,8 @@ SHOWN_WIDTH = 100
 def partial_report(partial: Any) -> str:
     """What the command line prints after an error that ended a loop or pipeline (``err.partial``):
     the completed steps' or iterations' outputs, one line each, cut at ``SHOWN_WIDTH``."""
-    from .compose.loop import LoopResult  # start-up laziness, as in is_failed_result
+    from .compose.loop import LoopResult  # reason: start-up laziness (see the module's docstring)
+    from .records import TaskResult  # reason: as above
 
     if isinstance(partial, LoopResult):
         entries = [(f"iteration {i.iteration}", i.output) for i in partial.iteration_history]
@@ -71,6 +78,8 @@ def partial_report(partial: Any) -> str:
 
 def _shown(output: Any) -> str:
     """One line for an output kept in a history: a result's content, else the written value."""
+    from .records import TaskResult  # reason: start-up laziness (see the module's docstring)
+    from .values import to_scheme  # reason: as above
     if isinstance(output, TaskResult):
         text = output.content if isinstance(output.content, str) else write_string(to_scheme(output.content))
         text = text or "(notes only)"
@@ -123,6 +132,9 @@ def dropped_failure_warning(value: Any, failed: list[Any], span: Span | None) ->
 
 def dropped_failure_error(value: Any, failed: list[Any], span: Span | None) -> TaskError:
     """The error ``--strict`` raises instead of :func:`dropped_failure_warning`."""
+    from .errors import TaskError  # reason: start-up laziness (see the module's docstring)
+    from .records import TaskFailure  # reason: as above
+
     err = TaskError(TaskFailure(reason="dropped_failed_result", message=dropped_description(value, failed)))
     err.span = span
     return err

@@ -1,0 +1,15 @@
+"""The names the task runtime binds in an interpreter: its special forms, procedures and macros.
+
+Pure data, importing nothing: the facade makes each of them an autoload at start-up
+(:mod:`interpreter.task_runtime`), so the first use of one loads the runtime. A test
+(tests/test_startup_imports.py) checks this list against what the runtime really binds.
+"""
+
+TASK_NAMES: tuple[str, ...] = (
+    "define-model", "define-task", "describe-task", "director-evaluator-loop", "evaluation?", "get",
+    "get/default", "index-files", "load-task-templates", "make-evaluation", "make-task-error",
+    "make-task-result", "model-names", "quality-gate", "rate-limit", "recall", "record->alist", "record-with",
+    "remember", "result-field", "run-script", "script-result?", "sequential", "sequential/strict",
+    "structured-answer", "task-error-details", "task-error-type", "task-error?", "task-library", "task-names",
+    "task-ref", "task-result?", "task?", "transient-error", "usage", "with-evaluation",
+)
