@@ -63,3 +63,62 @@ print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), en
     assert names == []
     assert output.startswith("649b")
     assert "interpreter.compiler.body" in output and "interpreter.tasks.compose.sequence" in output
+
+
+CLI_PROGRAM = """
+import json, sys
+sys.argv = ["taskscheme", "-e", "(display 1)"]
+from interpreter.cli import main
+try:
+    main()
+except SystemExit as done:
+    assert not done.code, done.code
+print()
+print(json.dumps(sorted(name for name in {lazy} if name in sys.modules)))
+from interpreter import Interpreter
+interp = Interpreter()
+source = (
+    '(define-task (greet name) "Hello {{{{name}}}}")'
+    '(display (task? greet))'
+    '(guard (e (#t (display (error-object-message e)))) (car 1))'
+    '(task-result? (make-task-result "x"))'
+)
+print(interp.eval(source))
+"""
+
+
+def test_the_command_line_starts_without_the_task_runtime(tmp_path: Path) -> None:
+    """``taskscheme -e`` imports none of the lazy parts; a task defined afterwards still works."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(tmp_path), "LLM_USER_PATH": str(tmp_path)}
+    code = CLI_PROGRAM.format(lazy=LAZY)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    first, names, rest = done.stdout.split("\n", 2)
+    assert first == "1"
+    assert json.loads(names) == []
+    assert rest.startswith("#tcar: expected a pair") and rest.rstrip().endswith("True")
+
+
+def test_the_task_names_are_those_the_task_runtime_binds() -> None:
+    """Each name the task runtime binds stands for it until it is made (tasks/names.py is complete)."""
+    code = """
+from interpreter import Interpreter
+from interpreter.analyzer import SPECIAL_FORMS
+from interpreter.tasks.names import TASK_NAMES
+interp = Interpreter()
+waiting = {name.name for name, macro in interp.analyzer.macros.items() if type(macro).__name__ == "TaskAutoload"}
+before = set(interp.global_env.vars) | set(SPECIAL_FORMS) | {m for m in interp.analyzer.macros if m.name not in waiting}
+interp.start_tasks()
+after = set(interp.global_env.vars) | set(interp.analyzer.macros) | set(SPECIAL_FORMS)
+print(sorted(name.name for name in after - before) == sorted(TASK_NAMES) == sorted(waiting))
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "True", done.stdout + done.stderr
+
+
+def test_a_program_binding_a_task_name_keeps_its_value(tmp_path: Path) -> None:
+    then = """interp.eval('(define remember 5) (define (usage) 7) (define-task (g x) "hi {{x}}")')
+print(interp.eval('(list remember (usage) (task? g))'), end='')"""
+    output, _ = loaded(then, tmp_path)
+    assert output == "6[5, 7, True]"

@@ -61,13 +61,13 @@ def short_description(value: Any) -> str:
 
 # -- tasks -----------------------------------------------------------------------------------
 def task_names(interp: Interpreter) -> list[str]:
-    """Names in the interpreter's task library, sorted."""
-    return sorted(interp.tasks.names())
+    """Names in the interpreter's task library, sorted (none before the task runtime is made)."""
+    return sorted(interp.task_names.names())
 
 
 def task_definition(interp: Interpreter, name: str) -> Any:
     """The task's definition (a pydantic ``TaskDefinition``), or None if there is no such task."""
-    return interp.tasks.describe(name) if name in interp.tasks else None
+    return interp.tasks.describe(name) if name in interp.task_names else None
 
 
 def task_kind(definition: Any) -> str:
