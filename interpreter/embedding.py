@@ -15,8 +15,6 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import pydantic
-
 from .datatypes import Keyword, Primitive, arity_text
 from .errors import arity_error
 from .evaluator import call_host
@@ -26,6 +24,8 @@ from .primitives.registry import signature_arity
 
 if TYPE_CHECKING:
     import asyncio
+
+    import pydantic
 
     from .conversion import Converter
     from .facade import Facade
@@ -80,6 +80,8 @@ def host_procedure(convert: Converter, fn: Callable[..., Any], name: str | None 
 # -- tasks ---------------------------------------------------------------------------
 def _parameter_model(name: str, fn: Callable[..., Any]) -> tuple[type[pydantic.BaseModel], list[inspect.Parameter]]:
     """A pydantic model whose fields are ``fn``'s parameters, typed by its hints."""
+    import pydantic  # reason: start-up laziness: pydantic and pydantic_core are ~25 ms a start never needs
+
     from .tasks.errors import validation_error  # reason: start-up laziness: the task runtime and its records (~40 ms)
 
     try:
@@ -103,6 +105,8 @@ def host_task(interp: Facade, fn: Callable[..., Any], name: str | None = None, d
 
     A bad argument is a ``VALIDATION_ERROR`` whose path names the parameter.
     """
+    import pydantic  # reason: start-up laziness, as in _parameter_model
+
     from .tasks.errors import from_validation  # reason: start-up laziness: the task runtime (~40 ms)
     from .tasks.records import TaskDefinition, TaskParam  # reason: as above
 
