@@ -5,7 +5,9 @@ It imports only the layers below it (analysis, library, execution, reading, data
 facade or the front ends, not even for a type: what it needs of the interpreter that hosts it is
 the :class:`~interpreter.tasks.library.TaskHost` protocol, which the facade's ``Interpreter``
 satisfies. Its special forms and procedures register themselves with the lower registries when
-the facade imports :mod:`interpreter.tasks.dsl`.
+:mod:`interpreter.tasks.dsl` is imported: by :mod:`interpreter.task_runtime`, when an interpreter
+first uses the runtime. Until then a start imports only ``names`` (the names the runtime binds,
+each an autoload), ``disk``, ``failures`` and ``observe.screen``: no pydantic model.
 
 Subpackages, each with its own docstring saying what it owns and may import:
 
@@ -17,7 +19,7 @@ Subpackages, each with its own docstring saying what it owns and may import:
 
 Top-level modules are shared by all of them, in two tiers:
 
-- the vocabulary, which imports no subpackage: ``values`` (Scheme <-> Python data),
+- the vocabulary, which imports no subpackage: ``names`` (what the runtime binds), ``values`` (Scheme <-> Python data),
   ``placeholders`` (``{{name}}`` text), ``records`` (the pydantic records: definitions, results),
   ``errors`` (the task error taxonomy), ``evaluation`` (an evaluator's verdict read from its
   answer), ``arguments`` (keyword arguments), ``access`` (fields of results and records), ``disk``
