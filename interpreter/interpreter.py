@@ -39,6 +39,7 @@ from .stack import RUN_ROOM, with_room
 from .stdlib_files import startup_files
 from .task_runtime import autoload_task_names, is_task_installer, make_task_runtime
 from .tasks.disk import DEFAULT_MAX_FILE_BYTES
+from .tasks.names import TASK_NAMES
 from .tasks.observe.screen import guard_output
 
 if TYPE_CHECKING:
@@ -303,6 +304,8 @@ class Interpreter:
         """The value bound to ``name`` as a Python value; KeyError if unbound."""
         if self.isolation is not None:
             return self.isolation.request("lookup", name)
+        if name in TASK_NAMES and sym(name) not in self.global_env.vars:
+            self.start_tasks()  # a name of the task runtime, made on first use
         try:
             value = self.global_env.vars[sym(name)]
         except KeyError:

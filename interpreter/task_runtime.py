@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .datatypes import sym
 from .forms.syntax import Autoload
 from .primitives.registry import BUILTIN_BINDINGS, INSTALLERS
-from .tasks.names import TASK_NAMES
+from .tasks.names import TASK_NAMES, TASK_SYNTAX
 
 if TYPE_CHECKING:
     from .analyzer import Analyzer
@@ -39,6 +39,7 @@ class TaskAutoload(Autoload):
     def __init__(self, start: Callable[[], None]) -> None:
         super().__init__("", list(TASK_NAMES))
         self.start = start
+        self.procedures = frozenset(TASK_NAMES) - TASK_SYNTAX
 
     def load(self, analyzer: Analyzer) -> None:
         self.start()

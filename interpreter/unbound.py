@@ -129,8 +129,10 @@ class Walk:
         return shown
 
     def is_syntax(self, head: Symbol, bound: Bound) -> bool:
-        macros = self.interp.analyzer.macros
-        return head not in bound and (head in SPECIAL_FORMS or head in self.macros or head in macros)
+        macro = self.interp.analyzer.macros.get(head)
+        if macro is not None and head.name in getattr(macro, "procedures", ()):  # an autoload of a procedure
+            macro = None
+        return head not in bound and (head in SPECIAL_FORMS or head in self.macros or macro is not None)
 
     # -- top level -------------------------------------------------------------------
     def collect_top(self, x: Any) -> None:

@@ -463,6 +463,8 @@ class Autoload(Macro):
 
     #: The analyzer calls :meth:`load` when a name of this kind is used as a variable, too.
     binds_on_use = True
+    #: Names that will be procedures, not syntax: the unbound-name check walks their arguments.
+    procedures: frozenset[str] = frozenset()
 
     def expand(self, form: Pair, analyzer: Analyzer, scope: Scope | None) -> Any:
         self.load(analyzer)

@@ -13,3 +13,10 @@ TASK_NAMES: tuple[str, ...] = (
     "structured-answer", "task-error-details", "task-error-type", "task-error?", "task-library", "task-names",
     "task-ref", "task-result?", "task?", "transient-error", "usage", "with-evaluation",
 )
+
+#: Those of :data:`TASK_NAMES` that are syntax (special forms, macros); the rest are procedures
+#: and the task library, whose arguments the unbound-name check walks as expressions.
+TASK_SYNTAX: frozenset[str] = frozenset(
+    ["define-model", "define-task", "director-evaluator-loop", "quality-gate", "sequential", "sequential/strict",
+     "with-evaluation"]
+)
