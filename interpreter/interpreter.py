@@ -219,6 +219,8 @@ class Interpreter:
         self._events: EventHub | None = None
         #: Called once the task runtime is made (``when_tasks_start``).
         self._task_hooks: list[Callable[[], None]] = []
+        self._run_program: str | None = None  # the top-level run under way, and its trace span
+        self._run_span: Any = None
         for install in INSTALLERS:
             if not is_task_installer(install):
                 install(self)
@@ -248,6 +250,8 @@ class Interpreter:
             make_task_runtime(self, settings)
             for hook in self._task_hooks:
                 hook()
+            if self._run_program is not None and self._events is not None:  # made during a run: its span opens now
+                self._run_span = self._events.begin_run(self._run_program, self.command_line)
 
     def when_tasks_start(self, hook: Callable[[], None]) -> None:
         """Call ``hook`` once the task runtime is made (now if it is)."""
@@ -463,18 +467,22 @@ class Interpreter:
         watchdog = Watchdog(rt, rt.timeout) if rt.timeout is not None else None
         limits = run_limits(rt, self.max_digits)
         limits.__enter__()
-        hub = self._events  # none before the task runtime is made: nobody can be listening
-        run = hub.begin_run(program, self.command_line) if hub is not None else None
+        # No event hub before the task runtime is made: nobody can be listening. One made during
+        # the run opens the run's span then (start_tasks).
+        self._run_program = program
+        if self._events is not None:
+            self._run_span = self._events.begin_run(program, self.command_line)
         try:
             yield
         except BaseException as err:
-            if hub is not None:
-                hub.end_run(run, err)
-            run = None
+            span, self._run_span = self._run_span, None
+            if self._events is not None:
+                self._events.end_run(span, err)
             raise
         finally:
-            if hub is not None:
-                hub.end_run(run)
+            span, self._run_span, self._run_program = self._run_span, None, None
+            if self._events is not None:
+                self._events.end_run(span)
             rt.running = False
             rt.depth = rt.depth_base = 0
             if watchdog is not None:
