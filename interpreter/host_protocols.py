@@ -52,6 +52,19 @@ class SpanSink(Protocol):
         """Close the span ``start`` that :meth:`open` gave."""
 
 
+class SilentSpans:
+    """The span sink of an interpreter nobody can be listening to yet (no event hub made)."""
+
+    def open(self, kind: str, name: str, info: dict[str, Any] | None = None) -> Any:
+        return None
+
+    def finish(self, kind: str, name: str, start: Any, status: str, **details: Any) -> None:
+        return None
+
+
+SILENT_SPANS = SilentSpans()
+
+
 class LibraryHost(PrimitiveHost, Protocol):
     """Everything the Scheme library's installers and parallel forms use of their interpreter:
     its globals and runtime, the current ports, the files it may read and is loading, its
@@ -65,7 +78,8 @@ class LibraryHost(PrimitiveHost, Protocol):
     loading: list[Path]
     command_line: list[str]
     converter: ValueConverter
-    events: SpanSink
+    #: The trace's spans: the event hub once the task runtime is made, else :data:`SILENT_SPANS`.
+    span_sink: SpanSink
     max_concurrency: int
     max_threads: int
 

@@ -25,6 +25,7 @@ from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
 from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Interrupted, Runtime, apply_procedure
+from .host_protocols import SILENT_SPANS, SpanSink
 from .limits import OutputBudget, Watchdog
 from .memory import MemoryBudget, run_limits
 from .parallel import DEFAULT_MAX_THREADS
@@ -288,6 +289,11 @@ class Interpreter:
         self.start_tasks()
         assert self._events is not None
         return self._events
+
+    @property
+    def span_sink(self) -> SpanSink:
+        """Where parallel forms report their spans: the event hub, or nowhere before it is made."""
+        return self._events if self._events is not None else SILENT_SPANS
 
     @property
     def task_names(self) -> Any:

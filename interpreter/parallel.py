@@ -216,7 +216,7 @@ def run_parallel(
     """The values of ``jobs`` (each called with its branch), run at most ``cap`` at a time."""
     if not jobs:
         return []
-    rt, hub = interp.runtime, interp.events
+    rt, hub = interp.runtime, interp.span_sink
     info: dict[str, Any] = {"branches": len(jobs), "max_concurrency": min(cap, interp.max_threads)}
     if cap > interp.max_threads:
         info["requested_concurrency"] = cap  # clamped to the interpreter's max_threads

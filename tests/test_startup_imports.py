@@ -123,3 +123,11 @@ def test_a_program_binding_a_task_name_keeps_its_value(tmp_path: Path) -> None:
 print(interp.eval('(list remember (usage) (task? g))'), end='')"""
     output, _ = loaded(then, tmp_path)
     assert output == "6[5, 7, True]"
+
+
+def test_parallel_forms_run_without_the_task_runtime(tmp_path: Path) -> None:
+    """parallel-map reports its span to nobody before the event hub exists, and loads nothing for it."""
+    then = f"""print(interp.eval('(parallel-map (lambda (x) (* x x)) (list 1 2 3))'), end='')
+print(sorted(name for name in {LAZY} if name in sys.modules and not name.startswith("interpreter.compiler")), end='')"""
+    output, _ = loaded(then, tmp_path)
+    assert output == "6[1, 4, 9][]"
