@@ -1,6 +1,6 @@
 """What a start imports: the parts a program may never use load when it first uses them
-(the code generator, the task loop and sequence runtime, llm, the XML template loader), and
-they still work when it does."""
+(the code generator, the task runtime and its pydantic records, the error records, llm, the XML
+template loader), and they still work when it does."""
 
 from __future__ import annotations
 
@@ -13,6 +13,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 LAZY = [
+    "pydantic.main",  # no pydantic model class is defined: the records below load on first use
+    "interpreter.error_records",  # a backtrace frame or an ErrorRecord (errors.py)
+    "interpreter.record_models",  # a define-record-type record handed to Python (conversion.py)
+    "interpreter.durable.entry",  # a journal read or written
+    "interpreter.tasks.records",  # the task runtime (task_runtime.py) ...
+    "interpreter.tasks.library",
+    "interpreter.tasks.dsl",
+    "interpreter.tasks.models.gateway",
+    "interpreter.tasks.observe.tracing",
+    "interpreter.tasks.memory.store",
     "interpreter.compiler.body",
     "interpreter.tasks.compose.loop",
     "interpreter.tasks.compose.sequence",
