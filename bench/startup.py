@@ -60,6 +60,9 @@ def print_import_profile(command: list[str], top: int = 10) -> None:
     print(f"\nImport profile of `repl.py -e` (`-X importtime`, {len(rows)} modules, {total / 1000:.1f} ms in all;")
     share = 100 * ours / max(total, 1)
     print(f"the project's own modules {ours / 1000:.1f} ms, {share:.0f}%): top {top} by own time\n")
+    names = {name for _, _, name in rows}
+    lazy = ["pydantic.main", "interpreter.tasks.records", "interpreter.tasks.library", "llm", "prompt_toolkit"]
+    print("loaded at this start: " + ", ".join(f"{n} {'yes' if n in names else 'no'}" for n in lazy) + "\n")
     print("| module | own (ms) | with its imports (ms) |")
     print("|---|---:|---:|")
     for own, cumulative, name in sorted(rows, reverse=True)[:top]:
