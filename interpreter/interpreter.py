@@ -25,7 +25,6 @@ from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
 from .errors import SchemeError
 from .evaluator import ContinuationInvoked, Interrupted, Runtime, apply_procedure
-from .host_protocols import SILENT_SPANS, SpanSink
 from .limits import OutputBudget, Watchdog
 from .memory import MemoryBudget, run_limits
 from .parallel import DEFAULT_MAX_THREADS
@@ -38,18 +37,15 @@ from .printer import write_string
 from .reader import read_with_spans
 from .stack import RUN_ROOM, with_room
 from .stdlib_files import startup_files
-from .task_runtime import autoload_task_names, is_task_installer, make_task_runtime
+from .task_runtime import LazyTasks, autoload_task_names, is_task_installer
 from .tasks.disk import DEFAULT_MAX_FILE_BYTES
 from .tasks.names import TASK_NAMES
 from .tasks.observe.screen import guard_output
 
 if TYPE_CHECKING:
     from .isolation import Isolation
-    from .tasks.library import TaskLibrary
     from .tasks.memory.store import Memory, Ranking
-    from .tasks.models.backends import ModelRegistry
-    from .tasks.observe.tracing import Event, EventHub
-    from .tasks.observe.usage import Usage
+    from .tasks.observe.tracing import Event
     from .tasks.records import Limits, RetryPolicy
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -84,7 +80,7 @@ def check_isolated_settings(settings: dict[str, Any]) -> None:
             settings[key] = str(settings[key])
 
 
-class Interpreter:
+class Interpreter(LazyTasks):
     """A taskscheme interpreter: evaluate source, define names, call procedures."""
 
     def __init__(
@@ -209,19 +205,14 @@ class Interpreter:
         # Tasks: the library (``task-library``), its models and usage, the memory (remember, recall,
         # index-files) and the event hub of tracing: made when first used (task_runtime.py).
         self.allow_models = allow_models
-        self._task_settings: dict[str, Any] | None = {
-            "model": model, "record": record, "replay": replay, "task_limits": task_limits,
-            "allow_models": allow_models, "memory": memory, "memory_ranking": memory_ranking, "retries": retries,
-            "cache": cache, "log": log, "rate_limits": rate_limits, "stream": stream, "on_text": on_text,
-            "max_file_bytes": max_file_bytes, "otel": otel,
-        }
-        self._tasks: TaskLibrary | None = None
-        self._memory: Memory | None = None
-        self._events: EventHub | None = None
-        #: Called once the task runtime is made (``when_tasks_start``).
-        self._task_hooks: list[Callable[[], None]] = []
-        self._run_program: str | None = None  # the top-level run under way, and its trace span
-        self._run_span: Any = None
+        self.init_tasks(
+            {
+                "model": model, "record": record, "replay": replay, "task_limits": task_limits,
+                "allow_models": allow_models, "memory": memory, "memory_ranking": memory_ranking,
+                "retries": retries, "cache": cache, "log": log, "rate_limits": rate_limits, "stream": stream,
+                "on_text": on_text, "max_file_bytes": max_file_bytes, "otel": otel,
+            }
+        )
         for install in INSTALLERS:
             if not is_task_installer(install):
                 install(self)
@@ -242,63 +233,6 @@ class Interpreter:
 
             self.settings.update({k: v for k, v in child_settings.items() if k in self.settings})
             self.isolation = Isolation(self, child_settings, stdin, factory=Interpreter)
-
-    # -- the task runtime, made on first use (task_runtime.py) ---------------------------
-    def start_tasks(self) -> None:
-        """Make the task runtime now (the first program or host use of a task name does)."""
-        settings, self._task_settings = self._task_settings, None
-        if settings is not None:
-            make_task_runtime(self, settings)
-            for hook in self._task_hooks:
-                hook()
-            if self._run_program is not None and self._events is not None:  # made during a run: its span opens now
-                self._run_span = self._events.begin_run(self._run_program, self.command_line)
-
-    def when_tasks_start(self, hook: Callable[[], None]) -> None:
-        """Call ``hook`` once the task runtime is made (now if it is)."""
-        if self._task_settings is None:
-            hook()
-        else:
-            self._task_hooks.append(hook)
-
-    @property
-    def tasks(self) -> TaskLibrary:
-        """The task library (``task-library``); unbound operators resolve to its tasks."""
-        self.start_tasks()
-        assert self._tasks is not None
-        return self._tasks
-
-    @property
-    def models(self) -> ModelRegistry:
-        return self.tasks.models
-
-    @property
-    def usage(self) -> Usage:
-        return self.tasks.usage
-
-    @property
-    def memory(self) -> Memory:
-        """Memory for fresh context (remember, recall, index-files): in memory unless a path was given."""
-        self.start_tasks()
-        assert self._memory is not None
-        return self._memory
-
-    @property
-    def events(self) -> EventHub:
-        """Tracing: task, model, script, step and iteration events go to its subscribers."""
-        self.start_tasks()
-        assert self._events is not None
-        return self._events
-
-    @property
-    def span_sink(self) -> SpanSink:
-        """Where parallel forms report their spans: the event hub, or nowhere before it is made."""
-        return self._events if self._events is not None else SILENT_SPANS
-
-    @property
-    def task_names(self) -> Any:
-        """The names of the tasks, without making the task runtime (none before it is made)."""
-        return self._tasks if self._tasks is not None else NO_TASKS
 
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
@@ -648,19 +582,6 @@ DEFINING = frozenset(
         "rate-limit",  # a setting of the program: a worker process keeps its share of it
     ]
 )
-
-
-class _NoTasks:
-    """The task names of an interpreter whose task runtime is not made yet: none."""
-
-    def __contains__(self, name: object) -> bool:
-        return False
-
-    def names(self) -> list[str]:
-        return []
-
-
-NO_TASKS = _NoTasks()
 
 
 def remember_definition(sources: list[tuple[str, str]], datum: Any, span: Span | None) -> None:

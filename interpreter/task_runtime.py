@@ -13,16 +13,23 @@ A name the program bound before the runtime came keeps the program's value.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .datatypes import sym
 from .forms.syntax import Autoload
+from .host_protocols import SILENT_SPANS, SpanSink
 from .primitives.registry import BUILTIN_BINDINGS, INSTALLERS
 from .tasks.names import TASK_NAMES, TASK_SYNTAX
 
 if TYPE_CHECKING:
     from .analyzer import Analyzer
+    from .tasks.library import TaskLibrary
+    from .tasks.memory.store import Memory
+    from .tasks.models.backends import ModelRegistry
+    from .tasks.observe.tracing import EventHub
+    from .tasks.observe.usage import Usage
 
 #: The module prefix of the task runtime's installers (run when the runtime is made, not at start).
 TASK_MODULES = "interpreter.tasks."
@@ -98,3 +105,105 @@ def make_task_runtime(interp: Any, settings: dict[str, Any]) -> None:
         from .tasks.observe.otel import OtelExporter  # reason: optional dependency: only otel=True needs it
 
         events.watch(OtelExporter())
+
+
+class _NoTasks:
+    """The task names of an interpreter whose task runtime is not made yet: none."""
+
+    def __contains__(self, name: object) -> bool:
+        return False
+
+    def names(self) -> list[str]:
+        return []
+
+
+NO_TASKS = _NoTasks()
+
+
+class LazyTasks:
+    """The facade's part that holds its task runtime, made on first use (``Interpreter`` is one).
+
+    ``tasks``, ``models``, ``usage``, ``memory`` and ``events`` make it when read; ``span_sink``
+    and ``task_names`` answer without making it. A top-level run under way (``_run_program``)
+    whose runtime is made part way opens its trace span then."""
+
+    command_line: list[str]
+
+    def init_tasks(self, settings: dict[str, Any]) -> None:
+        """Keep the task settings the runtime is made with (``Interpreter``'s arguments)."""
+        self._task_settings: dict[str, Any] | None = settings
+        self._tasks: TaskLibrary | None = None
+        self._memory: Memory | None = None
+        self._events: EventHub | None = None
+        #: Called once the task runtime is made (``when_tasks_start``).
+        self._task_hooks: list[Callable[[], None]] = []
+        self._task_lock = threading.RLock()
+        self._tasks_ready = False
+        self._run_program: str | None = None  # the top-level run under way, and its trace span
+        self._run_span: Any = None
+
+    def start_tasks(self) -> None:
+        """Make the task runtime now (the first program or host use of a task name does). Another
+        thread (a parallel branch) that asks meanwhile waits until it is made."""
+        if self._tasks_ready:
+            return
+        with self._task_lock:
+            settings, self._task_settings = self._task_settings, None
+            if settings is None:  # made, or being made by this thread (an installer reading interp.tasks)
+                return
+            try:
+                make_task_runtime(self, settings)
+            except BaseException:
+                self._task_settings = settings
+                raise
+            self._tasks_ready = True
+            for hook in self._task_hooks:
+                hook()
+            if self._run_program is not None and self._events is not None:  # made during a run: its span opens now
+                self._run_span = self._events.begin_run(self._run_program, self.command_line)
+
+    def when_tasks_start(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` once the task runtime is made (now if it is)."""
+        if self._tasks_ready:
+            hook()
+        else:
+            self._task_hooks.append(hook)
+
+    @property
+    def tasks(self) -> TaskLibrary:
+        """The task library (``task-library``); unbound operators resolve to its tasks."""
+        self.start_tasks()
+        assert self._tasks is not None
+        return self._tasks
+
+    @property
+    def models(self) -> ModelRegistry:
+        return self.tasks.models
+
+    @property
+    def usage(self) -> Usage:
+        return self.tasks.usage
+
+    @property
+    def memory(self) -> Memory:
+        """Memory for fresh context (remember, recall, index-files): in memory unless a path was given."""
+        self.start_tasks()
+        assert self._memory is not None
+        return self._memory
+
+    @property
+    def events(self) -> EventHub:
+        """Tracing: task, model, script, step and iteration events go to its subscribers."""
+        self.start_tasks()
+        assert self._events is not None
+        return self._events
+
+    @property
+    def span_sink(self) -> SpanSink:
+        """Where parallel forms report their spans: the event hub, or nowhere before it is made."""
+        return self._events if self._events is not None else SILENT_SPANS
+
+    @property
+    def task_names(self) -> Any:
+        """The names of the tasks, without making the task runtime (none before it is made)."""
+        return self._tasks if self._tasks is not None else NO_TASKS
