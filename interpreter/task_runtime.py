@@ -153,8 +153,9 @@ class LazyTasks:
                 return
             try:
                 make_task_runtime(self, settings)
-            except BaseException:
+            except BaseException:  # not made (a bad model name, a memory file it cannot open): ask again later
                 self._task_settings = settings
+                autoload_task_names(self, self.start_tasks)
                 raise
             self._tasks_ready = True
             for hook in self._task_hooks:
