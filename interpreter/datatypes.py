@@ -280,6 +280,11 @@ class Pair:
 PAIR_WRITES: list[int] = [0]
 PAIR_WRITE_TICKS = itertools.count(1)
 
+#: The same for the text of a mutable string (``string-set!``, ``string-fill!``,
+#: ``string-copy!``): the indexes of searched lists (``primitives/lists/search_index.py``)
+#: know their string keys by text.
+STRING_WRITES: list[int] = [0]
+
 
 class Void:
     """The unspecified value: what ``set!``, ``display`` … return. Not printed by the REPL."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..datatypes import VOID, Char, MString, char_of, is_string
+from ..datatypes import PAIR_WRITE_TICKS, STRING_WRITES, VOID, Char, MString, char_of, is_string
 from ..errors import SchemeError, type_error
 from ..evaluator import caller
 from ..limits import SMALL_STRING, check_string_length
@@ -128,6 +128,7 @@ def string_set(s: Any, k: Any, c: Any) -> Any:
     i = check_index("string-set!", k, len(m), "string")
     ch = check_char("string-set!", c).ch
     m.editable()[i] = ch
+    STRING_WRITES[0] = next(PAIR_WRITE_TICKS)
     return VOID
 
 
@@ -188,6 +189,7 @@ def string_copy_bang(to: Any, at: Any, src: Any, start: Any = None, end: Any = N
             kind="index-error",
         )
     m.editable()[at : at + len(text)] = text
+    STRING_WRITES[0] = next(PAIR_WRITE_TICKS)
     return VOID
 
 
@@ -198,6 +200,7 @@ def string_fill(s: Any, c: Any, start: Any = None, end: Any = None) -> Any:
     ch = check_char("string-fill!", c).ch
     lo, hi = check_range("string-fill!", start, end, len(m), "string")
     m.editable()[lo:hi] = ch * (hi - lo)
+    STRING_WRITES[0] = next(PAIR_WRITE_TICKS)
     return VOID
 
 

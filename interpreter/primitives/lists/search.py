@@ -4,17 +4,17 @@ walk with its circular-list check."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from ...datatypes import NIL, Char, MString, Pair, Record, Symbol
+from ...datatypes import NIL, PAIR_WRITES, STRING_WRITES, Char, MString, Pair, Record, Symbol
 from ...equality import is_equal, is_eqv
 from ...errors import SchemeError, type_error
 from ...evaluator import caller
-from ...polling import POLL_CHUNK, POLL_EVERY, poll_limits
+from ...polling import POLL_CHUNK, poll_limits
 from ..registry import primitive
+from . import search_index
 from .core import check_proc
 
 # ----------------------------------------------------------------------------------
@@ -99,18 +99,29 @@ def _search(who: str, lst: Any, match: Matcher, entries: bool) -> Any:
 #: the list again from its start, with the circular-list check). The result is the one
 #: ``_search`` gives: it finds a cycle only after visiting every pair of the list, so a
 #: match or a bad element within the chunk is what it would have met first too.
+#: A list searched again and again answers from its index instead (:mod:`.search_index`):
+#: a walk of ``LONG`` pairs or more notes the list.
 _FAST_SEARCH = """
 def fast(who, lst, x, key):
+    if memo:
+        m = memo.get(id(lst))
+        if m is not None and m[0] is lst and m[1] is PAIR_WRITES[0] and m[2] is STRING_WRITES[0] and m[3]:
+            return m[3][{table}].get(x, False)
     p = lst
-    for _ in repeat(None, POLL_EVERY):
+    for i in POLL_CHUNK:
         if type(p) is not Pair:
             if p is NIL:
-                return False
+                found = False
+                break
             raise type_error(who, "a proper list", lst)
         y = p.car
 {entry}{test}
         p = p.cdr
-    return None
+    else:
+        return None
+    if i >= LONG:
+        note(lst, {entries})
+    return found
 """
 
 _FAST_ENTRY = """\
@@ -123,17 +134,21 @@ _FAST_ENTRY = """\
 _FAST_TESTS = {
     "identity": """\
         if y is x:
-            return {found}""",
+            found = {found}
+            break""",
     "int": """\
         if y == x and type(y) is int:
-            return {found}""",
+            found = {found}
+            break""",
     "text": """\
         t = type(y)
         if t is MString:
             if y.text == x or (y.text is None and str(y) == x):
-                return {found}
+                found = {found}
+                break
         elif t is str and y == x:
-            return {found}""",
+            found = {found}
+            break""",
 }
 
 
@@ -143,14 +158,23 @@ def _fast_searches() -> dict[tuple[str, bool], Callable[[str, Any, Any, Any], An
     for kind, test in _FAST_TESTS.items():
         for entries in (False, True):
             found = "p.car" if entries else "p"
-            source = _FAST_SEARCH.format(entry=_FAST_ENTRY if entries else "", test=test.format(found=found))
+            source = _FAST_SEARCH.format(
+                entry=_FAST_ENTRY if entries else "",
+                test=test.format(found=found),
+                table=search_index.KINDS[kind],
+                entries=entries,
+            )
             namespace: dict[str, Any] = {
-                "POLL_EVERY": POLL_EVERY,
-                "repeat": itertools.repeat,
+                "POLL_CHUNK": POLL_CHUNK,
                 "Pair": Pair,
                 "NIL": NIL,
                 "MString": MString,
                 "type_error": type_error,
+                "memo": search_index.MEMOS[entries],
+                "note": search_index.note,
+                "LONG": search_index.LONG,
+                "PAIR_WRITES": PAIR_WRITES,
+                "STRING_WRITES": STRING_WRITES,
             }
             exec(source, namespace)  # fixed templates, no user text
             made[kind, entries] = namespace["fast"]

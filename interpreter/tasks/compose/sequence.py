@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ...datatypes import NIL, MString, Pair, Span, cons
+from ...datatypes import NIL, PAIR_WRITE_TICKS, PAIR_WRITES, MString, Pair, Span, cons
 from ...errors import SchemeError
 from ...printer import display_string, write_string
 from ..errors import TaskError, error_info, task_failure
@@ -237,7 +237,8 @@ class PreviousOutputs:
         if self.last is None:
             self.head = pair
         else:
-            self.last.cdr = pair
+            self.last.cdr = pair  # a list the program may hold grows: indexes of it are stale
+            PAIR_WRITES[0] = next(PAIR_WRITE_TICKS)
         self.last = pair
         self.spine.add(id(pair))
 
