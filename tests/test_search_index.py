@@ -68,10 +68,10 @@ CHANGES = [
     "(set-cdr! (list-tail alist 5) '())",  # the list is cut
     "(set-car! (list-tail alist 2) (cons (key 29) 'moved))",  # an entry replaced
     "(set-car! (list-ref alist 4) 'sym)",  # an entry's key replaced
-    "(set-cdr! (list-tail alist 39) (list (cons \"late\" 1) (cons 99 2)))",  # the list grows
+    '(set-cdr! (list-tail alist 39) (list (cons "late" 1) (cons 99 2)))',  # the list grows
     "(string-set! (car (list-ref alist 0)) 1 #\\3)",  # a key's text: "k0" becomes "k3"
     "(string-fill! (car (list-ref alist 3)) #\\z)",  # "k3" becomes "zz"
-    "(string-copy! (car (list-ref alist 1)) 0 \"k29\" 0 2)",  # "k1" becomes "k2"
+    '(string-copy! (car (list-ref alist 1)) 0 "k29" 0 2)',  # "k1" becomes "k2"
     "(list-set! alist 6 (cons 8 'eight))",
     "(sort! alist (lambda (a b) (and (pair? a) (pair? b) (eqv? (cdr a) 'b))))",
 ]
@@ -101,9 +101,9 @@ def test_a_list_that_does_not_qualify_keeps_the_walks_errors() -> None:
     interp = fresh()
     interp.eval("(define bad (append (list-head alist 20) (list 'oops) (list-tail alist 20)))")
     for _ in range(8):
-        assert interp.eval('(cdr (assoc (key 19) bad))') == 19
+        assert interp.eval("(cdr (assoc (key 19) bad))") == 19
         with pytest.raises(SchemeError, match="association list of pairs, found element"):
-            interp.eval('(assoc (key 25) bad)')
+            interp.eval("(assoc (key 25) bad)")
     assert not built(interp, "bad", True)
     interp.eval("(define improper (append (list-head lst 30) 'end))")
     for _ in range(8):
@@ -121,14 +121,12 @@ def test_a_circular_list_is_still_refused() -> None:
 
 def test_searches_in_parallel_branches_agree() -> None:
     interp = fresh()
-    value = interp.eval(
-        "(parallel-map (lambda (i) (check assoc (lambda (k l) (assoc k l equal?)) alist)) (iota 4))"
-    )
+    value = interp.eval("(parallel-map (lambda (i) (check assoc (lambda (k l) (assoc k l equal?)) alist)) (iota 4))")
     assert value == [True, True, True, True]
 
 
 def test_only_a_few_lists_are_remembered() -> None:
     interp = fresh()
     interp.eval("(define tables (map (lambda (i) (list-copy alist)) (iota 20)))")
-    interp.eval("(for-each (lambda (t) (assoc \"k29\" t) (assoc \"k29\" t)) tables)")
+    interp.eval('(for-each (lambda (t) (assoc "k29" t) (assoc "k29" t)) tables)')
     assert len(search_index.MEMOS[True]) <= search_index.MAX_LISTS

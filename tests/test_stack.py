@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -266,3 +266,72 @@ def test_the_depth_a_level_saves_stays_a_small_integer() -> None:
     depth, levels = seen[-1]
     assert 0 < depth <= rt.MAX_STRETCH + 1 and levels == 30001
     assert (rt.depth, rt.depth_base) == (0, 0)
+
+
+@pytest.fixture
+def high_limit() -> Iterator[None]:
+    """The recursion limit at 100,000 (as ``bench/guile.py`` sets it) while the test runs."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _roomy_thread_of(interp: object, n: int) -> list[object]:
+    """The roomy threads idle after ``(count n)``."""
+    from interpreter import stack
+
+    assert interp.eval(f"(count {n})") == n  # type: ignore[attr-defined]
+    return list(stack._roomy_idle)
+
+
+def test_a_deep_serial_recursion_goes_on_on_a_roomy_thread_kept_for_the_next_run(high_limit: None) -> None:
+    """Past ``Runtime.EARLY_HOP`` levels a serial run goes on on a roomy thread, which waits
+    for the next run with its frame pages touched: the same thread serves the next one.
+    (With the default recursion limit a run hops to the pooled threads well before.)"""
+    from interpreter import Interpreter
+    from interpreter.evaluator.runtime import Runtime
+
+    interp = Interpreter()
+    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    first = _roomy_thread_of(interp, Runtime.EARLY_HOP * 3)
+    assert len(first) == 1
+    assert _roomy_thread_of(interp, Runtime.EARLY_HOP * 3) == first
+    assert _roomy_thread_of(interp, 100) == first  # a shallow run does not hop
+
+
+def test_a_run_with_a_memory_budget_does_not_hop_early(monkeypatch: pytest.MonkeyPatch, high_limit: None) -> None:
+    """The budget measures the resident size, which pages kept touched would hide."""
+    from interpreter import Interpreter
+    from interpreter.evaluator import runtime
+
+    hops: list[bool] = []
+    real = runtime.run_on_fresh_stack
+
+    def recorded(job: Callable[[], object], abandoned: Callable[[], None], roomy: bool = False) -> object:
+        hops.append(roomy)
+        return real(job, abandoned, roomy)
+
+    monkeypatch.setattr(runtime, "run_on_fresh_stack", recorded)
+    n = runtime.Runtime.EARLY_HOP * 2
+    for interp, roomy in ((Interpreter(max_memory=1 << 30), False), (Interpreter(), True)):
+        hops.clear()
+        interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+        assert interp.eval(f"(count {n})") == n
+        assert (True in hops) is roomy
+
+
+def test_an_idle_roomy_thread_ends_after_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from interpreter import stack
+
+    monkeypatch.setattr(stack, "ROOMY_IDLE_SECONDS", 0.1)
+    assert run_on_fresh_stack(lambda: "done", lambda: None, roomy=True) == "done"
+    deadline = time.monotonic() + 10
+    while stack._roomy_idle and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not stack._roomy_idle
+    assert run_on_fresh_stack(lambda: "again", lambda: None, roomy=True) == "again"  # a new one

@@ -55,6 +55,12 @@ class Runtime:
     #: ``depth_base``), so ``depth`` stays a small integer: CPython keeps one object for
     #: each of 0 ... 256, and every level of a deep recursion holds the depth it saved.
     MAX_STRETCH = 250
+    #: A serial run's recursion this deep on its own thread goes on on a roomy thread
+    #: (``stack.run_on_fresh_stack(roomy=True)``), whose frame pages stay touched from one run
+    #: to the next: on the run's own thread every run maps them afresh (a page fault per
+    #: ~20 levels). Not with a memory budget, which measures the resident size: pages kept
+    #: touched would let frames grow unseen.
+    EARLY_HOP = 4096
 
     def __init__(
         self, max_depth: int | None = None, max_steps: int | None = None, timeout: float | None = None
@@ -278,6 +284,8 @@ class Runtime:
                 details={"resource": "depth", "used": self.levels, "limit": self.max_depth},
             )
         saved = (self.depth_mark, self.last_measure, self.depth_base)  # put back after the call
+        if self.levels >= self.EARLY_HOP and self.thread_base[0] == 0 and type(self) is Runtime and self.memory is None:
+            return self._hop(proc, args, saved[0], saved[1], roomy=True)
         mark = self._plan(saved[1])
         if mark is None:
             return self._hop(proc, args, saved[0], saved[1])
@@ -339,9 +347,10 @@ class Runtime:
         ctx = Branch(self)  # DSL code on a thread of no branch while branches run: give it one
         return ctx.run(lambda: ctx.apply(proc, args))
 
-    def _hop(self, proc: Closure, args: list[Any], saved_mark: int, last: tuple[int, int]) -> Any:
+    def _hop(self, proc: Closure, args: list[Any], saved_mark: int, last: tuple[int, int], roomy: bool = False) -> Any:
         """Run ``proc`` on another thread with a fresh Python stack and wait for it
-        (``last``: the measurement to go back to after, see :meth:`deep`)."""
+        (``last``: the measurement to go back to after, see :meth:`deep`; ``roomy``: on a
+        thread whose frame pages stay touched, see :data:`EARLY_HOP`)."""
         saved_base, depth, base = self.thread_base, self.depth, self.depth_base
 
         def continue_there() -> Any:
@@ -350,7 +359,7 @@ class Runtime:
             return self.apply(proc, args)
 
         try:
-            return run_on_fresh_stack(continue_there, self.interrupt)
+            return run_on_fresh_stack(continue_there, self.interrupt, roomy)
         finally:
             self.depth, self.depth_base = depth, base
             self._set_mark(saved_mark)
