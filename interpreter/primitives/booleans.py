@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..datatypes import MString
 from ..equality import is_eq, is_equal, is_eqv
 from ..errors import type_error
 from .registry import primitive
@@ -45,4 +46,15 @@ def eqv_p(a: Any, b: Any) -> bool:
 @primitive("equal?")
 def equal_p(a: Any, b: Any) -> bool:
     """Structural equality of pairs, vectors, strings and bytevectors."""
-    return a is b or is_equal(a, b)
+    if a is b:
+        return True
+    ta, tb = type(a), type(b)
+    if ta is MString or ta is str:  # two strings: their texts, without is_equal's walk
+        if tb is MString or tb is str:
+            return (a if ta is str else a.text if a.text is not None else str(a)) == (
+                b if tb is str else b.text if b.text is not None else str(b)
+            )
+        return False
+    if ta is int and tb is int:
+        return a == b
+    return is_equal(a, b)

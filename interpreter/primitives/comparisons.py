@@ -40,6 +40,8 @@ def _comparison(
     if min_args == 2:
 
         def compare(a: Any, b: Any, *rest: Any) -> bool:
+            if not rest and not ci:  # the usual call: no list, no generator
+                return test(text_of(name, a), text_of(name, b))
             texts = [text_of(name, x) for x in (a, b, *rest)]
             if ci:
                 texts = [t.casefold() for t in texts]
@@ -47,6 +49,8 @@ def _comparison(
     else:
 
         def compare(a: Any, *rest: Any) -> bool:  # type: ignore[misc]
+            if len(rest) == 1 and not ci:  # the usual call: two arguments, no list, no generator
+                return test(text_of(name, a), text_of(name, rest[0]))
             texts = [text_of(name, x) for x in (a, *rest)]
             if ci:
                 texts = [t.casefold() for t in texts]
