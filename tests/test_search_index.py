@@ -130,3 +130,24 @@ def test_only_a_few_lists_are_remembered() -> None:
     interp.eval("(define tables (map (lambda (i) (list-copy alist)) (iota 20)))")
     interp.eval('(for-each (lambda (t) (assoc "k29" t) (assoc "k29" t)) tables)')
     assert len(search_index.MEMOS[True]) <= search_index.MAX_LISTS
+
+
+def test_a_searched_previous_outputs_list_seen_growing() -> None:
+    """``previous-outputs`` is one list grown in place at its last pair: an index of it
+    built by one step (five long searches) is stale in the next, which finds the step added
+    since."""
+    steps = " ".join(f'(step s{i} "s{i}")' for i in range(20))
+    interp = fresh()
+    value = interp.eval(
+        f"""(define held #f)
+            (define seen #f)
+            (sequential (context (accumulate #t) (format full-output))
+              {steps}
+              (step look (begin (set! held previous-outputs)
+                                (member "none" held) (member "none" held) (member "none" held)
+                                (member "none" held) (member "none" held)
+                                "looked"))
+              (step again (set! seen (and (member "looked" held) #t))))
+            (list seen (length held))"""
+    )
+    assert value == [True, 21]
