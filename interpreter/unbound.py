@@ -79,12 +79,12 @@ def check_unbound(interp: AnalysisHost, forms: list[tuple[Any, Span | None]], wh
     return None
 
 
-def unbound_names_error(missing: dict[Symbol, Span | None], candidates: dict[str, str]) -> SchemeError:
+def unbound_names_error(missing: dict[Symbol, Span | None], candidates: dict[str, str | Symbol]) -> SchemeError:
     """One error for all the names; its span is the first use of the first name."""
     lines = []
     for name, span in missing.items():
-        close = difflib.get_close_matches(name.name, list(candidates), n=2, cutoff=0.75)
-        hint = f"; did you mean {' or '.join(candidates[c] for c in close)}" if close else ""
+        close = close_matches(name.name, candidates)
+        hint = f"; did you mean {' or '.join(shown(candidates[c]) for c in close)}" if close else ""
         where = f" (at {span})" if span is not None and len(missing) > 1 else ""
         lines.append(f"unbound variable: {name.name}{hint}{where}")
     first_span = next(iter(missing.values()))
@@ -92,6 +92,24 @@ def unbound_names_error(missing: dict[Symbol, Span | None], candidates: dict[str
         return SchemeError(lines[0], kind="unbound-variable", span=first_span)
     head = f"{len(lines)} unbound variables; nothing was run:\n  "
     return SchemeError(head + "\n  ".join(lines), kind="unbound-variable", span=first_span)
+
+
+#: How alike a suggestion must be (difflib's ratio).
+CUTOFF = 0.75
+
+
+def close_matches(name: str, candidates: Iterable[str]) -> list[str]:
+    """The two names most like ``name`` (``difflib.get_close_matches``), looked for only among
+    the candidates whose length allows it (difflib's first test, made without its object per
+    name: an unbound name among the 500 globals costs 0.8 ms instead of 1.1 ms)."""
+    n = len(name)
+    near = [c for c in candidates if 2 * min(n, len(c)) >= CUTOFF * (n + len(c))]
+    return difflib.get_close_matches(name, near, n=2, cutoff=CUTOFF)
+
+
+def shown(candidate: str | Symbol) -> str:
+    """How a suggestion shows: a task as its description, a name quoted (``'length``)."""
+    return candidate if type(candidate) is str else quoted(candidate)
 
 
 class CircularCode(Exception):
@@ -121,12 +139,13 @@ class Walk:
             or name.name in interp.task_names
         )
 
-    def candidates(self) -> dict[str, str]:
-        """Every name the program could have meant, and how a suggestion shows it."""
-        shown = {name: f"the task {name}" for name in self.interp.task_names.names()}
+    def candidates(self) -> dict[str, str | Symbol]:
+        """Every name the program could have meant: a task's description, or the name's symbol,
+        quoted only once it is suggested (quoting all 500 globals took 2.7 ms an error)."""
+        found: dict[str, str | Symbol] = {name: f"the task {name}" for name in self.interp.task_names.names()}
         for group in (SPECIAL_FORMS, self.interp.global_env.vars, self.defined):
-            shown.update((s.name, quoted(s)) for s in group)
-        return shown
+            found.update((s.name, s) for s in group)
+        return found
 
     def is_syntax(self, head: Symbol, bound: Bound) -> bool:
         macro = self.interp.analyzer.macros.get(head)
