@@ -4,7 +4,6 @@ pseudo-terminal (:func:`terminal_env`)."""
 
 from __future__ import annotations
 
-import builtins
 import gc
 import io
 import os
@@ -40,21 +39,21 @@ def assert_error(interp: Interpreter, src: str, message: str, kind: str) -> None
 
 @contextmanager
 def compiled_sources() -> Iterator[list[str]]:
-    """The Python source of every procedure body compiled inside the block (a spy on the
-    ``compile`` that ``interpreter.compiler.body`` calls)."""
+    """The Python source of every procedure body compiled inside the block (a spy on
+    ``interpreter.compiler.body.compiled``, which then compiles every source afresh, its
+    cache of recent code objects bypassed)."""
     seen: list[str] = []
-    real = builtins.compile
+    real = body.compiled
 
-    def spy(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
-        if filename == "<taskscheme body>":
-            seen.append(source)
-        return real(source, filename, mode, *args, **kwargs)
+    def spy(source: str) -> Any:
+        seen.append(source)
+        return real.__wrapped__(source)
 
-    body.compile = spy  # type: ignore[attr-defined]
+    body.compiled = spy  # type: ignore[assignment]
     try:
         yield seen
     finally:
-        del body.compile  # type: ignore[attr-defined]
+        body.compiled = real  # type: ignore[assignment]
 
 
 #: Variables that make a session on a terminal behave unlike a user's: CI (``.ci/run`` runs with
