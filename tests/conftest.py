@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +18,14 @@ from interpreter import Interpreter, SchemeError
 from interpreter.printer import write_string
 
 CHECKOUT = Path(__file__).resolve().parent.parent
+
+# pytest keeps the test modules it rewrote (for its assert messages) as bytecode, but not when
+# PYTHONDONTWRITEBYTECODE is set: then every xdist worker rewrote all test files again, 3.5 s
+# of CPU each. With the variable set they are kept in a folder of their own under the
+# temporary directory (Python's pycache_prefix), so the checkout still gets no bytecode.
+if sys.dont_write_bytecode and sys.pycache_prefix is None:
+    sys.pycache_prefix = os.path.join(tempfile.gettempdir(), f"taskscheme-pycache-{getattr(os, 'getuid', lambda: 0)()}")
+    sys.dont_write_bytecode = False
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
