@@ -8,6 +8,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import compiled_sources
@@ -44,6 +45,15 @@ def pytest_configure(config: pytest.Config) -> None:
             "`python -P -m pytest --installed` with the Python of a venv where taskscheme is installed "
             "(not editable); -P keeps the current folder off sys.path"
         )
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``-n N`` without another ``--dist``: whole files, the longest first (tests/scheduling.py)."""
+    if config.getoption("dist") != "load":
+        return None
+    from scheduling import LongestFileFirst  # reason: xdist is a dev dependency; only -n runs get here
+
+    return LongestFileFirst(config, log)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
