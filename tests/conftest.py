@@ -47,6 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist (-p no:xdist) it is not called
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under ``-n N`` without another ``--dist``: whole files, the longest first (tests/scheduling.py)."""
     if config.getoption("dist") != "load":
