@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -55,6 +56,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from scheduling import LongestFileFirst  # reason: xdist is a dev dependency; only -n runs get here
 
     return LongestFileFirst(config, log)
+
+
+@pytest.fixture(autouse=True)
+def sigint_handler_kept() -> Iterator[None]:
+    """A test that leaves Ctrl-C's handler changed fails: the next test in the worker (and a host
+    embedding the interpreter) would find Ctrl-C ignored or rerouted."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"the test left SIGINT's handler changed: {before!r} -> {after!r}")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -66,6 +66,26 @@ def test_one_big_allocation_is_refused_before_it_is_made() -> None:
     assert "refused" in info.value.message
 
 
+@pytest.mark.parametrize("collect", ["(get-output-string p)", "p"])
+def test_a_string_port_s_text_is_charged_when_it_is_joined(collect: str) -> None:
+    """A port holds each write by reference: 5,000 writes of one 10 KB string are 40 KB of
+    references until they are joined into 50 M characters."""
+    writes = "(do ((k 0 (+ k 1))) ((= k 5000)) (write-string chunk p))"
+    program = (
+        f"(define chunk (make-string 10000 #\\x)) (define p (open-output-string)) {writes} {collect}"
+        if collect != "p"
+        else f"(define chunk (make-string 10000 #\\x)) (call-with-output-string (lambda (p) {writes}))"
+    )
+    with pytest.raises(SchemeError) as info:
+        Interpreter(max_memory=BUDGET).eval(program)
+    assert info.value.details["resource"] == "memory"
+    assert info.value.details["requested"] >= 50_000_000
+    assert ":1:" in str(info.value)  # where the text was joined
+    assert Interpreter().eval(program.replace("5000", "50")) is not None  # within the budget: as before
+    with pytest.raises(SchemeError, match="string length 200000000 is too large"):
+        Interpreter().eval(program.replace("5000", "20000"))  # the string cap, with no budget
+
+
 def test_a_program_within_its_budget_runs_as_before() -> None:
     interp = Interpreter(max_memory=BUDGET)
     assert interp.eval("(length (let loop ((i 0) (acc '())) (if (= i 100000) acc (loop (+ i 1) (cons i acc)))))") == (
