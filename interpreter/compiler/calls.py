@@ -64,7 +64,9 @@ class Calls:
         (``parent`` again). Returns ``result``."""
         self.line("else:")
         self.indent += 1
-        self.line(f"{result} = {self.fallback(node, operands())}")
+        values = operands()
+        self.line(f"site = {parent}")  # the ordinary call adds its own frame (generic_application)
+        self.line(f"{result} = {self.fallback(node, values)}")
         self.indent -= 1
         self.forget()
         self.current_site = parent

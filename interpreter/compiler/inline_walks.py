@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..datatypes import gensym
 from ..errors import SchemeError
 from ..nodes.core import Call, Const, GlobalRef, If, Lambda, LocalRef, Node
-from ..polling import POLL_EVERY, poll_limits, ticks
+from ..polling import POLL_EVERY, poll_limits, polled, ticks
 from .inline_update import emit_update, inline_update
 from .library import LIBRARY
 
@@ -151,22 +151,38 @@ def emit_walk(em: Emitter, node: Call) -> str:
     site = em.open_site(node)  # in progress while the list is checked and the body runs, as a call is
     if named is not None:
         em.merged_sites.add(site)
-    values = em.operand_values(node.operands[1:])  # the lambda itself has no effect
+    numbers = iota_source(em, node.operands[-1])
+    if numbers is None:
+        values = em.operand_values(node.operands[1:])  # the lambda itself has no effect
+    else:  # the numbers' own call is in progress while its operands run, as in the ordinary call
+        values = [settled(em, value) for value in em.operand_values(node.operands[1:-1])]
+        numbers_site = em.open_site(numbers)
+        counts = [settled(em, value) for value in em.operand_values(numbers.operands)]
+        em.current_site = site
+        values.append("")
     em.line(f"site = {em.current_site}")
     result, lst, count, who = em.fresh("t"), em.fresh("t"), em.fresh("t"), em.constant(name, "c")
-    em.line(f"{lst} = {values[-1]}")
+    if numbers is None:
+        em.line(f"{lst} = {values[-1]}")
     intact = em.flag(builtins_intact(operator, em.builtins[name]))
     if named is not None:  # the procedure is read now, so it must be the built-in now
         intact += f" and {em.flag(builtins_intact(named, em.builtins[named.name.name]))}"
+    if numbers is not None:  # iota untouched: its numbers are walked without making its list
+        assert type(numbers.operator) is GlobalRef
+        intact += f" and {em.flag(builtins_intact(numbers.operator, em.builtins['iota']))}"
     # (not where a round may end the walk early, `any`'s and `every`'s: the rest of the list
     # would go unchecked)
     stops = any("break" in line for line in form.round_end)
-    pure = None if stops else effect_free_flags(em, proc.body)
+    pure = None if stops or numbers is not None else effect_free_flags(em, proc.body)
     if pure is not None:  # its built-ins untouched, the body has no effect: the list is checked as it goes
         intact = " and ".join(dict.fromkeys([intact, *(em.flag(flag) for flag in pure)]))
     em.line(f"if {intact}:")
     em.indent += 1
-    if pure is None:
+    if numbers is not None:
+        em.line(f"site = {numbers_site}")
+        em.line(f"{lst} = iota_numbers({', '.join(counts)})")
+        em.line(f"site = {site}")
+    elif pure is None:
         em.line(f"{count} = proper_length({who}, {lst})")
     head = last = acc = ""
     if form.new_list:  # a placeholder pair before the first element's
@@ -177,7 +193,11 @@ def emit_walk(em: Emitter, node: Call) -> str:
         em.line(f"{acc} = {form.start.format(*values)}")
     em.forget()  # a later round runs after this round's calls
     start = mark = probe = ""
-    if pure is None:
+    element = em.fresh("l")
+    if numbers is not None:
+        em.line(f"for {element} in polled({lst}):")
+        em.indent += 1
+    elif pure is None:
         em.line(f"for _ in ticks({count}):")
         em.indent += 1
         em.line(f"if type({lst}) is not Pair:")
@@ -199,8 +219,8 @@ def emit_walk(em: Emitter, node: Call) -> str:
         em.line(f"elif {lst} is {mark}:  # round again: a circular list")
         em.line(f"    site = {site}")
         em.line(f"    raise improper_error({who}, {start})")
-    element = em.fresh("l")
-    em.line(f"{element} = {lst}.car")
+    if numbers is None:
+        em.line(f"{element} = {lst}.car")
     locals_ = [element]
     if form.acc_param is not None:  # the lambda's own binding of the accumulator
         bound = em.fresh("l")
@@ -214,7 +234,8 @@ def emit_walk(em: Emitter, node: Call) -> str:
     fields = {"v": value, "x": element, "c": em.fresh("t"), "last": last, "acc": acc}
     for template in form.round_end:
         em.line(template.format(**fields))
-    em.line(f"{lst} = {lst}.cdr")
+    if numbers is None:
+        em.line(f"{lst} = {lst}.cdr")
     em.count_step()
     em.indent -= 1
     if pure is not None:  # an error before the end: the ordinary walk would have refused the list first
@@ -233,9 +254,33 @@ def emit_walk(em: Emitter, node: Call) -> str:
 
     def operands() -> list[str]:  # inside the else arm: reading a named procedure may emit lines
         closure = em.value(named) if named is not None else f"{em.constant(proc.compile(False), 'n')}({em.frame})"
+        if numbers is not None:  # the list made by the ordinary call, in its own site
+            assert type(closure) is str
+            closure = settled(em, closure)
+            em.line(f"site = {site}")  # the ordinary call adds its own frame (generic_application)
+            em.line(f"{lst} = {em.fallback(numbers, counts)}")
         return [closure, *values[:-1], lst]
 
     return em.fallback_arm(result, node, operands, parent)
+
+
+def settled(em: Emitter, value: str) -> str:
+    """``value`` as a name or a literal: an expression is computed into a temporary now (an
+    operand evaluated before code emitted later, as ``operand_values`` keeps them)."""
+    if value.isidentifier() or value.lstrip("-").isdigit():
+        return value
+    temp = em.fresh("t")
+    em.line(f"{temp} = {value}")
+    return temp
+
+
+def iota_source(em: Emitter, node: Node) -> Call | None:
+    """``node`` if it is a call of ``iota`` (with one to three operands) that a walk may
+    iterate the numbers of (``iota_numbers``) instead of making its list: the list would be
+    new and seen by nothing but the walk."""
+    if type(node) is not Call or type(node.operator) is not GlobalRef or node.operator.name.name != "iota":
+        return None
+    return node if "iota" in em.builtins and 1 <= len(node.operands) <= 3 else None
 
 
 def effect_free_flags(em: Emitter, body: Node) -> list[Any] | None:
@@ -303,5 +348,7 @@ def walk_namespace() -> dict[str, Any]:
         "list_length": names["list_length"],
         "improper_error": names["improper_error"],
         "probing_rounds": probing_rounds,
+        "iota_numbers": names["iota_numbers"],
+        "polled": polled,
         "SchemeError": SchemeError,
     }

@@ -31,7 +31,15 @@ LIBRARY = Library()
 
 #: The names a body's namespace must hold from the library (see :func:`provide`).
 REQUIRED = frozenset(
-    {"StringOutputPort", "proper_length", "list_length", "improper_error", "changed_error", "check_table"}
+    {
+        "StringOutputPort",
+        "proper_length",
+        "list_length",
+        "improper_error",
+        "changed_error",
+        "check_table",
+        "iota_numbers",
+    }
 )
 
 

@@ -55,4 +55,5 @@ _provide_to_compiler(
     improper_error=lists.improper_error,
     changed_error=_changed_error,
     check_table=_check_table,
+    iota_numbers=lists.iota_numbers,
 )

@@ -19,7 +19,7 @@ from . import sorting  # noqa: F401
 # isort: on
 from .core import build_list, check_proc, copy_onto, improper_error, list_length, proper_length, to_pylist
 from .sorting import sorted_items
-from .walks import elements, rows
+from .walks import elements, iota_numbers, rows
 
 __all__ = [
     "build_list",
@@ -27,6 +27,7 @@ __all__ = [
     "copy_onto",
     "elements",
     "improper_error",
+    "iota_numbers",
     "list_length",
     "proper_length",
     "rows",

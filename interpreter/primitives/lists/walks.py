@@ -5,7 +5,7 @@ one-list forms run the loops of :mod:`~interpreter.primitives.loops`."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ...datatypes import NIL, VOID, Pair, Values, values_of
@@ -321,14 +321,24 @@ def _pairs_of_range(numbers: range) -> Any:
 @primitive("iota")
 def iota(n: Any, start: Any = 0, step: Any = 1) -> Any:
     """``n`` numbers from ``start`` by ``step``."""
+    numbers = iota_numbers(n, start, step)
+    if type(numbers) is range:
+        return _pairs_of_range(numbers[::-1])
+    return build_list(numbers)
+
+
+def iota_numbers(n: Any, start: Any = 0, step: Any = 1) -> Sequence[Any]:
+    """The numbers ``(iota n start step)`` lists, with its checks and errors: a ``range`` for
+    exact integers. A compiled walk over ``(iota …)`` iterates them without making the list
+    (``compiler/inline_walks.py``)."""
     check_size("iota", n)
     check_number("iota", start)
     check_number("iota", step)
     if type(start) is int and type(step) is int:
         if step == 0:
-            return build_list([start] * n)
-        return _pairs_of_range(range(start + (n - 1) * step, start - step, -step))
-    return build_list([add(start, mul(i, step)) for i in polled(range(n))])
+            return [start] * n
+        return range(start, start + n * step, step)
+    return [add(start, mul(i, step)) for i in polled(range(n))]
 
 
 @primitive("list-index")
