@@ -238,8 +238,9 @@ PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
 }
 
 #: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``,
-#: ``inline_walks.emit_walk``, ``inline_update.emit_update``).
-INLINE_FORMS = ("call-with-values", *WALK_FORMS, *UPDATE_FORMS)
+#: ``inline_walks.emit_walk``, ``inline_update.emit_update``), and those a walk takes over
+#: (``iota`` as its list, ``apply`` of ``+`` or ``string-append`` to a ``map``: ``emit_sink``).
+INLINE_FORMS = ("call-with-values", *WALK_FORMS, *UPDATE_FORMS, "iota", "apply")
 
 #: Every global name whose built-in compiled code may compute inline.
 INLINE_NAMES = (

@@ -43,7 +43,7 @@ defines or a ``set!`` of a parameter, nor for several lists.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -90,6 +90,80 @@ WALK_FORMS: dict[str, WalkForm] = {
 }
 
 
+class Sink:
+    """A walk whose new list goes straight into a built-in applied to it: ``(apply + (map f
+    l))`` sums the values as ``map`` makes them, ``(apply string-append (map f l))`` joins
+    them, and no list is made. ``form`` is the walk's form with the values taken in
+    (``{v}``) instead of appended; a value the built-in's fast way cannot take (not an exact
+    integer, not an immutable string) sets ``bail``, and the caller then makes the ordinary
+    calls from the start (``operands`` gives the ordinary walk's operands): the walk's body
+    has no effect, so running it again cannot show."""
+
+    def __init__(self, form: WalkForm, check: str, finish: str, bail: str) -> None:
+        self.form, self.check, self.finish, self.bail = form, check, finish, bail
+        self.operands: Callable[[], list[str]] = list
+
+
+#: The built-ins ``apply`` may hand a walk's values to as they are made: the test a value
+#: passes, where the values go ({acc}), and the result made of them.
+SINKS: dict[str, tuple[str, str, str]] = {
+    "+": ("type({v}) is int", "{acc} = {acc} + {v}", "0"),
+    "string-append": ("type({v}) is str", "{acc}.append({v})", "[]"),
+}
+SINK_RESULTS = {"+": "{acc}", "string-append": "joined_strings({acc})"}
+
+
+def inline_sink(em: Emitter, node: Node) -> bool:
+    """Whether ``node`` is ``(apply + (map …))`` or ``(apply string-append (map …))`` whose
+    ``map`` runs inline with a body of no effect (see :class:`Sink`)."""
+    if type(node) is not Call or type(node.operator) is not GlobalRef or node.operator.name.name != "apply":
+        return False
+    if "apply" not in em.builtins or len(node.operands) != 2:
+        return False
+    target, walk = node.operands
+    if type(target) is not GlobalRef or target.name.name not in SINKS or target.name.name not in em.builtins:
+        return False
+    if type(walk) is not Call or type(walk.operator) is not GlobalRef or walk.operator.name.name != "map":
+        return False
+    if not inline_walk(em, walk):
+        return False
+    proc = walk.operands[0]
+    body = eta_lambda(walk, proc, 1).body if type(proc) is GlobalRef else proc.body  # type: ignore[attr-defined]
+    return effect_free_flags(em, body) is not None
+
+
+def emit_sink(em: Emitter, node: Call) -> str:
+    """Emit ``node`` (see :func:`inline_sink`); the name of its value. The target built-in is
+    read first, as an operand; the fast way is taken only if it is the built-in."""
+    target, walk = node.operands
+    assert type(target) is GlobalRef and type(walk) is Call
+    name = target.name.name
+    parent = em.current_site
+    site = em.open_site(node)
+    op = em.fresh("t")
+    em.line(f"{op} = {em.value(target)}")
+    test, take, start = SINKS[name]
+    form = WalkForm(1, 1, False, start, None, (f"if not {test}:", "    {bail} = True", "    break", take))
+    bail = em.fresh("t")
+    form = form._replace(round_end=tuple(line.replace("{bail}", bail) for line in form.round_end))
+    sink = Sink(form, f"{op} is {em.constant(em.builtins[name], 'c')}", SINK_RESULTS[name], bail)
+    result = emit_walk(em, walk, sink)
+    em.current_site = site
+    em.line(f"if {bail}:")
+    em.indent += 1
+    values = sink.operands()
+    lst = em.fresh("t")
+    em.line(f"site = {site}")  # the ordinary calls add their own frames (generic_application)
+    em.line(f"{lst} = {em.fallback(walk, values)}")
+    em.line(f"site = {parent}")
+    em.line(f"{result} = {em.fallback(node, [op, lst])}")
+    em.indent -= 1
+    em.forget()
+    em.current_site = parent
+    em.line(f"site = {parent}")
+    return result
+
+
 def inline_walk(em: Emitter, node: Node) -> bool:
     """Whether ``node`` is a walk of :data:`WALK_FORMS` over one list whose procedure is a
     literal lambda that can run inline (``Emitter.inlinable_lambda``), or a built-in by
@@ -99,7 +173,7 @@ def inline_walk(em: Emitter, node: Node) -> bool:
     name = node.operator.name.name
     form = WALK_FORMS.get(name)
     if form is None:
-        return inline_update(em, node)
+        return inline_update(em, node) or inline_sink(em, node)
     if name not in em.builtins or len(node.operands) != 1 + form.operands:
         return False
     proc = node.operands[0]
@@ -129,7 +203,7 @@ def eta_lambda(node: Call, ref: GlobalRef, params: int) -> Lambda:
 RUNTIME_UNUSED: Any = None
 
 
-def emit_walk(em: Emitter, node: Call) -> str:
+def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     """Emit the walk ``node`` (see :func:`inline_walk`) as a loop; the name of its value.
 
     The operands after the lambda are computed first, then the global is tested (the
@@ -140,9 +214,9 @@ def emit_walk(em: Emitter, node: Call) -> str:
 
     operator, proc = node.operator, node.operands[0]
     name = operator.name.name
-    form = WALK_FORMS.get(name)
+    form = WALK_FORMS.get(name) if sink is None else sink.form
     if form is None:
-        return emit_update(em, node)
+        return emit_sink(em, node) if name == "apply" else emit_update(em, node)
     named = proc if type(proc) is GlobalRef else None  # a built-in by name (see by_name)
     if named is not None:
         proc = eta_lambda(node, named, form.params)
@@ -170,14 +244,18 @@ def emit_walk(em: Emitter, node: Call) -> str:
     if numbers is not None:  # iota untouched: its numbers are walked without making its list
         assert type(numbers.operator) is GlobalRef
         intact += f" and {em.flag(builtins_intact(numbers.operator, em.builtins['iota']))}"
+    if sink is not None:
+        intact += f" and {sink.check}"
     # (not where a round may end the walk early, `any`'s and `every`'s: the rest of the list
-    # would go unchecked)
-    stops = any("break" in line for line in form.round_end)
+    # would go unchecked; a sink that stops early is done again the ordinary way)
+    stops = sink is None and any("break" in line for line in form.round_end)
     pure = None if stops or numbers is not None else effect_free_flags(em, proc.body)
     if pure is not None:  # its built-ins untouched, the body has no effect: the list is checked as it goes
         intact = " and ".join(dict.fromkeys([intact, *(em.flag(flag) for flag in pure)]))
     em.line(f"if {intact}:")
     em.indent += 1
+    if sink is not None:
+        em.line(f"{sink.bail} = False")
     if numbers is not None:
         em.line(f"site = {numbers_site}")
         em.line(f"{lst} = iota_numbers({', '.join(counts)})")
@@ -248,6 +326,8 @@ def emit_walk(em: Emitter, node: Call) -> str:
     if head:
         em.line(f"{last}.cdr = NIL")
         em.line(f"{result} = {head}.cdr")
+    elif sink is not None:
+        em.line(f"{result} = {sink.finish.format(acc=acc)}")
     else:
         em.line(f"{result} = {acc or 'VOID'}")
     em.indent -= 1
@@ -261,6 +341,21 @@ def emit_walk(em: Emitter, node: Call) -> str:
             em.line(f"{lst} = {em.fallback(numbers, counts)}")
         return [closure, *values[:-1], lst]
 
+    if sink is not None:  # the sink's caller makes the ordinary calls (operands) if it bails
+        em.line("else:")
+        em.line(f"    {sink.bail} = True")
+        if numbers is None:  # the list from its start: the loop has moved on
+            assert start
+            em.line(f"    {start} = {lst}")
+        em.forget()
+        em.current_site = parent
+
+        def from_the_start() -> list[str]:
+            given = operands()
+            return given if numbers is not None else [*given[:-1], start]
+
+        sink.operands = from_the_start
+        return result
     return em.fallback_arm(result, node, operands, parent)
 
 
@@ -350,5 +445,6 @@ def walk_namespace() -> dict[str, Any]:
         "probing_rounds": probing_rounds,
         "iota_numbers": names["iota_numbers"],
         "polled": polled,
+        "joined_strings": names["joined_strings"],
         "SchemeError": SchemeError,
     }

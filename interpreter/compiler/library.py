@@ -39,6 +39,7 @@ REQUIRED = frozenset(
         "changed_error",
         "check_table",
         "iota_numbers",
+        "joined_strings",
     }
 )
 

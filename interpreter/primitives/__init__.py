@@ -45,6 +45,7 @@ from ..compiler.library import provide as _provide_to_compiler
 from ..ports import StringOutputPort as _StringOutputPort
 from .hashtables import check_table as _check_table
 from .loops import changed_error as _changed_error
+from .spread import joined_strings as _joined_strings
 from .registry import BUILTINS as _BUILTINS
 
 _provide_to_compiler(
@@ -56,4 +57,5 @@ _provide_to_compiler(
     changed_error=_changed_error,
     check_table=_check_table,
     iota_numbers=lists.iota_numbers,
+    joined_strings=_joined_strings,
 )

@@ -119,3 +119,12 @@ def string_append_list(lst: Any) -> MString:
         return MString("".join(parts))
     except TypeError:  # a non-string with a length (a vector …)
         return string_append(*parts)
+
+
+def joined_strings(texts: list[str]) -> MString:
+    """``(apply string-append l)`` of the Python strings ``texts`` (a compiled walk's values,
+    ``compiler/inline_walks.py``): the new mutable string, under string-append's length limit."""
+    n = sum(map(len, texts))
+    if n >= SMALL_STRING:
+        check_string_length("string-append", n)
+    return MString("".join(texts))
