@@ -104,7 +104,9 @@ RUN = re.compile(rf"type\((?P<param>arg\d+)\) is {_TESTS}(?P<flags>(?: and {FLAG
 #: skips to; either one would stop it at every place.
 FLAG = re.compile(rf"{FLAG_NAME}{AFTER}")
 #: The first line of a loop inside the body's own (``Emitter.do``, ``named_let``, ``emit_walk``).
-INNER_LOOP = re.compile(r"\n(?P<pad>[ ]{12,})(?:while True:|for _ in ticks\(|for t\d+ in probing_rounds\(|for l\d+ in polled\()")
+INNER_LOOP = re.compile(
+    r"\n(?P<pad>[ ]{12,})(?:while True:|for _ in ticks\(|for t\d+ in probing_rounds\(|for l\d+ in polled\()"
+)
 
 
 class Run(NamedTuple):

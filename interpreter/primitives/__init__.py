@@ -45,8 +45,8 @@ from ..compiler.library import provide as _provide_to_compiler
 from ..ports import StringOutputPort as _StringOutputPort
 from .hashtables import check_table as _check_table
 from .loops import changed_error as _changed_error
-from .spread import joined_strings as _joined_strings
 from .registry import BUILTINS as _BUILTINS
+from .spread import joined_strings as _joined_strings
 
 _provide_to_compiler(
     _BUILTINS,
