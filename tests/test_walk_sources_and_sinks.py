@@ -1,5 +1,5 @@
 """A compiled walk over ``(iota …)`` iterates its numbers without making the list, and
-``(apply + (map …))`` / ``(apply string-append (map …))`` take map's values as they are made
+``(apply + (map …))``, ``(apply string-append (map …))`` and ``(length (map …))`` take map's values as they are made
 (``interpreter/compiler/inline_walks.py``: ``iota_source``, ``Sink``). Values, errors (kind,
 message, backtrace), limits and rebindings are those of the ordinary calls."""
 
@@ -16,6 +16,7 @@ from interpreter import Interpreter, SchemeError
 ORDINARY = WRAPPED + (
     " (define iota (let ((p iota)) (lambda xs (apply p xs))))"
     " (define apply (let ((p apply)) (lambda (f l) (p f l))))"
+    " (define length (let ((p length)) (lambda (l) (p l))))"
 )
 
 EXPRESSIONS = [
@@ -32,6 +33,8 @@ EXPRESSIONS = [
     "(apply string-append (map (lambda (x) (if (> x b) (number->string x) x)) a))",  # bails to the ordinary calls
     "(apply string-append (map number->string (iota a b)))",
     "(apply + (map car a))",
+    "(length (map (lambda (x) (+ x b)) a))",
+    "(length (map number->string (iota a b)))",
 ]
 
 ARGUMENTS = [
@@ -114,6 +117,12 @@ def test_a_rebound_builtin_is_the_one_called() -> None:
     assert interp.eval("(total 4)") == 0
     interp.eval("(set! + real+)")
     assert interp.eval("(total 4)") == 12
+    interp.eval("(define real-apply apply) (set! apply (lambda (f l) (length l)))")
+    assert interp.eval("(total 4)") == 4
+    interp.eval("(set! apply real-apply) (define (count l) (length (map (lambda (x) (* x 2)) l)))")
+    assert interp.eval("(count '(1 2 3))") == 3
+    interp.eval("(define real-length length) (set! length car)")
+    assert interp.eval("(count '(1 2 3))") == 2
 
 
 def test_each_number_is_a_step_and_the_limits_hold() -> None:

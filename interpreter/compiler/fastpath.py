@@ -239,8 +239,8 @@ PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
 
 #: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``,
 #: ``inline_walks.emit_walk``, ``inline_update.emit_update``), and those a walk takes over
-#: (``iota`` as its list, ``apply`` of ``+`` or ``string-append`` to a ``map``: ``emit_sink``).
-INLINE_FORMS = ("call-with-values", *WALK_FORMS, *UPDATE_FORMS, "iota", "apply")
+#: (``iota`` as its list; ``apply`` of ``+`` or ``string-append``, and ``length``, of a ``map``: ``emit_sink``).
+INLINE_FORMS = ("call-with-values", *WALK_FORMS, *UPDATE_FORMS, "iota", "apply", "length")
 
 #: Every global name whose built-in compiled code may compute inline.
 INLINE_NAMES = (

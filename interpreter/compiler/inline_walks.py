@@ -93,7 +93,7 @@ WALK_FORMS: dict[str, WalkForm] = {
 class Sink:
     """A walk whose new list goes straight into a built-in applied to it: ``(apply + (map f
     l))`` sums the values as ``map`` makes them, ``(apply string-append (map f l))`` joins
-    them, and no list is made. ``form`` is the walk's form with the values taken in
+    them, ``(length (map f l))`` counts them, and no list is made. ``form`` is the walk's form with the values taken in
     (``{v}``) instead of appended; a value the built-in's fast way cannot take (not an exact
     integer, not an immutable string) sets ``bail``, and the caller then makes the ordinary
     calls from the start (``operands`` gives the ordinary walk's operands): the walk's body
@@ -104,49 +104,71 @@ class Sink:
         self.operands: Callable[[], list[str]] = list
 
 
-#: The built-ins ``apply`` may hand a walk's values to as they are made: the test a value
-#: passes, where the values go ({acc}), and the result made of them.
-SINKS: dict[str, tuple[str, str, str]] = {
-    "+": ("type({v}) is int", "{acc} = {acc} + {v}", "0"),
-    "string-append": ("type({v}) is str", "{acc}.append({v})", "[]"),
+#: What may take a walk's values as they are made: ``apply`` of these built-ins, and
+#: ``length``: the test a value passes (None: any), where it goes ({acc}), the first {acc},
+#: and the result made of them.
+SINKS: dict[str, tuple[str | None, str, str, str]] = {
+    "+": ("type({v}) is int", "{acc} = {acc} + {v}", "0", "{acc}"),
+    "string-append": ("type({v}) is str", "{acc}.append({v})", "[]", "joined_strings({acc})"),
+    "length": (None, "{acc} = {acc} + 1", "0", "{acc}"),
 }
-SINK_RESULTS = {"+": "{acc}", "string-append": "joined_strings({acc})"}
+
+
+def sink_parts(em: Emitter, node: Node) -> tuple[str, GlobalRef | None, Call] | None:
+    """``(sink name, the built-in apply is given or None, the map walk)`` if ``node`` is
+    ``(apply + (map …))``, ``(apply string-append (map …))`` or ``(length (map …))``."""
+    if type(node) is not Call or type(node.operator) is not GlobalRef:
+        return None
+    name, operands = node.operator.name.name, node.operands
+    if name not in em.builtins:
+        return None
+    if name == "length" and len(operands) == 1:
+        target, walk = None, operands[0]
+    elif name == "apply" and len(operands) == 2 and type(operands[0]) is GlobalRef:
+        target, walk = operands
+        if target.name.name not in SINKS or target.name.name == "length" or target.name.name not in em.builtins:
+            return None
+    else:
+        return None
+    if type(walk) is not Call or type(walk.operator) is not GlobalRef or walk.operator.name.name != "map":
+        return None
+    return (name if target is None else target.name.name), target, walk
 
 
 def inline_sink(em: Emitter, node: Node) -> bool:
-    """Whether ``node`` is ``(apply + (map …))`` or ``(apply string-append (map …))`` whose
-    ``map`` runs inline with a body of no effect (see :class:`Sink`)."""
-    if type(node) is not Call or type(node.operator) is not GlobalRef or node.operator.name.name != "apply":
+    """Whether ``node`` is a sink (:func:`sink_parts`) whose ``map`` runs inline with a body
+    of no effect (see :class:`Sink`)."""
+    parts = sink_parts(em, node)
+    if parts is None or not inline_walk(em, parts[2]):
         return False
-    if "apply" not in em.builtins or len(node.operands) != 2:
-        return False
-    target, walk = node.operands
-    if type(target) is not GlobalRef or target.name.name not in SINKS or target.name.name not in em.builtins:
-        return False
-    if type(walk) is not Call or type(walk.operator) is not GlobalRef or walk.operator.name.name != "map":
-        return False
-    if not inline_walk(em, walk):
-        return False
+    walk = parts[2]
     proc = walk.operands[0]
     body = eta_lambda(walk, proc, 1).body if type(proc) is GlobalRef else proc.body  # type: ignore[attr-defined]
     return effect_free_flags(em, body) is not None
 
 
 def emit_sink(em: Emitter, node: Call) -> str:
-    """Emit ``node`` (see :func:`inline_sink`); the name of its value. The target built-in is
-    read first, as an operand; the fast way is taken only if it is the built-in."""
-    target, walk = node.operands
-    assert type(target) is GlobalRef and type(walk) is Call
-    name = target.name.name
+    """Emit ``node`` (see :func:`inline_sink`); the name of its value. The built-in given to
+    ``apply`` is read first, as an operand; the fast way is taken only if it is the built-in
+    (and ``apply`` or ``length`` is)."""
+    from .fastpath import builtins_intact  # reason: circle fastpath <-> inline_walks (compiler/__init__)
+
+    parts = sink_parts(em, node)
+    assert parts is not None and type(node.operator) is GlobalRef
+    name, target, walk = parts
     parent = em.current_site
     site = em.open_site(node)
-    op = em.fresh("t")
-    em.line(f"{op} = {em.value(target)}")
-    test, take, start = SINKS[name]
-    form = WalkForm(1, 1, False, start, None, (f"if not {test}:", "    {bail} = True", "    break", take))
+    check = em.flag(builtins_intact(node.operator, em.builtins[node.operator.name.name]))
+    given: list[str] = []
+    if target is not None:
+        op = em.fresh("t")
+        em.line(f"{op} = {em.value(target)}")
+        given.append(op)
+        check += f" and {op} is {em.constant(em.builtins[name], 'c')}"
+    test, take, start, finish = SINKS[name]
     bail = em.fresh("t")
-    form = form._replace(round_end=tuple(line.replace("{bail}", bail) for line in form.round_end))
-    sink = Sink(form, f"{op} is {em.constant(em.builtins[name], 'c')}", SINK_RESULTS[name], bail)
+    stop = () if test is None else (f"if not {test}:", f"    {bail} = True", "    break")
+    sink = Sink(WalkForm(1, 1, False, start, None, (*stop, take)), check, finish, bail)
     result = emit_walk(em, walk, sink)
     em.current_site = site
     em.line(f"if {bail}:")
@@ -156,7 +178,7 @@ def emit_sink(em: Emitter, node: Call) -> str:
     em.line(f"site = {site}")  # the ordinary calls add their own frames (generic_application)
     em.line(f"{lst} = {em.fallback(walk, values)}")
     em.line(f"site = {parent}")
-    em.line(f"{result} = {em.fallback(node, [op, lst])}")
+    em.line(f"{result} = {em.fallback(node, [*given, lst])}")
     em.indent -= 1
     em.forget()
     em.current_site = parent
@@ -216,7 +238,7 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     name = operator.name.name
     form = WALK_FORMS.get(name) if sink is None else sink.form
     if form is None:
-        return emit_sink(em, node) if name == "apply" else emit_update(em, node)
+        return emit_sink(em, node) if name in ("apply", "length") else emit_update(em, node)
     named = proc if type(proc) is GlobalRef else None  # a built-in by name (see by_name)
     if named is not None:
         proc = eta_lambda(node, named, form.params)
