@@ -35,6 +35,13 @@ EXPRESSIONS = [
     "(apply + (map car a))",
     "(length (map (lambda (x) (+ x b)) a))",
     "(length (map number->string (iota a b)))",
+    # a walk over another walk's new list: one loop (inline_fusion)
+    "(fold-left + b (filter even? (map (lambda (x) (* x 3)) a)))",
+    "(fold-left + 0 (filter (lambda (x) (> x b)) (iota a)))",
+    "(filter (lambda (x) (< x b)) (map (lambda (x) (* x x)) a))",
+    "(map (lambda (x) (+ x b)) (map car a))",  # the consumer's error at one element, the producer's at a later one
+    "(map (lambda (x) (car x)) (map (lambda (x) (+ x b)) a))",
+    "(fold cons '() (filter number? (map (lambda (x) (if (> x b) x 'no)) a)))",
 ]
 
 ARGUMENTS = [
@@ -67,6 +74,19 @@ def test_the_numbers_of_iota_are_walked_without_a_list(sources: list[str]) -> No
     assert interp.eval("(hof 1000)") == sum(y for y in (x * 3 for x in range(1000)) if y % 2 == 0)
     body = next(source for source in sources if "iota_numbers(" in source)
     assert "in polled(" in body.split("else:")[0]
+
+
+def test_a_walk_over_a_walk_is_one_loop(sources: list[str]) -> None:
+    interp = Interpreter()
+    interp.eval("(define (evens l) (fold-left + 0 (filter even? l)))")
+    assert interp.eval("(evens (iota 10))") == 20
+    body = next(source for source in sources if "probing_rounds(" in source)
+    assert body.count("in probing_rounds(") == 1 and "Pair()" not in body
+    # an error in either body: both calls made again the ordinary way, which raise as they do
+    interp.eval("(define (firsts l) (map (lambda (x) (+ x 1)) (map car l)))")
+    message, shown = frames(interp, "(firsts '((1) 2 (a)))")
+    assert message == "car: expected a pair, got 2"
+    assert shown == ["(map car l)", "(map (lambda (x) (+ x 1)) (map car l))", "(firsts '((1) 2 (a)))"]
 
 
 def test_apply_of_a_map_makes_no_list(sources: list[str]) -> None:
