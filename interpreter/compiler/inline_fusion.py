@@ -138,6 +138,7 @@ def emit_fused(em: Emitter, node: Call, producer: Call) -> str:
         em.line(f"    raise improper_error({who}, {src})")
         em.line(f"{element} = {lst}.car")
         em.line(f"{lst} = {lst}.cdr")
+    em.line(f"site = {p_site}")  # each body at its own walk's site, as the two calls run them
     produced = named_value(em, em.value_in_scope({p_proc.params[0]: element}, p_proc.body))
     em.count_step()
     kept = element
@@ -146,6 +147,7 @@ def emit_fused(em: Emitter, node: Call, producer: Call) -> str:
         em.indent += 1
     else:
         kept = produced
+    em.line(f"site = {site}")
     locals_ = [kept]
     if c_form.acc_param is not None:
         bound = em.fresh("l")
