@@ -14,14 +14,17 @@ to the nodes (:mod:`interpreter.nodes.compilers`).
   ``arithmetic`` and ``calls``;
 * the passes and forms the body compiler calls: ``fused`` (type tests fused with their
   operation), ``hoist`` (invariant tests out of loops), ``inline_walks`` (``map``, ``filter`` ...
-  with a literal lambda as a loop), ``lifting`` (internal defines made once), ``literal_search``
-  (``memv`` ... of a quoted list as a table), ``trmc`` (tail recursion modulo cons).
+  with a literal lambda as a loop; over ``iota``'s numbers; into ``apply`` and ``length``),
+  ``inline_fusion`` (a walk over another walk's list in one loop), ``lifting`` (internal
+  defines made once), ``literal_search`` (``memv`` ... of a quoted list as a table), ``trmc``
+  (tail recursion modulo cons).
 
 ``body`` is loaded at the first call of a compiled procedure, not at start-up. The package's
 documented circles: ``fused``, ``inline_walks`` and ``trmc`` name :class:`.body.Emitter` under
 ``TYPE_CHECKING`` only (their functions take the emitter that calls them); ``fastpath`` names the
 walks ``inline_walks`` does (``INLINE_FORMS``), and ``inline_walks`` reads ``fastpath``'s tables
-of inline built-ins inside its functions.
+of inline built-ins inside its functions; ``inline_fusion`` builds on ``inline_walks``, which
+calls it inside ``emit_walk``.
 """
 
 from __future__ import annotations
