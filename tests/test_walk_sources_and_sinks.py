@@ -155,3 +155,23 @@ def test_each_number_is_a_step_and_the_limits_hold() -> None:
     timed.eval("(define (spin n) (for-each (lambda (x) (let loop ((i 0)) (if (< i 10) (loop (+ i 1))))) (iota n)))")
     with pytest.raises(SchemeError, match="time"):
         timed.eval("(spin 4000000)")
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "(map car (list a (begin (set! car cdr) b)))",
+        "(for-each car (list a (begin (set! car cdr) b)))",
+        "(filter even? (list 1 a (begin (set! even? odd?) b)))",
+        "(fold-left + 0 (map car (list (list a) (begin (set! car cdr) (list b)))))",
+        "(fold-left + 0 (filter even? (list 1 a (begin (set! even? odd?) b))))",
+        "(fold-left + (begin (set! + -) 0) (list a b))",
+    ],
+)
+def test_a_built_in_by_name_is_read_before_the_operands_after_it(expr: str) -> None:
+    """An operand that rebinds the name leaves the call with the procedure it was written with,
+    in compiled bodies as at the top level (the differential test found `cdr:` against `car:`)."""
+    ways = Ways()
+    for a, b in [("0", "1"), ("2", "4"), ("'(1)", "'(2)")]:
+        results = set(ways.run(expr, a, b))
+        assert len(results) == 1, (expr, a, b, results)

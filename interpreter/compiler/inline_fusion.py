@@ -72,8 +72,11 @@ def emit_fused(em: Emitter, node: Call, producer: Call) -> str:
     p_proc, p_named = procedure(producer, p_form.params)
     parent = em.current_site
     site = em.open_site(node)
+    # a built-in by name is read where the ordinary calls read it, before the operands after it
+    c_early = settled(em, em.value(c_named)) if c_named is not None else ""
     values = [settled(em, value) for value in em.operand_values(node.operands[1:-1])]
     p_site = em.open_site(producer)
+    p_early = settled(em, em.value(p_named)) if p_named is not None else ""
     source = producer.operands[-1]
     numbers = iota_source(em, source)
     counts: list[str] = []
@@ -174,7 +177,7 @@ def emit_fused(em: Emitter, node: Call, producer: Call) -> str:
     em.indent -= 2
     em.line(f"if {bail}:")  # the ordinary calls, from the start
     em.indent += 1
-    p_closure, c_closure = closure(em, p_proc, p_named), closure(em, c_proc, c_named)
+    p_closure, c_closure = p_early or closure(em, p_proc), c_early or closure(em, c_proc)
     if numbers is not None:
         src = em.fresh("t")
         em.line(f"site = {p_site}")  # the ordinary calls add their own frames (generic_application)
@@ -191,11 +194,9 @@ def emit_fused(em: Emitter, node: Call, producer: Call) -> str:
     return result
 
 
-def closure(em: Emitter, proc: Lambda, named: GlobalRef | None) -> str:
-    """A name holding the walk's procedure for its ordinary call: the built-in's value, or
-    the lambda's closure made now."""
-    made = em.value(named) if named is not None else f"{em.constant(proc.compile(False), 'n')}({em.frame})"
-    return settled(em, made)
+def closure(em: Emitter, proc: Lambda) -> str:
+    """A name holding the walk's lambda's closure, made now for its ordinary call."""
+    return settled(em, f"{em.constant(proc.compile(False), 'n')}({em.frame})")
 
 
 def named_value(em: Emitter, value: str) -> str:

@@ -20,9 +20,10 @@ locals as a ``let``'s are:
 
 A built-in passed by name (``(filter even? l)``, ``(fold-left + 0 l)``) whose calls compiled
 code computes inline (``fastpath.BY_NAME``) runs the same way, as ``(lambda (x) (even? x))``:
-the walk tests the built-in's intact flag beside its own before it starts (the procedure is
-read once, then), and the call in the loop is guarded as every inline built-in is; a rebound
-name takes the ordinary call with the value the name holds. An error in the call shows the
+the walk tests the built-in's intact flag beside its own before it starts, and the call in
+the loop is guarded as every inline built-in is; a rebound name takes the ordinary call with
+the value the name held when it was read, before the operands after it (as the ordinary call
+reads it). An error in the call shows the
 walk's call once (``body.BodyErrors``' merged sites), as the ordinary walk's does.
 
 The lambda's closure is never made: nothing but the call could see it. Its body's calls are
@@ -248,8 +249,12 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     assert type(operator) is GlobalRef and type(proc) is Lambda
     parent = em.current_site
     site = em.open_site(node)  # in progress while the list is checked and the body runs, as a call is
+    early = ""
     if named is not None:
         em.merged_sites.add(site)
+        # read before the operands, as the ordinary call reads it: an operand that rebinds the
+        # name leaves the fallback with the procedure the call was written with
+        early = settled(em, em.value(named))
     numbers = iota_source(em, node.operands[-1])
     if numbers is None:
         values = em.operand_values(node.operands[1:])  # the lambda itself has no effect
@@ -357,8 +362,8 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         em.line(f"{result} = {acc or 'VOID'}")
     em.indent -= 1
 
-    def operands() -> list[str]:  # inside the else arm: reading a named procedure may emit lines
-        closure = em.value(named) if named is not None else f"{em.constant(proc.compile(False), 'n')}({em.frame})"
+    def operands() -> list[str]:  # inside the else arm
+        closure = early or f"{em.constant(proc.compile(False), 'n')}({em.frame})"
         if numbers is not None:  # the list made by the ordinary call, in its own site
             assert type(closure) is str
             closure = settled(em, closure)
