@@ -64,7 +64,9 @@ class Calls:
         (``parent`` again). Returns ``result``."""
         self.line("else:")
         self.indent += 1
-        self.line(f"{result} = {self.fallback(node, operands())}")
+        values = operands()
+        self.line(f"site = {parent}")  # the fallback adds the call's frame itself: the arm's site closes first
+        self.line(f"{result} = {self.fallback(node, values)}")
         self.indent -= 1
         self.forget()
         self.current_site = parent

@@ -32,6 +32,7 @@ LIBRARY = Library()
 #: The names a body's namespace must hold from the library (see :func:`provide`).
 REQUIRED = frozenset(
     {"StringOutputPort", "proper_length", "list_length", "improper_error", "changed_error", "check_table"}
+    | {"HashTable", "TABLE_GROWTH_FROM"}
 )
 
 
