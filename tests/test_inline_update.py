@@ -42,8 +42,8 @@ def test_the_body_runs_inline(sources: list[str]) -> None:
     interp.eval("(define (count-all l) (let ((t (make-equal-hash-table))) (for-each (lambda (w) (hash-table-update!/default t w (lambda (c) (+ c 1)) 0)) l) t))")
     assert write_string(interp.eval_scheme("(hash-table-ref (count-all '(a b a)) 'a)")) == "2"
     body = next(source for source in sources if "check_table(" in source)
-    inline = body.split("check_table(")[1].split("else:")[0]  # the update's inline arm
-    assert ".set(" in inline and "+ 1" in inline and "apply_with_caller" not in inline
+    inline = body.split("check_table(")[1].split(" = VOID")[0]  # the update's inline arm
+    assert ".entries[" in inline and ".set(" in inline and "+ 1" in inline and "apply_with_caller" not in inline
 
 
 def test_an_error_in_the_body_has_the_calls_backtrace() -> None:

@@ -242,6 +242,8 @@ class EmitterCore:
             "LATIN1": LATIN1,
             "MString": MString,
             "StringOutputPort": LIBRARY.names["StringOutputPort"],
+            "HashTable": LIBRARY.names["HashTable"],
+            "TABLE_GROWTH_FROM": LIBRARY.names["TABLE_GROWTH_FROM"],
             "Values": Values,
             "values_of": values_of,
             "NIL": NIL,

@@ -37,6 +37,7 @@ from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller, bounce
 from ..limits import SMALL_STRING
 from ..nodes.core import Const, GlobalRef, Node, Run
+from .inline_tables import TABLE_OPS, TABLE_STATEMENTS, TABLE_TESTS
 from .inline_update import UPDATE_FORMS
 from .inline_walks import WALK_FORMS
 from .library import LIBRARY
@@ -68,6 +69,7 @@ UNARY_OPS = {
 BOOLEAN_RESULTS = frozenset(
     {"<", ">", "=", "<=", ">=", "null?", "pair?", "not", "zero?", "even?", "odd?", "eq?", "eqv?"}
     | {"char=?", "char<?", "char>?", "char<=?", "char>=?"}
+    | TABLE_TESTS
 )
 
 #: Those whose inline arm is a Python comparison (``COMPARE_OP``), not an identity test.
@@ -169,6 +171,7 @@ GUARDED_OPS: dict[str, tuple[int, str, str]] = {
     "sqrt": (1, "type({a}) is float and {a} >= 0.0", "float_sqrt({a})"),
     # the shared Latin-1 characters, as the primitive hands them out
     "integer->char": (1, "type({a}) is int and 0 <= {a} < 256", "LATIN1[{a}]"),
+    **TABLE_OPS,
 }
 
 #: ``eq?``/``eqv?`` beside a constant of a type compared by identity alone (a symbol, '(),
@@ -216,6 +219,7 @@ GUARDED_BY_ARITY: dict[tuple[str, int], tuple[str, str]] = {
 #: Built-ins done inline as a statement (same guards); their value is the unspecified value.
 GUARDED_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "vector-set!": (3, "type({a}) is list and type({b}) is int and 0 <= {b} < len({a})", "{a}[{b}] = {c}"),
+    **TABLE_STATEMENTS,
 }
 
 #: An open string port: what a compiled port write may append to directly.

@@ -8,10 +8,19 @@ per update. Word counts (``(for-each (lambda (w) (hash-table-update!/default cou
 inline (``Emitter.inlinable_lambda``), it emits the update itself::
 
     if ok4:                                   # the global still holds the built-in
-        t7 = check_table(c3, t5)            # a type error naming the procedure if not a table
-        l8 = t7.get(t6, 0)                    # the current value, or the default
-        t9 = <the lambda's body, its parameter the local l8>
-        t7.set(t6, t9)
+        t7 = t5
+        if type(t7) is not HashTable:
+            check_table(c3, t7)               # the primitive's type error
+        t10 = type(t6) in t7.direct           # a key that is its own dict key (inline_tables)
+        if t10:
+            l8 = 0 if (t11 := t7.entries.get(t6)) is None else t11[1]
+        else:
+            l8 = t7.get(t6, 0)                # the current value, or the default
+        t12 = <the lambda's body, its parameter the local l8>
+        if t10 and ((t13 := len(t7.entries)) < TABLE_GROWTH_FROM or t13 & (t13 - 1)):
+            t7.entries[t6] = (t6, t12)        # no memory to reserve: stored in place
+        else:
+            t7.set(t6, t12)
         t4 = VOID
     else:
         t4 = <the ordinary call, the lambda's closure made now>
@@ -30,6 +39,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..nodes.core import Call, GlobalRef, Lambda, Node
+from .inline_tables import DIRECT_KEY, NO_GROWTH_DUE
 
 if TYPE_CHECKING:
     from .body import Emitter
@@ -64,10 +74,21 @@ def emit_update(em: Emitter, node: Call) -> str:
     who = em.constant(name, "c")
     em.line(f"if {em.flag(builtins_intact(operator, em.builtins[name]))}:")
     em.indent += 1
-    em.line(f"{checked} = check_table({who}, {table})")
-    em.line(f"{value} = {checked}.get({key}, {default})")
+    em.line(f"{checked} = {table}")
+    em.line(f"if type({checked}) is not HashTable:")
+    em.line(f"    check_table({who}, {checked})  # the primitive's type error")
+    direct, entry, new, size = em.fresh("t"), em.fresh("t"), em.fresh("t"), em.fresh("t")
+    em.line(f"{direct} = {DIRECT_KEY.format(a=checked, b=key)}")
+    em.line(f"if {direct}:")
+    em.line(f"    {value} = {default} if ({entry} := {checked}.entries.get({key})) is None else {entry}[1]")
+    em.line("else:")
+    em.line(f"    {value} = {checked}.get({key}, {default})")
     body = em.value_in_scope({proc.params[0]: value}, proc.body)
-    em.line(f"{checked}.set({key}, {body})")
+    em.line(f"{new} = {body}")
+    em.line(f"if {direct} and {NO_GROWTH_DUE.format(a=checked, t=size)}:")
+    em.line(f"    {checked}.entries[{key}] = ({key}, {new})")
+    em.line("else:")
+    em.line(f"    {checked}.set({key}, {new})")
     em.count_step()
     em.line(f"{result} = VOID")
     em.indent -= 1

@@ -41,6 +41,7 @@ REQUIRED = frozenset(
         "iota_numbers",
         "joined_strings",
     }
+    | {"HashTable", "TABLE_GROWTH_FROM"}
 )
 
 

@@ -43,6 +43,8 @@ __all__ = [
 # What compiled code takes from the library (the compiler sits below it: see compiler/library.py).
 from ..compiler.library import provide as _provide_to_compiler
 from ..ports import StringOutputPort as _StringOutputPort
+from ..tables import GROWTH_CHECK_FROM as _GROWTH_CHECK_FROM
+from ..tables import HashTable as _HashTable
 from .hashtables import check_table as _check_table
 from .loops import changed_error as _changed_error
 from .registry import BUILTINS as _BUILTINS
@@ -58,4 +60,6 @@ _provide_to_compiler(
     check_table=_check_table,
     iota_numbers=lists.iota_numbers,
     joined_strings=_joined_strings,
+    HashTable=_HashTable,
+    TABLE_GROWTH_FROM=_GROWTH_CHECK_FROM,
 )
