@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..nodes.core import Call, GlobalRef, Lambda
-from .inline_walks import WALK_FORMS, effect_free_flags, eta_lambda, inline_walk, iota_source, settled
+from .inline_walks import WALK_FORMS, effect_free_flags, eta_lambda, inline_walk, iota_source, ordinary_calls, settled
 
 if TYPE_CHECKING:
     from .body import Emitter
@@ -182,16 +182,7 @@ def emit_fused(em: Emitter, node: Call, producer: Call) -> str:
         src = em.fresh("t")
         em.line(f"site = {p_site}")  # the ordinary calls add their own frames (generic_application)
         em.line(f"{src} = {em.fallback(numbers, counts)}")
-    em.line(f"site = {site}")
-    made = em.fresh("t")
-    em.line(f"{made} = {em.fallback(producer, [p_closure, src])}")
-    em.line(f"site = {parent}")
-    em.line(f"{result} = {em.fallback(node, [c_closure, *values, made])}")
-    em.indent -= 1
-    em.forget()
-    em.current_site = parent
-    em.line(f"site = {parent}")
-    return result
+    return ordinary_calls(em, result, (site, producer, [p_closure, src]), (parent, node, [c_closure, *values]))
 
 
 def closure(em: Emitter, proc: Lambda) -> str:

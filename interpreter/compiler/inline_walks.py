@@ -174,12 +174,21 @@ def emit_sink(em: Emitter, node: Call) -> str:
     em.current_site = site
     em.line(f"if {bail}:")
     em.indent += 1
-    values = sink.operands()
-    lst = em.fresh("t")
+    return ordinary_calls(em, result, (site, walk, sink.operands()), (parent, node, given))
+
+
+def ordinary_calls(
+    em: Emitter, result: str, inner: tuple[int, Call, list[str]], outer: tuple[int, Call, list[str]]
+) -> str:
+    """End an arm that redoes two calls the ordinary way: ``inner`` (its site, call and operand
+    values) makes a list, ``outer`` takes it as its last operand into ``result``; the arm
+    closes and the outer call's site is current again. Returns ``result``."""
+    (site, inner_call, inner_values), (parent, outer_call, outer_values) = inner, outer
+    made = em.fresh("t")
     em.line(f"site = {site}")  # the ordinary calls add their own frames (generic_application)
-    em.line(f"{lst} = {em.fallback(walk, values)}")
+    em.line(f"{made} = {em.fallback(inner_call, inner_values)}")
     em.line(f"site = {parent}")
-    em.line(f"{result} = {em.fallback(node, [*given, lst])}")
+    em.line(f"{result} = {em.fallback(outer_call, [*outer_values, made])}")
     em.indent -= 1
     em.forget()
     em.current_site = parent
