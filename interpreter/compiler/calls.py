@@ -67,11 +67,16 @@ class Calls:
         values = operands()
         self.line(f"site = {parent}")  # the ordinary call adds its own frame (generic_application)
         self.line(f"{result} = {self.fallback(node, values)}")
+        self.close_arm(parent)
+        return result
+
+    def close_arm(self, parent: int) -> None:
+        """End the arm being emitted: its locals are forgotten and the enclosing call's site
+        (``parent``) is current again, in the generated code too."""
         self.indent -= 1
         self.forget()
         self.current_site = parent
         self.line(f"site = {parent}")
-        return result
 
     def call(self, node: Call, tail: bool) -> str:
         """Emit a call; in tail position it returns (or loops), else its value's name."""

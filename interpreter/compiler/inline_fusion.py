@@ -21,7 +21,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..nodes.core import Call, GlobalRef, Lambda
-from .inline_walks import WALK_FORMS, effect_free_flags, eta_lambda, inline_walk, iota_source, ordinary_calls, settled
+from .inline_walks import (
+    WALK_FORMS,
+    accumulators,
+    effect_free_flags,
+    eta_lambda,
+    inline_walk,
+    iota_source,
+    ordinary_calls,
+    settled,
+)
 
 if TYPE_CHECKING:
     from .body import Emitter
@@ -112,13 +121,7 @@ def emit_fused(em: Emitter, node: Call, producer: Call) -> str:
         em.line(f"site = {site}")
     else:
         em.line(f"{lst} = {src}")
-    head = last = acc = ""
-    if c_form.new_list:
-        head, last = em.fresh("t"), em.fresh("t")
-        em.line(f"{head} = {last} = Pair()")
-    if c_form.start is not None:
-        acc = em.fresh("t")
-        em.line(f"{acc} = {c_form.start.format(*values)}")
+    head, last, acc = accumulators(em, c_form, values)
     em.forget()  # a later round runs after this round's calls
     element = em.fresh("l")
     em.line("try:")

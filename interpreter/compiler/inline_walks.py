@@ -189,11 +189,21 @@ def ordinary_calls(
     em.line(f"{made} = {em.fallback(inner_call, inner_values)}")
     em.line(f"site = {parent}")
     em.line(f"{result} = {em.fallback(outer_call, [*outer_values, made])}")
-    em.indent -= 1
-    em.forget()
-    em.current_site = parent
-    em.line(f"site = {parent}")
+    em.close_arm(parent)
     return result
+
+
+def accumulators(em: Emitter, form: WalkForm, values: list[str]) -> tuple[str, str, str]:
+    """The names a walk's rounds build in, set up before the loop: a new list's placeholder
+    head and its last pair (``form.new_list``), and the accumulator started from ``values``."""
+    head = last = acc = ""
+    if form.new_list:  # a placeholder pair before the first element's
+        head, last = em.fresh("t"), em.fresh("t")
+        em.line(f"{head} = {last} = Pair()")
+    if form.start is not None:
+        acc = em.fresh("t")
+        em.line(f"{acc} = {form.start.format(*values)}")
+    return head, last, acc
 
 
 def inline_walk(em: Emitter, node: Node) -> bool:
@@ -301,13 +311,7 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         em.line(f"site = {site}")
     elif pure is None:
         em.line(f"{count} = proper_length({who}, {lst})")
-    head = last = acc = ""
-    if form.new_list:  # a placeholder pair before the first element's
-        head, last = em.fresh("t"), em.fresh("t")
-        em.line(f"{head} = {last} = Pair()")
-    if form.start is not None:
-        acc = em.fresh("t")
-        em.line(f"{acc} = {form.start.format(*values)}")
+    head, last, acc = accumulators(em, form, values)
     em.forget()  # a later round runs after this round's calls
     start = mark = probe = ""
     element = em.fresh("l")
