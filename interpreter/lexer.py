@@ -29,23 +29,22 @@ class Vocabulary(NamedTuple):
 
 @cache
 def vocabulary() -> Vocabulary:
-    """The words to highlight, read from the analyzer's registries and a fresh interpreter."""
-    # lazy: Pygments imports this module to list its lexers; the interpreter (0.8 s) loads on first use
+    """The words to highlight, read from the analyzer's registries and a fresh interpreter.
+
+    Task names come from :mod:`interpreter.tasks.names` (pure data), so highlighting never
+    loads the task runtime."""
+    # lazy: Pygments imports this module to list its lexers; the interpreter (0.1 s) loads on first use
     from .analyzer import SPECIAL_FORMS
     from .interpreter import Interpreter
-    from .tasks.compose.forms import LOOP_CLAUSES
-    from .tasks.compose.primitives import QUALITY_NAMES
-    from .tasks.dsl import PROCEDURE_SECTIONS
-    from .tasks.forms import CLAUSES
+    from .tasks.names import LOOP_CLAUSES, TASK_CLAUSES, TASK_NAMES
 
     interp = Interpreter()
-    keywords = {s.name for s in SPECIAL_FORMS} | set(CLAUSES) | set(LOOP_CLAUSES) | set(QUALITY_NAMES)
+    keywords = {s.name for s in SPECIAL_FORMS} | {*TASK_NAMES, *TASK_CLAUSES, *LOOP_CLAUSES}
     builtins: set[str] = set()
-    # the task runtime's procedures (and parallel-map's family) are keywords
-    task_modules = {*PROCEDURE_SECTIONS, "interpreter.primitives.parallel"}
     for symbol, value in interp.global_env.vars.items():
         module = getattr(getattr(value, "fn", None), "__module__", "")
-        (keywords if module in task_modules else builtins).add(symbol.name)
+        # parallel-map's family is task vocabulary too
+        (keywords if module == "interpreter.primitives.parallel" else builtins).add(symbol.name)
     return Vocabulary(frozenset(keywords), frozenset(builtins - keywords))
 
 

@@ -75,6 +75,22 @@ print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), en
     assert "interpreter.compiler.body" in output and "interpreter.tasks.compose.sequence" in output
 
 
+
+def test_highlighting_a_task_program_does_not_make_the_task_runtime(tmp_path: Path) -> None:
+    """The REPL's first keystroke lexes with :mod:`interpreter.lexer`: its words come from
+    ``tasks/names.py``, so ``define-task`` is a keyword without loading the runtime."""
+    then = f"""
+from pygments.token import Keyword
+from interpreter.lexer import TaskSchemeLexer
+tokens = list(TaskSchemeLexer().get_tokens('(define-task (t x) (model m) (prompt "p")) (get r (quote a))'))
+print(' ' + ' '.join(v for t, v in tokens if t is Keyword), end='')
+print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), end='')
+"""
+    output, names = loaded(then, tmp_path)
+    assert names == []
+    assert output == "6 define-task model prompt get quote "
+
+
 CLI_PROGRAM = """
 import json, sys
 sys.argv = ["taskscheme", "-e", "(display 1)"]

@@ -20,28 +20,10 @@ from ..nodes.core import Lambda, Node
 from ..printer import write_string
 from .compose.forms import CONTEXT_FIELDS
 from .models.schemas import schema_from
+from .names import TASK_CLAUSES as CLAUSES
 from .nodes import DefineModel, DefineTask, TaskSpec
 from .records import CONTEXT_DEFAULTS
 
-CLAUSES = (
-    "description",
-    "system",
-    "model",
-    "prompt",
-    "script",
-    "subtype",
-    "criteria",
-    "context",
-    "max-turns",
-    "max-context",
-    "timeout",
-    "options",
-    "schema",
-    "retries",
-    "cache",
-    "attachments",
-    "stream",
-)
 TEXT_CLAUSES = {"description", "system", "prompt", "criteria"}
 NAME_CLAUSES = {"model", "subtype"}
 LIMIT_CLAUSES = {"max-turns": "max_turns", "max-context": "max_context", "timeout": "timeout"}

@@ -20,3 +20,14 @@ TASK_SYNTAX: frozenset[str] = frozenset(
     ["define-model", "define-task", "director-evaluator-loop", "quality-gate", "sequential", "sequential/strict",
      "with-evaluation"]
 )
+
+#: The clauses of ``define-task`` (in the order its docs list them).
+TASK_CLAUSES: tuple[str, ...] = (
+    "description", "system", "model", "prompt", "script", "subtype", "criteria", "context", "max-turns",
+    "max-context", "timeout", "options", "schema", "retries", "cache", "attachments", "stream",
+)
+
+#: The clauses of ``director-evaluator-loop``.
+LOOP_CLAUSES: tuple[str, ...] = (
+    "max-iterations", "context", "inputs", "director", "script-execution", "evaluator", "termination-condition",
+)

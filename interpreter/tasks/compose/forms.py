@@ -19,6 +19,7 @@ from ...analyzer import Analyzer, Scope, elements, list_items, special_form, syn
 from ...datatypes import Pair, Span, Symbol
 from ...nodes.core import Node
 from ...printer import write_string
+from ..names import LOOP_CLAUSES
 from ..records import ContextManagement, context_for
 from .nodes import (
     PREVIOUS_OUTPUTS,
@@ -38,15 +39,6 @@ CONTEXT_FIELDS = {
     "fresh": "fresh_context",
     "max-stored-chars": "max_stored_chars",
 }
-LOOP_CLAUSES = (
-    "max-iterations",
-    "context",
-    "inputs",
-    "director",
-    "script-execution",
-    "evaluator",
-    "termination-condition",
-)
 
 
 # -- shared clause parsing ---------------------------------------------------------------
