@@ -108,8 +108,14 @@ def main() -> None:
     if opts.python:  # each Python in a child process, one table with a column per Python
         from pythons import compare
 
-        titles = [c.title for c in LIBRARY + R7RS if opts.k.lower() in c.title.lower()]
-        compare([sys.executable, *opts.python], ["--quick"] * opts.quick, titles)
+        def chosen(cases: list[Case]) -> list[str]:
+            return [c.title for c in cases if opts.k.lower() in c.title.lower()]
+
+        sections = [
+            ("Idiomatic programs, embedded with a default Interpreter()", chosen(IDIOMATIC)),
+            ("Library and r7rs-benchmarks programs", chosen(LIBRARY + R7RS)),
+        ]
+        compare([sys.executable, *opts.python], ["--quick"] * opts.quick, sections)
         return
     repeat = 1 if opts.quick else 3
     # First as a host runs them: a default Interpreter(), CPython's collector settings.

@@ -36,33 +36,35 @@ def run_suite(python: str, extra: list[str]) -> tuple[str, dict[str, tuple[float
     return version, rows
 
 
-def compare(pythons: list[str], extra: list[str], titles: list[str] | None = None) -> None:
-    """Print one table: a program per row, for each Python its ratio and taskscheme's seconds.
+def compare(pythons: list[str], extra: list[str], sections: list[tuple[str, list[str]]]) -> None:
+    """Print a table per section (its heading, its program titles): a program per row, for each
+    Python its ratio and taskscheme's seconds, and each Python's geometric mean of the section.
 
-    Given ``titles``, each program runs under every Python in turn before the next program
-    (a child per program and Python), so the columns of a row are measured minutes apart at
-    most, not a whole suite apart, on a machine whose load moves."""
-    if titles is None:
-        results = [run_suite(python, extra) for python in pythons]
-    else:
-        merged: list[tuple[str, dict[str, tuple[float, float]]]] = [("", {}) for _ in pythons]
+    Each program runs under every Python in turn before the next program (a child per program
+    and Python), so the columns of a row are measured minutes apart at most, not a whole suite
+    apart, on a machine whose load moves."""
+    if not any(titles for _, titles in sections):
+        raise SystemExit("no program's title contains the -k text")
+    for heading, titles in sections:
+        if not titles:
+            continue
+        results: list[tuple[str, dict[str, tuple[float, float]]]] = [("", {}) for _ in pythons]
         for title in titles:
             for index, python in enumerate(pythons):
                 version, rows = run_suite(python, [*extra, "-k", title])
-                merged[index] = (version, {**merged[index][1], **rows})
-        results = merged
-    titles = list(dict.fromkeys(title for _, rows in results for title in rows))
-    header = " | ".join(f"{version} ratio | {version} (s)" for version, _ in results)
-    print(f"| program | {header} |")
-    print("|---|" + "---:|---:|" * len(results))
-    for title in titles:
-        cells = []
+                results[index] = (version, {**results[index][1], **{title: rows[title]}})
+        print(f"\n### {heading}\n")
+        header = " | ".join(f"{version} ratio | {version} (s)" for version, _ in results)
+        print(f"| program | {header} |")
+        print("|---|" + "---:|---:|" * len(results))
+        for title in titles:
+            cells = []
+            for _, rows in results:
+                seconds, ratio = rows.get(title, (math.nan, math.nan))
+                cells.append(f"{ratio:.1f}× | {seconds:.3f}")
+            print(f"| {title} | {' | '.join(cells)} |")
+        means = []
         for _, rows in results:
-            seconds, ratio = rows.get(title, (math.nan, math.nan))
-            cells.append(f"{ratio:.1f}× | {seconds:.3f}")
-        print(f"| {title} | {' | '.join(cells)} |")
-    means = []
-    for _, rows in results:
-        ratios = [ratio for _, ratio in rows.values()]
-        means.append(f"**{math.exp(sum(map(math.log, ratios)) / len(ratios)):.1f}×** |" if ratios else "|")
-    print("| **geometric mean** | " + " | ".join(means) + " |")
+            ratios = [ratio for _, ratio in rows.values()]
+            means.append(f"**{math.exp(sum(map(math.log, ratios)) / len(ratios)):.1f}×** |" if ratios else "|")
+        print("| **geometric mean** | " + " | ".join(means) + " |")
