@@ -253,10 +253,10 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     rebound, the lambda's closure is made and the call applied the ordinary way to the
     values already computed."""
     from .fastpath import builtins_intact  # reason: circle fastpath <-> inline_walks (compiler/__init__)
-    from .inline_fusion import emit_fused, fused_producer  # reason: circle (it builds on this module)
+    from .inline_fusion import emit_chain, fused_chain  # reason: circle (it builds on this module)
 
-    if sink is None and (producer := fused_producer(em, node)) is not None:
-        return emit_fused(em, node, producer)
+    if sink is None and (chain := fused_chain(em, node)) is not None:
+        return emit_chain(em, chain)
     operator, proc = node.operator, node.operands[0]
     name = operator.name.name
     form = WALK_FORMS.get(name) if sink is None else sink.form
