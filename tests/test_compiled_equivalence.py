@@ -161,6 +161,23 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda x, y: f"(fold cons {x} (list {y} 1))", inner, inner),
         st.builds(lambda x: f"(any null? (list 1 {x}))", inner),
         st.builds(lambda x, y: f"(for-each vector-length (list {x} {y}))", inner, inner),
+        # chains of walks, each over the next one's new list: one loop (inline_fusion), two to four walks
+        st.builds(lambda x, y: f"(fold-left + 0 (filter even? (map (lambda (c) (* c 3)) (list {x} {y} 2))))", inner, inner),
+        st.builds(lambda x, y: f"(map (lambda (c) (+ c {x})) (filter number? (map h (list {y} 1))))", inner, inner),
+        st.builds(lambda x: f"(apply + (map (lambda (c) (* c c)) (filter odd? (iota 3 {x}))))", inner),
+        st.builds(lambda x, y: f"(length (map car (filter pair? (map (lambda (c) (cons c {x})) (list {y} 1)))))", inner, inner),
+        st.builds(
+            lambda x, y: f"(apply string-append (map number->string (filter (lambda (c) (< c 2))"
+            f" (map (lambda (c) (- c 1)) (list {x} {y})))))",
+            inner,
+            inner,
+        ),
+        st.builds(
+            lambda x, y: f"(fold cons '() (map (lambda (c) (list c {x})) (filter (lambda (c) (> c 0))"
+            f" (map (lambda (c) (* c 2)) (filter number? (list {y} 1 a))))))",
+            inner,
+            inner,
+        ),
         # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
         st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
         st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),
