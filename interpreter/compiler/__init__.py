@@ -15,7 +15,7 @@ to the nodes (:mod:`interpreter.nodes.compilers`).
 * the passes and forms the body compiler calls: ``fused`` (type tests fused with their
   operation), ``hoist`` (invariant tests out of loops), ``inline_walks`` (``map``, ``filter`` ...
   with a literal lambda as a loop; over ``iota``'s numbers; into ``apply`` and ``length``),
-  ``inline_fusion`` (a walk over another walk's list in one loop), ``lifting`` (internal
+  ``inline_fusion`` (a chain of walks, each over the next one's new list, in one loop), ``lifting`` (internal
   defines made once), ``literal_search`` (``memv`` ... of a quoted list as a table), ``trmc``
   (tail recursion modulo cons).
 
