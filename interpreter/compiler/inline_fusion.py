@@ -34,7 +34,7 @@ is a local of the running activation.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..nodes.core import Call, GlobalRef, Lambda, Node
 from .inline_walks import (
@@ -105,10 +105,16 @@ def fused_chain(em: Emitter, node: Call) -> Chain | None:
         return None
     stages = [stage(walk, form)]
     while (below := producer(em, stages[-1].call.operands[-1])) is not None:
-        stages.append(stage(below, WALK_FORMS[below.operator.name.name]))  # type: ignore[attr-defined]
+        stages.append(stage(below, WALK_FORMS[walk_name(below)]))
     if len(stages) < 2 or any(effect_free_flags(em, each.proc.body) is None for each in stages):
         return None
     return Chain(stages, sink)
+
+
+def walk_name(call: Call) -> str:
+    """The name a walk's call is written with."""
+    assert type(call.operator) is GlobalRef
+    return call.operator.name.name
 
 
 def producer(em: Emitter, node: Node) -> Call | None:
@@ -126,7 +132,7 @@ def emit_chain(em: Emitter, chain: Chain) -> str:
 
     stages, sink = chain.stages, chain.sink
     parent = em.current_site
-    flags = []
+    flags: list[Any] = []
     given: list[str] = []  # the sink's operands before the list: apply's built-in
     check = ""
     if sink is not None:
@@ -208,7 +214,7 @@ def emit_chain(em: Emitter, chain: Chain) -> str:
                 em.line(template.format(**fields))
         if em.counts_rounds or index == len(stages) - 1:  # a step each round; else attention once an element
             em.count_step()
-        if index > 0 and each.call.operator.name.name == "filter":  # type: ignore[attr-defined]
+        if index > 0 and walk_name(each.call) == "filter":
             em.line(f"if {value} is False:")
             em.line("    continue")
         elif index > 0:
