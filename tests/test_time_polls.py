@@ -18,8 +18,10 @@ from interpreter import Interpreter, SchemeError
 from interpreter.datatypes import Char, cons
 from interpreter.polling import POLL_EVERY
 
-#: Long enough that analysing and compiling the program (under the same deadline) never
-#: reaches it on a loaded machine: only ``(wait)`` outlasts it, by 50 ms.
+#: Long enough that analysing and compiling the program (under the same deadline) seldom
+#: reaches it: only ``(wait)`` outlasts it, by 50 ms. On a machine so loaded that the deadline
+#: passes before ``(wait)`` runs, the run proves nothing and :func:`run_past_the_deadline`
+#: runs it again.
 TIMEOUT = 0.2
 #: Long enough for several polls, short enough to build quickly.
 N = 6 * POLL_EVERY
@@ -106,10 +108,26 @@ CALLS = [
 ]
 
 
+WAITED: list[None] = []
+
+
+def run_past_the_deadline(interp: Interpreter, call: str) -> object:
+    """``(begin (wait) call)``'s value, run again (three times at most) while the deadline
+    passed before ``(wait)`` ran, as a stalled, loaded machine can make it."""
+    for _ in range(2):
+        WAITED.clear()
+        try:
+            return interp.eval(PREFIX + call + ")")
+        except SchemeError:
+            if WAITED:
+                raise
+    return interp.eval(PREFIX + call + ")")
+
+
 @pytest.fixture(scope="module")
 def interp() -> Interpreter:
     interp = Interpreter(timeout=TIMEOUT, stdout=io.StringIO())
-    interp.define_primitive("wait", lambda: time.sleep(TIMEOUT + 0.05))
+    interp.define_primitive("wait", lambda: WAITED.append(time.sleep(TIMEOUT + 0.05)))
     interp.define("N", N)
     interp.define("host", lambda value: 0)
     interp.define("L", list(range(N)))
@@ -127,7 +145,7 @@ def interp() -> Interpreter:
 @pytest.mark.parametrize("call", CALLS)
 def test_a_long_primitive_call_stops_at_the_time_limit(interp: Interpreter, call: str) -> None:
     with pytest.raises(SchemeError) as info:
-        interp.eval(PREFIX + call + ")")
+        run_past_the_deadline(interp, call)
     err = info.value
     assert err.kind == "resource-exhaustion", err.message
     assert err.message == f"time limit exceeded: timeout = {TIMEOUT} s"
@@ -139,7 +157,7 @@ def test_a_long_primitive_call_stops_at_the_time_limit(interp: Interpreter, call
 @pytest.mark.parametrize("call", ["(length (list 1 2 3))", "(sort (iota 100) <)", "(map abs (iota 100))"])
 def test_the_same_calls_on_short_data_finish(interp: Interpreter, call: str) -> None:
     """The deadline has passed here too: only a poll inside the primitive raises."""
-    assert interp.eval(PREFIX + call + ")") is not None
+    assert run_past_the_deadline(interp, call) is not None
 
 
 def test_a_time_limit_during_macro_expansion_names_a_place_in_the_program() -> None:
