@@ -31,6 +31,7 @@ from ..errors import SchemeError, SchemeExit
 from ..evaluator import python_exception
 from ..tasks.models.backends import TransientModelError, accepts, is_transient
 from ..tasks.models.workers import WorkerThreads
+from ..tasks.names import TASK_NAMES
 from .child import MEMORY_EXIT
 from .wire import BadMessage, Channel, ChannelClosed, Codec, FrameTooLarge
 
@@ -176,7 +177,18 @@ class Isolation:
         self.synced: dict[Symbol, Any] = {}
         self.synced_tasks: dict[str, Any] = {}
         self.record_types: dict[tuple[str, tuple[str, ...]], RecordType] = {}
+        interp.when_tasks_start(self.runtime_made)
         self.start()
+
+    def runtime_made(self) -> None:
+        """The host made its task runtime (a host task, a model registered): what the runtime bound
+        (``task-library``, ``remember`` …) is the host's own, not a definition for the child, which
+        makes a runtime of its own."""
+        bound = self.interp.global_env.vars
+        for name in TASK_NAMES:
+            key = Symbol.intern(name)
+            if key in bound and key not in self.baseline and key not in self.synced:
+                self.baseline[key] = bound[key]
 
     # -- the child ---------------------------------------------------------------------
     def start(self) -> None:
