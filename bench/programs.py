@@ -313,6 +313,10 @@ IDIOMS = """
     (hash-table-ref/default counts 'w7 0)))
 (define strings (map number->string (iota 100000)))
 (define (joined l) (string-length (apply string-append l)))
+(define number-vector (list->vector numbers))
+(define (right-sum l) (fold-right + 0 l))
+(define (reduced-sum l) (reduce + 0 l))
+(define (inexacts v) (vector-length (vector-map exact->inexact v)))
 """
 
 NUMBERS = list(range(300000))
@@ -381,6 +385,20 @@ ELEMENTS = [
         IDIOMS,
         "(joined strings)",
         lambda: len("".join(STRINGS)),
+    ),
+    # the walks given a built-in by name (inline_walks: fold-right, reduce, vector-map)
+    Case(
+        "(fold-right + 0 l) beside sum(reversed(l)), 300,000",
+        IDIOMS,
+        "(right-sum numbers)",
+        lambda: sum(reversed(NUMBERS)),
+    ),
+    Case("(reduce + 0 l) beside sum(l), 300,000", IDIOMS, "(reduced-sum numbers)", lambda: sum(NUMBERS)),
+    Case(
+        "(vector-map exact->inexact v) beside [float(x) for x in v], 300,000",
+        IDIOMS,
+        "(inexacts number-vector)",
+        lambda: len([float(x) for x in NUMBERS]),
     ),
 ]
 

@@ -109,3 +109,34 @@ def _tick_chunks(n: int) -> Iterator[Iterable[None]]:
         if start:
             poll_limits()
         yield repeat(None, min(POLL_EVERY, n - start))
+
+
+#: The walks that check their list as they go, in one pass, instead of being handed its
+#: length: an effect of the procedure may come before the error for an improper list, and a
+#: circular one is found within about three rounds of it (``probing_rounds``, Brent's
+#: method), so it ends with an error, never a hang. ``for-each``: its time is the calls'.
+#: (``primitives/loops.py`` has their loops; ``compiler/inline_walks.py`` does the same rounds.)
+ONE_PASS = frozenset({"for-each"})
+
+
+def probing_rounds() -> Iterator[bool]:
+    """Endless rounds of a walk that finds its list's end as it goes: True at rounds 0, 1,
+    2, 4, 8 … (where the walk marks the pair it is at: coming back to the mark is a
+    circular list, found within about three times its length: Brent's method), False
+    elsewhere; the limits are polled between chunks of :data:`POLL_EVERY` rounds."""
+    return chain.from_iterable(_probe_chunks())
+
+
+_FIRST_CHUNK = tuple(i & (i - 1) == 0 for i in range(POLL_EVERY))
+
+
+def _probe_chunks() -> Iterator[Iterable[bool]]:
+    yield _FIRST_CHUNK
+    chunk = 1
+    while True:
+        poll_limits()
+        if chunk & (chunk - 1) == 0:  # a power of two: its first round is one too
+            yield chain((True,), repeat(False, POLL_EVERY - 1))
+        else:
+            yield repeat(False, POLL_EVERY)
+        chunk += 1

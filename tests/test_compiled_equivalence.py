@@ -178,6 +178,15 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
             inner,
             inner,
         ),
+        st.builds(lambda x, y: f"(fold-right cons {x} (list {y} 1))", inner, inner),
+        st.builds(lambda x, y: f"(list (reduce + {x} (list {y} 2)) (reduce cons 0 {x}))", inner, inner),
+        st.builds(lambda x, y: f"(vector-map car (vector {x} {y}))", inner, inner),
+        # for-each checks its list as it goes (polling.ONE_PASS): the calls before its error agree
+        st.builds(lambda x, y: f"(for-each car (cons {x} {y}))", inner, inner),
+        st.builds(
+            lambda x: f"(let ((n 0)) (guard (e (#t (list 'caught n))) (for-each (lambda (c) (set! n (+ n 1)) (car c)) {x}) n))",
+            inner,
+        ),
         # strings and string ports (fastpath's GUARDED_BY_ARITY and PORT_STATEMENTS)
         st.builds(lambda x, y: f'(string-append {x} "-" {y})', inner, inner),
         st.builds(lambda x, y: f'(string-append "<" {x} {y} ">")', inner, inner),

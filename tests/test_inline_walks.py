@@ -1,4 +1,5 @@
-"""``map``, ``filter``, ``for-each`` and ``fold-left`` with a literal lambda run as a loop in
+"""``map``, ``filter``, ``for-each``, the folds, ``reduce`` and ``vector-map`` with a literal lambda
+(or a built-in by name) run as a loop in
 the compiled body (``interpreter/compiler/inline_walks.py``): values, errors, the list's checks,
 limits and a rebinding of the built-in are those of the ordinary call."""
 
@@ -31,6 +32,13 @@ WALKS = [
     "(map (lambda (x) (car x)) a)",  # an error in the body, at the second element
     # the list shortened while it is walked
     "(let ((l (list-copy a))) (map (lambda (x) (if (pair? l) (set-cdr! l '())) x) l))",
+    # a right fold (its elements last first), reduce (seeded by the first element), vector-map
+    "(fold-right (lambda (x acc) (cons (list x b) acc)) '() a)",
+    "(fold-right (lambda (x acc) (+ (* x b) acc)) 0 a)",
+    "(reduce (lambda (x acc) (- x acc)) b a)",
+    "(reduce (lambda (x acc) (list x acc (h x))) 'none a)",  # a call out: the list measured first
+    "(vector-map (lambda (x) (* x b)) (if (pair? a) (list->vector a) a))",
+    "(let ((v (if (pair? a) (list->vector a) a))) (vector-map (lambda (x) (vector-set! v 0 b) (list x b)) v))",
 ]
 
 ARGUMENTS = [
@@ -110,6 +118,9 @@ BY_NAME_WALKS = [
     "(list (any odd? a) (every number? a))",
     "(map number->string a)",
     "(for-each vector-length a)",
+    "(list (fold-right cons b a) (fold-right + b a))",
+    "(list (reduce + b a) (reduce cons 'none a))",
+    "(vector-map car (if (pair? a) (list->vector a) a))",
 ]
 
 
@@ -193,3 +204,32 @@ def test_a_cyclic_list_under_a_time_limit_is_refused_not_timed_out() -> None:
     interp.eval("(define (evens l) (filter even? l))")
     with pytest.raises(SchemeError, match="circular list"):
         interp.eval("(let ((c (iota 100000))) (set-cdr! (list-tail c 99999) c) (evens c))")
+
+
+#: ``(definition of w, a call, its value, what its loop reads)``: fold-right walks the Python
+#: list its primitive makes (last first), reduce the pairs after the first, vector-map the vector.
+SEQUENCE_WALKS = [
+    ("(define (w l) (fold-right cons '() l))", "(w '(1 2))", "(1 2)", "to_pylist("),
+    ("(define (w l) (fold-right (lambda (x acc) (cons (* 2 x) acc)) '() l))", "(w '(1 2))", "(2 4)", "to_pylist("),
+    ("(define (w l) (reduce + 0 l))", "(w '(1 2 3))", "6", "probing_rounds("),
+    ("(define (w l) (reduce (lambda (x acc) (- x acc)) 0 l))", "(w '(1 2 3 4))", "2", "probing_rounds("),
+    ("(define (w v) (vector-map car v))", "(w (vector '(1) '(2)))", "#(1 2)", "check_vector("),
+    ("(define (w v) (vector-map (lambda (x) (* x x)) v))", "(w (vector 1 2))", "#(1 4)", "check_vector("),
+]
+
+
+@pytest.mark.parametrize(("definition", "call", "expected", "loop"), SEQUENCE_WALKS)
+def test_fold_right_reduce_and_vector_map_run_as_loops(
+    sources: list[str], definition: str, call: str, expected: str, loop: str
+) -> None:
+    interp = Interpreter()
+    interp.eval(definition)
+    assert write_string(interp.eval_scheme(call)) == expected
+    body = "\n".join(sources)
+    assert loop in body and (", True):" in body if "fold-right" in definition else True)
+    # the walk rebound after the body was compiled: the ordinary call of the new value
+    name = definition.split("(")[3].split()[0]
+    interp.eval(f"(define real {name}) (set! {name} (lambda args 'rebound))")
+    assert write_string(interp.eval_scheme(call)) == "rebound"
+    interp.eval(f"(set! {name} real)")
+    assert write_string(interp.eval_scheme(call)) == expected

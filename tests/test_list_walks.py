@@ -48,18 +48,46 @@ COUNTER = "(define calls 0) (define (f . xs) (set! calls (+ calls 1)) (car xs))"
 BAD_WALKS = [(call, IMPROPER) for call in WALKS] + [(call, CIRCULAR) for call in WALKS if "'(1 2 3)" not in call]
 
 
+#: One-list ``for-each`` checks its list as it goes (``polling.ONE_PASS``): the calls on the
+#: elements before an improper end, and on a circular list those until it comes round to
+#: the pair it marked (rounds 1, 2, 4 …: Brent's method), are made before the error.
+CALLS_BEFORE_THE_ERROR = {("(for-each f l)", IMPROPER): 2, ("(for-each f l)", CIRCULAR): 7}
+
+
 @pytest.mark.parametrize(("call", "bad"), BAD_WALKS)
 def test_bad_lists_are_refused_before_any_call(call: str, bad: str) -> None:
     interp = Interpreter()
     interp.eval_scheme(COUNTER)
     message = "circular list" if bad == CIRCULAR else "proper list"
     assert_error(interp, f"(let ((l {bad})) {call})", message, "type-error")
-    assert interp.eval("calls") == 0
+    assert interp.eval("calls") == CALLS_BEFORE_THE_ERROR.get((call, bad), 0)
+
+
+@pytest.mark.parametrize("procedure", ["f", "(lambda (x) (f x))", "car"])
+def test_one_list_for_each_checks_as_it_goes(procedure: str) -> None:
+    """The ordinary walk and the compiled inline loop (a lambda, a built-in by name) make the
+    same calls before the same error; a long circular list ends with an error, not a hang."""
+    interp = Interpreter()
+    interp.eval_scheme(COUNTER)
+    interp.eval_scheme(f"(define (walk l) (for-each {procedure} l))")
+    for _ in range(3):  # compiled after its first calls
+        assert_error(
+            interp,
+            "(walk (cons '(1) (cons '(2) 3)))" if procedure == "car" else f"(walk {IMPROPER})",
+            "expected a proper list, got",
+            "type-error",
+        )
+    interp.eval_scheme("(define long (map list (iota 100000))) (set-cdr! (last-pair long) long) (set! calls 0)")
+    assert_error(interp, "(walk long)", "got a circular list", "type-error")
+    if procedure != "car":  # (car counts nothing)
+        assert 100000 <= interp.eval("calls") <= 3 * 100000
+    interp.eval_scheme("(define l (list 1 2 3 4)) (define (cut x) (set-cdr! l '()))")
+    assert interp.eval("(begin (for-each cut l) 'done)") == interp.eval("'done")  # ends where the list now ends
 
 
 #: Walks whose procedure cuts the list being walked after the first element (``cut``
 #: returns #f, ``keep`` #t, ``cut2`` takes two arguments).
-CUTS = ["(map cut l)", "(for-each cut l)", "(filter cut l)", "(remove keep l)", "(any cut l)", "(every keep l)", "(map cut2 l l)"]
+CUTS = ["(map cut l)", "(for-each cut2 l '(1 2 3 4))", "(filter cut l)", "(remove keep l)", "(any cut l)", "(every keep l)", "(map cut2 l l)"]
 
 
 @pytest.mark.parametrize("call", CUTS)

@@ -166,6 +166,9 @@ def test_each_number_is_a_step_and_the_limits_hold() -> None:
         "(fold-left + 0 (map car (list (list a) (begin (set! car cdr) (list b)))))",
         "(fold-left + 0 (filter even? (list 1 a (begin (set! even? odd?) b))))",
         "(fold-left + (begin (set! + -) 0) (list a b))",
+        "(reduce + (begin (set! + -) 0) (list a b 3))",
+        "(fold-right cons (begin (set! cons list) '()) (list a b))",
+        "(vector-map car (vector a (begin (set! car cdr) b)))",
     ],
 )
 def test_a_built_in_by_name_is_read_before_the_operands_after_it(expr: str) -> None:

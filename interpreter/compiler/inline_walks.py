@@ -12,7 +12,9 @@ locals as a ``let``'s are:
   the ordinary way;
 * the list is checked first, as the primitive does (a type error naming it for an improper
   or circular list, before any element is looked at), and each round checks that the list
-  has not been shortened meanwhile (``changed_error``);
+  has not been shortened meanwhile (``changed_error``); but ``for-each``'s (``ONE_PASS``),
+  checked as it goes, as its primitive does, its end or a round again found by
+  ``probing_rounds``;
 * each element gets a fresh frame, made only if a closure or a slow path needs it, so a
   closure made in the body captures that element's binding, as a call would;
 * each element counts a step under ``max_steps`` (a call counts one), and the limits are
@@ -44,14 +46,13 @@ defines or a ``set!`` of a parameter, nor for several lists.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from itertools import chain, repeat
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..datatypes import gensym
 from ..errors import SchemeError
 from ..nodes.core import Call, Const, GlobalRef, If, Lambda, LocalRef, Node
-from ..polling import POLL_EVERY, poll_limits, polled, ticks
+from ..polling import ONE_PASS, polled, probing_rounds, ticks
 from .inline_update import emit_update, inline_update
 from .library import LIBRARY
 
@@ -65,7 +66,13 @@ class WalkForm(NamedTuple):
     value is that (``{0}``: the first operand after the lambda; neither: the unspecified
     value), which of the lambda's parameters is bound to the accumulator (None: none), and
     the lines that end a round, over the body's value ``{v}``, the element ``{x}``, the new
-    list's last pair ``{last}``, the accumulator ``{acc}`` and a fresh local ``{c}``."""
+    list's last pair ``{last}``, the accumulator ``{acc}`` and a fresh local ``{c}``.
+
+    ``over``: what is walked: the pairs of a list in place (``"list"``), or a Python sequence
+    its primitive makes or checks first (:data:`SEQUENCES`: ``fold-right``'s elements last
+    first, ``vector-map``'s vector), walked by ``polled`` as there. ``seeded``: the first
+    element is the accumulator's first value, and the operand only that of an empty list
+    (``reduce``)."""
 
     params: int
     operands: int
@@ -73,6 +80,13 @@ class WalkForm(NamedTuple):
     start: str | None
     acc_param: int | None
     round_end: tuple[str, ...]
+    over: str = "list"
+    seeded: bool = False
+
+
+#: ``over: (the call that checks the operand and gives the sequence, walked last first)``:
+#: the steps of the primitives (``fold-right``'s ``to_pylist``, ``vector-map``'s ``check_vector``).
+SEQUENCES = {"reversed": ("to_pylist", True), "vector": ("check_vector", False)}
 
 
 def appending(item: str) -> tuple[str, ...]:
@@ -88,6 +102,9 @@ WALK_FORMS: dict[str, WalkForm] = {
     "fold": WalkForm(2, 2, False, "{0}", 1, ("{acc} = {v}",)),
     "any": WalkForm(1, 1, False, "False", None, ("if {v} is not False:", "    {acc} = {v}", "    break")),
     "every": WalkForm(1, 1, False, "True", None, ("{acc} = {v}", "if {v} is False:", "    break")),
+    "reduce": WalkForm(2, 2, False, "{0}", 1, ("{acc} = {v}",), seeded=True),
+    "fold-right": WalkForm(2, 2, False, "{0}", 1, ("{acc} = {v}",), over="reversed"),
+    "vector-map": WalkForm(1, 1, False, "[]", None, ("{acc}.append({v})",), over="vector"),
 }
 
 
@@ -274,7 +291,8 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         # read before the operands, as the ordinary call reads it: an operand that rebinds the
         # name leaves the fallback with the procedure the call was written with
         early = settled(em, em.value(named))
-    numbers = iota_source(em, node.operands[-1])
+    numbers = iota_source(em, node.operands[-1]) if form.over == "list" else None
+    iterated = numbers is not None or form.over != "list"  # a Python iterable, not pairs
     if numbers is None:
         values = em.operand_values(node.operands[1:])  # the lambda itself has no effect
     else:  # the numbers' own call is in progress while its operands run, as in the ordinary call
@@ -298,7 +316,10 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     # (not where a round may end the walk early, `any`'s and `every`'s: the rest of the list
     # would go unchecked; a sink that stops early is done again the ordinary way)
     stops = sink is None and any("break" in line for line in form.round_end)
-    pure = None if stops or numbers is not None else effect_free_flags(em, proc.body)
+    # the ordinary walk checks the list as it goes (polling.ONE_PASS): so does the loop, its
+    # body's errors and effects coming before the list's own error, as there
+    one_pass = name in ONE_PASS and sink is None and numbers is None
+    pure = None if stops or one_pass or iterated else effect_free_flags(em, proc.body)
     if pure is not None:  # its built-ins untouched, the body has no effect: the list is checked as it goes
         intact = " and ".join(dict.fromkeys([intact, *(em.flag(flag) for flag in pure)]))
     em.line(f"if {intact}:")
@@ -309,7 +330,9 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         em.line(f"site = {numbers_site}")
         em.line(f"{lst} = iota_numbers({', '.join(counts)})")
         em.line(f"site = {site}")
-    elif pure is None:
+    elif iterated:  # checked (and made) as the primitive does it
+        em.line(f"{count} = {SEQUENCES[form.over][0]}({who}, {lst})")
+    elif pure is None and not one_pass:
         em.line(f"{count} = proper_length({who}, {lst})")
     head, last, acc = accumulators(em, form, values)
     em.forget()  # a later round runs after this round's calls
@@ -318,7 +341,12 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     if numbers is not None:
         em.line(f"for {element} in polled({lst}):")
         em.indent += 1
-    elif pure is None:
+    elif iterated:
+        em.line(f"for {element} in polled({count}{', True' if SEQUENCES[form.over][1] else ''}):")
+        em.indent += 1
+    elif pure is None and not one_pass:
+        if form.seeded:
+            seed(em, lst, acc, count)
         em.line(f"for _ in ticks({count}):")
         em.indent += 1
         em.line(f"if type({lst}) is not Pair:")
@@ -326,21 +354,25 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     else:
         start, mark, probe = em.fresh("t"), em.fresh("t"), em.fresh("t")
         em.line(f"{start} = {mark} = {lst}")
-        em.line("try:")
-        em.indent += 1
+        if form.seeded:
+            seed(em, lst, acc)
+        if pure is not None:
+            em.line("try:")
+            em.indent += 1
+        ended = "improper_error" if pure is not None else "ended_error"  # as loops.WALKS' one-pass walks
         em.line(f"for {probe} in probing_rounds():")
         em.indent += 1
         em.line(f"if type({lst}) is not Pair:")
         em.line(f"    if {lst} is NIL:")
         em.line("        break")
         em.line(f"    site = {site}")
-        em.line(f"    raise improper_error({who}, {start})")
+        em.line(f"    raise {ended}({who}, {start})")
         em.line(f"if {probe}:")
         em.line(f"    {mark} = {lst}")
         em.line(f"elif {lst} is {mark}:  # round again: a circular list")
         em.line(f"    site = {site}")
-        em.line(f"    raise improper_error({who}, {start})")
-    if numbers is None:
+        em.line(f"    raise {ended}({who}, {start})")
+    if not iterated:
         em.line(f"{element} = {lst}.car")
     locals_ = [element]
     if form.acc_param is not None:  # the lambda's own binding of the accumulator
@@ -355,7 +387,7 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     fields = {"v": value, "x": element, "c": em.fresh("t"), "last": last, "acc": acc}
     for template in form.round_end:
         em.line(template.format(**fields))
-    if numbers is None:
+    if not iterated:
         em.line(f"{lst} = {lst}.cdr")
     em.count_step()
     em.indent -= 1
@@ -400,6 +432,16 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         sink.operands = from_the_start
         return result
     return em.fallback_arm(result, node, operands, parent)
+
+
+def seed(em: Emitter, lst: str, acc: str, count: str = "") -> None:
+    """``reduce``'s start: a list's first element is the accumulator's first value and the
+    walk goes on from its second pair (``count``: one element fewer to walk)."""
+    em.line(f"if type({lst}) is Pair:")
+    em.line(f"    {acc} = {lst}.car")
+    em.line(f"    {lst} = {lst}.cdr")
+    if count:
+        em.line(f"    {count} -= 1")
 
 
 def settled(em: Emitter, value: str) -> str:
@@ -452,29 +494,6 @@ def effect_free_flags(em: Emitter, body: Node) -> list[Any] | None:
     return flags
 
 
-def probing_rounds() -> Iterator[bool]:
-    """Endless rounds of a walk that finds its list's end as it goes: True at rounds 0, 1,
-    2, 4, 8 … (where the walk marks the pair it is at: coming back to the mark is a
-    circular list, found within about three times its length: Brent's method), False
-    elsewhere; the limits are polled between chunks of :data:`POLL_EVERY` rounds."""
-    return chain.from_iterable(_probe_chunks())
-
-
-_FIRST_CHUNK = tuple(i & (i - 1) == 0 for i in range(POLL_EVERY))
-
-
-def _probe_chunks() -> Iterator[Any]:
-    yield _FIRST_CHUNK
-    chunk = 1
-    while True:
-        poll_limits()
-        if chunk & (chunk - 1) == 0:  # a power of two: its first round is one too
-            yield chain((True,), repeat(False, POLL_EVERY - 1))
-        else:
-            yield repeat(False, POLL_EVERY)
-        chunk += 1
-
-
 def walk_namespace() -> dict[str, Any]:
     """What the loops need in a body's namespace."""
     names = LIBRARY.names
@@ -485,6 +504,9 @@ def walk_namespace() -> dict[str, Any]:
         "check_table": names["check_table"],
         "list_length": names["list_length"],
         "improper_error": names["improper_error"],
+        "to_pylist": names["to_pylist"],
+        "check_vector": names["check_vector"],
+        "ended_error": names["ended_error"],
         "probing_rounds": probing_rounds,
         "iota_numbers": names["iota_numbers"],
         "polled": polled,

@@ -29,7 +29,7 @@ from typing import Any
 from ..datatypes import NIL, VOID, Pair, TailCall
 from ..errors import SchemeError
 from ..evaluator import Closure, bounce, caller, settle
-from ..polling import ticks
+from ..polling import probing_rounds, ticks
 
 
 def changed_error(who: str) -> SchemeError:
@@ -94,7 +94,8 @@ SELECT = """
 """
 
 #: ``name: (argument count of the procedure, parameters after f, body)``. The body walks
-#: ``lst`` for ``n`` elements; its call is the line ``r = CALL(args)``.
+#: ``lst`` for ``n`` elements (one of ``polling.ONE_PASS``: to its end); its call is the line
+#: ``r = CALL(args)``.
 WALKS: dict[str, tuple[int, str, str]] = {
     "map": (
         1,
@@ -140,13 +141,21 @@ WALKS: dict[str, tuple[int, str, str]] = {
     return acc
 """,
     ),
+    # one pass: the list is checked as it goes (polling.ONE_PASS)
     "for-each": (
         1,
-        "who, lst, n",
+        "who, lst",
         """
-    for _ in ticks(n):
+    start = mark = lst
+    for probe in probing_rounds():
         if type(lst) is not Pair:
-            raise changed_error(who)
+            if lst is NIL:
+                break
+            raise ended_error(who, start)
+        if probe:
+            mark = lst
+        elif lst is mark:
+            raise ended_error(who, start)
         r = CALL(lst.car)
         lst = lst.cdr
     return VOID
@@ -205,6 +214,13 @@ def _source(name: str, params: str, body: str, mode: str) -> str:
     return f"def {name}(f, {params}):\n{PROLOGUE}{code}"
 
 
+def _ended_error(who: str, start: Any) -> SchemeError:
+    """``lists.core.ended_error`` (that module imports this one for :func:`changed_error`)."""
+    from .lists.core import ended_error  # reason: documented in-package circle (lists.core imports loops)
+
+    return ended_error(who, start)
+
+
 def _compile(name: str, params: str, body: str, mode: str) -> Callable[..., Any]:
     namespace: dict[str, Any] = {
         "NIL": NIL,
@@ -215,6 +231,8 @@ def _compile(name: str, params: str, body: str, mode: str) -> Callable[..., Any]
         "bounce": bounce,
         "changed_error": changed_error,
         "ticks": ticks,
+        "probing_rounds": probing_rounds,
+        "ended_error": _ended_error,
     }
     exec(_source("walk", params, body, mode), namespace)  # fixed templates, no user text
     return namespace["walk"]

@@ -17,7 +17,7 @@ from . import walks  # noqa: F401
 from . import sorting  # noqa: F401
 
 # isort: on
-from .core import build_list, check_proc, copy_onto, improper_error, list_length, proper_length, to_pylist
+from .core import build_list, check_proc, copy_onto, ended_error, improper_error, list_length, proper_length, to_pylist
 from .sorting import sorted_items
 from .walks import elements, iota_numbers, rows
 
@@ -26,6 +26,7 @@ __all__ = [
     "check_proc",
     "copy_onto",
     "elements",
+    "ended_error",
     "improper_error",
     "iota_numbers",
     "list_length",

@@ -119,6 +119,13 @@ def improper_error(who: str, lst: Any) -> SchemeError:
     return type_error(who, "a proper list", lst)
 
 
+def ended_error(who: str, start: Any) -> SchemeError:
+    """The error of a walk that checks its list as it goes (one-list ``for-each``) and met a
+    tail that is not ``()`` or came round again: the list ``start``'s own (improper or
+    circular), or, if the walk's procedure has made it proper meanwhile, that it changed."""
+    return improper_error(who, start) if list_length(start) is None else changed_error(who)
+
+
 def is_circular(lst: Any) -> bool:
     slow = fast = lst
     while type(fast) is Pair and type(fast.cdr) is Pair:

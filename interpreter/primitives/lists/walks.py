@@ -1,6 +1,7 @@
 """The higher-order list walks (``map``, ``for-each``, ``filter``, the folds, ``any`` …),
-``delete`` and ``iota``. Each list is checked before ``f`` is first called; the
-one-list forms run the loops of :mod:`~interpreter.primitives.loops`."""
+``delete`` and ``iota``. Each list is checked before ``f`` is first called (but one-list
+``for-each``'s, checked as it goes: ``polling.ONE_PASS``); the one-list forms run the loops of
+:mod:`~interpreter.primitives.loops`."""
 
 from __future__ import annotations
 
@@ -101,13 +102,15 @@ def scheme_map(f: Any, lst: Any, *more: Any) -> Any:
 
 @primitive("for-each")
 def for_each(f: Any, lst: Any, *more: Any) -> Any:
-    """Call ``f`` on corresponding elements for effect."""
+    """Call ``f`` on corresponding elements for effect. One list is checked as it is walked
+    (an improper or circular one is an error after the calls on the elements before its
+    end); several are checked first, as :func:`rows` does."""
     if more:
         call, items = _over("for-each", f, lst, more)
         for x in items:
             call(x)
         return VOID
-    return WALK["for-each"](check_proc("for-each", f), "for-each", lst, proper_length("for-each", lst))
+    return WALK["for-each"](check_proc("for-each", f), "for-each", lst)  # checked as it goes (polling.ONE_PASS)
 
 
 @primitive("append-map")
