@@ -8,7 +8,7 @@ import pytest
 from test_compiled_equivalence import Ways
 from test_fused import Reference
 
-from interpreter import Interpreter, SchemeError
+from interpreter import Interpreter, SchemeError, tables
 from interpreter.printer import write_string
 
 #: The built-in rebound to a procedure that calls it: nothing is inline.
@@ -89,3 +89,24 @@ def test_inline_updates_under_parallel_map() -> None:
     serial = interp.eval("(map tally (iota 30))")
     assert interp.eval("(parallel-map tally (iota 30))") == serial
     assert serial[7] == 0 + 3 + 6
+
+
+@pytest.mark.parametrize("inline", [True, False])
+def test_an_update_of_a_key_the_table_holds_reserves_nothing(monkeypatch: pytest.MonkeyPatch, inline: bool) -> None:
+    """At 4,096 entries (a power of two) a new key's store reserves the dict's next doubling;
+    an update of a key the table holds stores in place (the dict does not grow), in the inline
+    update and the primitive alike (``(apply …)`` of the primitive: no inline arm)."""
+    reserved: list[int] = []
+    monkeypatch.setattr(tables, "reserve", reserved.append)
+    interp = Interpreter()
+    call = "(hash-table-update!/default t k (lambda (c) (+ c 1)) 0)"
+    if not inline:
+        call = "(apply hash-table-update!/default (list t k (lambda (c) (+ c 1)) 0))"
+    interp.eval(f"(define t (make-equal-hash-table)) (define (bump k) {call})")
+    interp.eval("(do ((i 0 (+ i 1))) ((= i 4096)) (hash-table-set! t i i))")
+    reserved.clear()
+    for _ in range(3):
+        interp.eval("(bump 7)")
+    assert reserved == [] and interp.eval("(hash-table-ref t 7)") == 10
+    interp.eval("(bump 'new)")
+    assert reserved == [4096 * tables.TABLE_GROWTH_BYTES] and interp.eval("(hash-table-ref t 'new)") == 1

@@ -17,8 +17,8 @@ inline (``Emitter.inlinable_lambda``), it emits the update itself::
         else:
             l8 = t7.get(t6, 0)                # the current value, or the default
         t12 = <the lambda's body, its parameter the local l8>
-        if t10 and ((t13 := len(t7.entries)) < TABLE_GROWTH_FROM or t13 & (t13 - 1)):
-            t7.entries[t6] = (t6, t12)        # no memory to reserve: stored in place
+        if t10 and (t11 is not None or (t13 := len(t7.entries)) < TABLE_GROWTH_FROM or t13 & (t13 - 1)):
+            t7.entries[t6] = (t6, t12)        # a key it held, or no memory to reserve: in place
         else:
             t7.set(t6, t12)
         t4 = VOID
@@ -85,7 +85,8 @@ def emit_update(em: Emitter, node: Call) -> str:
     em.line(f"    {value} = {checked}.get({key}, {default})")
     body = em.value_in_scope({proc.params[0]: value}, proc.body)
     em.line(f"{new} = {body}")
-    em.line(f"if {direct} and {NO_GROWTH_DUE.format(a=checked, t=size)}:")
+    # a key held when read is an update in place (no growth, nothing to reserve: as the primitive)
+    em.line(f"if {direct} and ({entry} is not None or {NO_GROWTH_DUE.format(a=checked, t=size)}):")
     em.line(f"    {checked}.entries[{key}] = ({key}, {new})")
     em.line("else:")
     em.line(f"    {checked}.set({key}, {new})")

@@ -149,10 +149,21 @@ def hash_table_update(table: Any, key: Any, proc: Any, failure: Any = None) -> A
 
 @primitive("hash-table-update!/default")
 def hash_table_update_default(table: Any, key: Any, proc: Any, default: Any) -> Any:
-    """Replace the value for ``key`` by ``(proc value)``, starting from ``default``."""
+    """Replace the value for ``key`` by ``(proc value)``, starting from ``default``. A key the
+    table held when it was read (one of the table's own dict keys, ``HashTable.direct``) is
+    stored in place: the dict does not grow, so no memory is reserved for its growth (the
+    inline update, ``compiler/inline_update.py``, does the same)."""
     t = check_table("hash-table-update!/default", table)
     check_proc("hash-table-update!/default", proc)
-    t.set(key, apply_procedure(proc, [t.get(key, default)]))
+    if type(key) in t.direct:
+        entry = t.entries.get(key)
+        value = apply_procedure(proc, [default if entry is None else entry[1]])
+        if entry is not None:
+            t.entries[key] = (key, value)
+            return VOID
+    else:
+        value = apply_procedure(proc, [t.get(key, default)])
+    t.set(key, value)
     return VOID
 
 
