@@ -233,3 +233,16 @@ def test_fold_right_reduce_and_vector_map_run_as_loops(
     assert write_string(interp.eval_scheme(call)) == "rebound"
     interp.eval(f"(set! {name} real)")
     assert write_string(interp.eval_scheme(call)) == expected
+
+
+def test_the_new_walks_under_parallel_map() -> None:
+    """Each branch runs the loops with its own locals and polls its own limits; the values are
+    the serial ones (for-each checking as it goes, fold-right, reduce, vector-map)."""
+    interp = Interpreter()
+    interp.eval(
+        "(define (g n) (let ((l (iota n)) (s 0)) (for-each (lambda (x) (set! s (+ s x))) l)"
+        " (list s (fold-right cons '() l) (reduce + 0 l) (vector-map (lambda (x) (* x x)) (list->vector l)))))"
+    )
+    serial = interp.eval("(map g (iota 30))")
+    assert interp.eval("(parallel-map g (iota 30))") == serial
+    assert serial[3][0] == 3 and serial[3][2] == 3

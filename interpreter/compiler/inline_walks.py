@@ -1,10 +1,11 @@
 """``(map (lambda (x) …) lst)`` and its kin as a loop in the body that writes them.
 
 A literal ``lambda`` handed to ``map``, ``for-each``, ``filter``, ``fold-left``, ``fold``,
-``any`` or ``every`` is made into a closure and called once per element through the list
-walk's call protocol (``primitives/loops.py``): a Python frame, the depth and tail-call
-bookkeeping, per element.
-When the body compiler (:class:`~.body.Emitter`) meets such a call on one list, it emits
+``any``, ``every``, ``reduce``, ``fold-right`` or ``vector-map`` is made into a closure and
+called once per element through the walk's call protocol (``primitives/loops.py``): a Python
+frame, the depth and tail-call bookkeeping, per element.
+When the body compiler (:class:`~.body.Emitter`) meets such a call on one list (``vector-map``:
+one vector), it emits
 the walk itself as a Python loop and the lambda's body inside it, its parameters Python
 locals as a ``let``'s are:
 
