@@ -322,7 +322,7 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
     one_pass = name in ONE_PASS and sink is None and numbers is None
     pure = None if stops or one_pass or iterated else effect_free_flags(em, proc.body)
     if pure is not None:  # its built-ins untouched, the body has no effect: the list is checked as it goes
-        intact = " and ".join(dict.fromkeys([intact, *(em.flag(flag) for flag in pure)]))
+        intact = " and ".join(dict.fromkeys([*intact.split(" and "), *(em.flag(flag) for flag in pure)]))
     em.line(f"if {intact}:")
     em.indent += 1
     if sink is not None:
