@@ -121,6 +121,11 @@ class GlobalBindings(dict):  # type: ignore[type-arg]
         for keys, flag in list(self.combos.items()):
             flag.set(all(self.intact[key].value for key in keys))
 
+    def watch_also(self, bindings: dict[Symbol, Any]) -> None:
+        """Watch ``bindings`` too (an interpreter's own procedures, such as its port
+        writers), each with its flag, beside those :meth:`watch` was given."""
+        self.watch({**self.watched, **bindings})
+
     def combined(self, keys: frozenset[Symbol]) -> Flag:
         """A flag up while every one of the watched ``keys`` holds its built-in."""
         flag = self.combos.get(keys)

@@ -216,6 +216,13 @@ def compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
             inner,
         ),
         st.builds(lambda x: f"(let ((p (open-output-string))) (close-port p) (write-char {x} p))", inner),
+        # constant operands: their text known when compiled (fastpath.constant_port_write)
+        st.builds(
+            lambda x: f'(let ((p (open-output-string))) (display "k{{}}" p) (display -12 p) (write-char #\\z p)'
+            f' (write-string "w" p) (display {x} p) (get-output-string p))',
+            inner,
+        ),
+        st.builds(lambda x: f'(let ((p (open-output-string))) (close-port p) (display "c" p) {x})', inner),
     )
 
 

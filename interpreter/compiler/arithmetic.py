@@ -55,6 +55,7 @@ from .fastpath import (
     UNARY_OPS,
     builtins_intact,
     compared_by_identity,
+    constant_port_write,
 )
 from .fused import fuse
 from .literal_search import SEARCHES, LiteralTable
@@ -104,7 +105,7 @@ class InlineExpressions:
             return None
         name, count = node.operator.name.name, len(node.operands)
         if name in PORT_STATEMENTS and PORT_STATEMENTS[name][0] == count and self.port_procedure(node) is not None:
-            return (*PORT_STATEMENTS[name], True)
+            return (*(constant_port_write(name, node.operands[0]) or PORT_STATEMENTS[name]), True)
         if name not in self.builtins:
             return None
         for table, statement in ((GUARDED_OPS, False), (GUARDED_STATEMENTS, True)):

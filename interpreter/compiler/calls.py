@@ -95,7 +95,7 @@ class Calls:
         guarded = self.guarded(node)
         # a built-in with an intact flag: the operator is read only if the inline arms fail
         watched = None
-        if (found is not None or guarded is not None) and node.operator.name.name not in PORT_STATEMENTS:  # type: ignore[attr-defined]
+        if found is not None or guarded is not None:
             watched = self.flag_of(node.operator)
         itself = tail and watched is None and self.calls_itself(node)
         f, args = self.call_parts(node, read_operator=watched is None and not itself)
@@ -324,21 +324,20 @@ class Calls:
         return None if flag is None else self.flag(flag)
 
     def flag_of(self, operator: Node) -> Flag | None:
-        """The intact flag itself (see :meth:`intact_flag`)."""
-        if type(operator) is not GlobalRef or operator.name.name not in self.builtins:
+        """The intact flag itself (see :meth:`intact_flag`); a port procedure's is up while
+        the name holds the interpreter's own (``io.install_io`` watches them)."""
+        if type(operator) is not GlobalRef:
+            return None
+        if operator.name.name not in self.builtins and operator.name.name not in PORT_STATEMENTS:
             return None
         return getattr(operator.gvars, "intact", {}).get(operator.name)
 
     def flagged(self, node: Call) -> bool:
-        """Whether ``node`` calls a guarded built-in (``vector-set!``, ``vector-ref`` …, not a
-        port procedure) whose name has an "intact" flag: see :meth:`flagged_call`."""
+        """Whether ``node`` calls a guarded built-in (``vector-set!``, ``vector-ref``, a port
+        procedure's write …) whose name has an "intact" flag: see :meth:`flagged_call`."""
         if type(node.operator) is not GlobalRef or self.builtin_op(node) is not None:
             return False
-        return (
-            self.guarded(node) is not None
-            and node.operator.name.name not in PORT_STATEMENTS
-            and self.flag_of(node.operator) is not None
-        )
+        return self.guarded(node) is not None and self.flag_of(node.operator) is not None
 
     def flagged_call(self, node: Call, value: bool = True) -> str:
         """Emit a call of a guarded built-in outside tail position: computed inline while

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..datatypes import Primitive, TailCall
+from ..datatypes import Char, Primitive, TailCall
 from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller, bounce
 from ..limits import SMALL_STRING
@@ -231,15 +231,35 @@ STRING_PORT = "type({p}) is StringOutputPort and not {p}.closed"
 PORT_STATEMENTS: dict[str, tuple[int, str, str]] = {
     "write-char": (2, "type({a}) is Char and " + STRING_PORT.format(p="{b}"), "{b}.parts.append({a}.ch)"),
     "write-string": (2, f"{TEXT_AT_HAND} and {STRING_PORT.format(p='{b}')}", f"{{b}}.parts.append({TEXT})"),
-    # text, or a small exact integer's decimal digits (what the primitive writes for it)
+    # text, or a small exact integer's decimal digits (what the primitive writes for it); the
+    # operand's type is taken once, into the template's temporary {t}
     "display": (
         2,
-        f"(type({{a}}) is str or type({{a}}) is MString and {{a}}.text is not None or {SMALL_INT})"
-        f" and {STRING_PORT.format(p='{b}')}",
-        "{b}.parts.append(({a} if type({a}) is str else str({a}) if type({a}) is int else {a}.text))",
+        "((({t} := type({a})) is int and -0xFFFFFFFFFFFFFFFF < {a} < 0xFFFFFFFFFFFFFFFF or {t} is str"
+        f" or {{t}} is MString and {{a}}.text is not None) and {STRING_PORT.format(p='{b}')})",
+        "{b}.parts.append((str({a}) if {t} is int else {a} if {t} is str else {a}.text))",
     ),
     "newline": (1, STRING_PORT.format(p="{a}"), '{a}.parts.append("\\n")'),
 }
+
+
+def constant_port_write(name: str, operand: Node) -> tuple[int, str, str] | None:
+    """The template of a port write (:data:`PORT_STATEMENTS`) whose written operand is a
+    constant: its text is known when the body is compiled, so only the port is tested
+    (``(display "ab" port)`` appends ``"ab"``). None for any other operand."""
+    if name not in ("display", "write-string", "write-char") or type(operand) is not Const:
+        return None
+    value, text = operand.value, None
+    if name == "write-char":
+        text = value.ch if type(value) is Char else None
+    elif type(value) is str:
+        text = value
+    elif name == "display" and type(value) is int and -0xFFFFFFFFFFFFFFFF < value < 0xFFFFFFFFFFFFFFFF:
+        text = str(value)
+    if text is None or len(text) > SMALL_STRING:
+        return None
+    literal = repr(text).replace("{", "{{").replace("}", "}}")  # the template is formatted
+    return (2, STRING_PORT.format(p="{b}"), f"{{b}}.parts.append({literal})")
 
 #: Built-ins whose calls with literal lambdas compiled bodies inline (``Emitter.call_with_values``,
 #: ``inline_walks.emit_walk``, ``inline_update.emit_update``), and those a walk takes over

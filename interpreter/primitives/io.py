@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..datatypes import EOF, VOID, Char, MString, Parameter
+from ..datatypes import EOF, VOID, Char, MString, Parameter, sym
+from ..env import GlobalBindings
 from ..errors import SchemeError, type_error
 from ..evaluator import apply_procedure
 from ..limits import check_string_length
@@ -535,3 +536,8 @@ def install_io(interp: LibraryHost) -> None:
         "call-with-input-string": call_with_input_string,
     }.items():
         interp.define_primitive(name, fn)
+    bindings = interp.global_env.vars
+    if isinstance(bindings, GlobalBindings):
+        # compiled bodies test a flag that is up while the name holds this procedure (as for
+        # every inline built-in) instead of reading the operator at each write
+        bindings.watch_also({sym(name): bindings[sym(name)] for name in inline})
