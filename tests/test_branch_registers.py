@@ -84,7 +84,7 @@ def test_timeout_and_interrupt_reach_recursion_in_a_branch() -> None:
 
 def test_an_error_deep_in_a_branch_has_its_backtrace() -> None:
     interp = Interpreter()
-    interp.eval("(define (walk n) (if (= n 0) (car n) (+ 1 (walk (- n 1)))))")
+    interp.eval("(define (walk n) (if (= n 0) (car n) (+ (walk (- n 1)) 1)))")
     with pytest.raises(SchemeError, match="parallel-map: element 0 failed: car") as info:
         interp.eval("(parallel-map walk (list 3))", filename="walk.scm")
     frames = [frame.expr for frame in info.value.frames]

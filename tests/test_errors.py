@@ -142,7 +142,7 @@ def test_tail_calls_do_not_flood_the_backtrace(error) -> None:
 
 
 def test_deep_non_tail_error_backtrace_is_capped(error) -> None:
-    err = error("(define (down n) (if (= n 0) (car n) (+ 1 (down (- n 1))))) (down 3000)")
+    err = error("(define (down n) (if (= n 0) (car n) (+ (down (- n 1)) 1))) (down 3000)")
     text = err.format()
     assert text.count("\n") < 60
     assert "more frames" in text

@@ -131,9 +131,9 @@ def test_deep_recursion_runs_in_a_roomy_frame_and_reports_errors_from_it() -> No
     from interpreter import Interpreter, SchemeError
 
     interp = Interpreter()
-    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    interp.eval("(define (count n) (if (= n 0) 0 (+ (count (- n 1)) 1)))")
     assert interp.eval("(count 5000)") == 5000
-    interp.eval("(define (bad n) (if (= n 0) (car '()) (+ 1 (bad (- n 1)))))")
+    interp.eval("(define (bad n) (if (= n 0) (car '()) (+ (bad (- n 1)) 1)))")
     with pytest.raises(SchemeError) as info:
         interp.eval("(bad 3000)")
     assert info.value.kind == "type-error" and "car" in str(info.value)
@@ -149,7 +149,7 @@ def test_a_run_gets_room_for_as_many_frames_as_the_recursion_limit_allows(monkey
     real = stack._launcher
     monkeypatch.setattr(stack, "_launcher", lambda room: rooms.append(room) or real(room))
     interp = Interpreter()
-    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    interp.eval("(define (count n) (if (= n 0) 0 (+ (count (- n 1)) 1)))")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(100_000)
     try:
@@ -202,7 +202,7 @@ def test_parallel_map_branches_recurse_on_a_roomy_frame() -> None:
 
     interp = Interpreter()
     interp.define("launcher-below?", lambda: any(f.f_code.co_name == "_launch" for f in _frames()))
-    interp.eval("(define (count n) (if (= n 0) (if (launcher-below?) 0 -1000000) (+ 1 (count (- n 1)))))")
+    interp.eval("(define (count n) (if (= n 0) (if (launcher-below?) 0 -1000000) (+ (count (- n 1)) 1)))")
     assert interp.eval("(parallel-map count (list 100 200 300))") == [100, 200, 300]
 
 
@@ -244,7 +244,7 @@ def test_max_depth_is_exact_across_depth_marks_and_hops(limit: int) -> None:
     from interpreter import Interpreter, SchemeError
 
     interp = Interpreter(max_depth=limit)
-    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    interp.eval("(define (count n) (if (= n 0) 0 (+ (count (- n 1)) 1)))")
     assert interp.eval(f"(count {limit - 1})") == limit - 1
     with pytest.raises(SchemeError) as info:
         interp.eval(f"(count {limit})")
@@ -261,7 +261,7 @@ def test_the_depth_a_level_saves_stays_a_small_integer() -> None:
     rt = interp.runtime
     seen: list[tuple[int, int]] = []
     interp.define("look", lambda: seen.append((rt.depth, rt.levels)) or 0)
-    interp.eval("(define (count n) (if (= n 0) (look) (+ 1 (count (- n 1)))))")
+    interp.eval("(define (count n) (if (= n 0) (look) (+ (count (- n 1)) 1)))")
     assert interp.eval("(count 30000)") == 30000
     depth, levels = seen[-1]
     assert 0 < depth <= rt.MAX_STRETCH + 1 and levels == 30001
@@ -295,7 +295,7 @@ def test_a_deep_serial_recursion_goes_on_on_a_roomy_thread_kept_for_the_next_run
     from interpreter.evaluator.runtime import Runtime
 
     interp = Interpreter()
-    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    interp.eval("(define (count n) (if (= n 0) 0 (+ (count (- n 1)) 1)))")
     first = _roomy_thread_of(interp, Runtime.EARLY_HOP * 3)
     assert len(first) == 1
     assert _roomy_thread_of(interp, Runtime.EARLY_HOP * 3) == first
@@ -318,7 +318,7 @@ def test_a_run_with_a_memory_budget_does_not_hop_early(monkeypatch: pytest.Monke
     n = runtime.Runtime.EARLY_HOP * 2
     for interp, roomy in ((Interpreter(max_memory=1 << 30), False), (Interpreter(), True)):
         hops.clear()
-        interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+        interp.eval("(define (count n) (if (= n 0) 0 (+ (count (- n 1)) 1)))")
         assert interp.eval(f"(count {n})") == n
         assert (True in hops) is roomy
 

@@ -78,6 +78,8 @@ from .loops import Loops
 from .specialize import Specialization
 from .statements import Statements
 from .trmc import HOLE, has_cons_calls_of_itself
+from .trmp import ADDENDS
+from .trmp import prepare as summing_body
 
 
 class Emitter(Statements, BindingForms, Loops, Control, Specialization, InlineExpressions, Calls, Frames, EmitterCore):
@@ -190,10 +192,12 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     if not emitter.register_mode:
         emitter.line("v = env.vars")
     emitter.holes = has_cons_calls_of_itself(proc)
+    if not emitter.holes:
+        summing_body(emitter, proc)
     emitter.tail(proc.body)
     emitter.namespace["on_error"] = BodyErrors(emitter.sites, emitter.merged_sites)
     code = "\n".join(without_dead_site_stores(emitter.lines))
-    start = f"\n    {HOLE} = None" if emitter.holes else ""
+    start = f"\n    {HOLE} = None" if emitter.holes else f"\n    {ADDENDS} = None" if emitter.summing else ""
     start += "".join(f"\n    {frame} = None" for frame in emitter.released if frame != "env")
     poison = f"\n    rt.depth = {core.POISON_DEPTH}" if core.POISON_DEPTH is not None else ""
     source = TEMPLATE.format(params=params, frame=frame, start=start, poison=poison, code=code)

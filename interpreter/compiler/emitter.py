@@ -54,6 +54,7 @@ from .inline_walks import walk_namespace
 from .library import LIBRARY
 from .literal_search import LiteralTable
 from .trmc import OUT, filled, returning
+from .trmp import summing_returns, too_deep
 
 if TYPE_CHECKING:
     from ..evaluator import Runtime
@@ -220,6 +221,10 @@ class EmitterCore:
         self.truth_of: Call | None = None  # the test whose fallback ``truth`` compares with #f
         self.loops: list[Loop] = []  # named lets being emitted as Python loops, innermost last
         self.holes = False  # every return fills an open hole first (tail recursion modulo cons: trmc.py)
+        # every return adds the kept values first (tail recursion modulo +: trmp.py): the name
+        # of the body's Addition, and the one node whose rounds keep them
+        self.summing: str | None = None
+        self.summing_node: Call | None = None
         # Whether the body's own loop surely goes round: a call of the procedure itself by its
         # name (hoist.py then tests invariant parameters once, not at every round)
         self.repeats = False
@@ -257,6 +262,7 @@ class EmitterCore:
             "consumer_values": consumer_values,
             "apply_with_caller": apply_with_caller,
             "filled": filled,
+            "too_deep": too_deep,
             "float_sqrt": math.sqrt,
             "rt": rt,
             **walk_namespace(),
@@ -368,8 +374,8 @@ class EmitterCore:
     def line(self, text: str) -> None:
         if MAKES_ENV in text:
             self.frame_made = True
-        if (self.holes or self.released) and text.lstrip().startswith("return "):
-            parts = returning(text) if self.holes else [text]
+        if (self.holes or self.released or self.summing) and text.lstrip().startswith("return "):
+            parts = returning(text) if self.holes else summing_returns(text, self.summing) if self.summing else [text]
             if self.released:
                 parts = self.releasing(parts)
             for part in parts:

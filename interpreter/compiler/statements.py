@@ -35,10 +35,16 @@ from .emitter import (
 )
 from .inline_walks import emit_walk, inline_walk
 from .trmc import emit_cons_loop
+from .trmp import emit_sum_loop
 
 
 class Statements:
     """value, effect and tail: each node to the family of forms that emits it."""
+
+    def recursion_loop(self, node: Call) -> bool:
+        """Whether ``node`` was emitted as a round of the body's loop (``trmc``, ``trmp``)."""
+        return emit_cons_loop(self, node) or emit_sum_loop(self, node)  # type: ignore[arg-type]
+
 
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
@@ -168,8 +174,8 @@ class Statements:
             self.line(f"return {emit_walk(self, node)}")
         elif kind is Call and self.inline_call_with_values(node):
             self.call_with_values(node, self.tail, lambda: self.call(node, tail=True))
-        elif kind is Call and self.indent + 2 <= MAX_INDENT and emit_cons_loop(self, node):
-            pass
+        elif kind is Call and self.indent + 2 <= MAX_INDENT and self.recursion_loop(node):
+            pass  # tail recursion modulo cons or +: a round of the body's loop
         elif kind is Call:
             self.call(node, tail=True)
         elif kind is Let and self.inline_let(node):
