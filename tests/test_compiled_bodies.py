@@ -320,3 +320,24 @@ def test_an_integer_literal_where_a_vector_goes_is_the_usual_error(call: str) ->
         with pytest.raises(SchemeError) as info:
             interp.eval("(f '(1))")
     assert info.value.kind == "type-error" and "expected a vector, got" in info.value.message
+
+
+def test_an_integer_literal_operand_of_a_guarded_builtin_is_not_tested() -> None:
+    """``(modulo i 26)``: the literal stands in the code as it is; its type and its being
+    non-zero are known, so only ``i`` is tested. A zero divisor still takes the primitive."""
+    from helpers import compiled_sources
+
+    interp = Interpreter()
+    with compiled_sources() as seen:
+        interp.eval_scheme("(define (f i) (list (modulo i 26) (remainder i -7) (quotient i 3)))")
+        assert write_string(interp.eval_scheme("(f 100)")) == "(22 2 33)"
+    source = "".join(seen)
+    assert "i % (26)" not in source and "% (26) if type(arg0) is int and" in source
+    assert "type((26)) is int" not in source and "(26) != 0" not in source
+    assert write_string(interp.eval_scheme("(f -100)")) == "(4 -2 -33)"
+    with pytest.raises(SchemeError, match="modulo"):
+        interp.eval_scheme("(f 2.5)")
+    interp.eval_scheme("(define (g i) (modulo i 0))")
+    with pytest.raises(SchemeError) as info:
+        interp.eval_scheme("(g 5)")
+    assert info.value.frames and info.value.frames[0].expr == "(modulo i 0)"

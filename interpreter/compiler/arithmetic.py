@@ -14,6 +14,7 @@ first; a literal search of a quoted list is a table lookup.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -288,11 +289,14 @@ class InlineExpressions:
                 return floated
         if name in CONSTRUCTORS or not known:  # a constructor, or a guarded built-in
             checks, values = [], []
-            for source in operands:
-                # a guarded operation's code may subscript or take attributes: names only
+            for field, source in zip("abcd", operands):
+                # a guarded operation's code may subscript or take attributes: names only,
+                # and integer literals (parenthesized) where it only tests and computes them
                 named = source.isidentifier() and source not in ("True", "False")
                 if named or (is_int_literal(source) and name in CONSTRUCTORS):
                     values.append(source)
+                elif is_int_literal(source) and guarded is not None and plain_operand(guarded, field):
+                    values.append(f"({source})")
                 else:
                     temp = self.fresh("t")
                     checks.append(f"({temp} := {source}) is {temp}")  # always true: binds the value
@@ -306,7 +310,7 @@ class InlineExpressions:
                     code = IDENTITY
                 fields = {**dict(zip("abcd", values)), "t": self.fresh("t")}
                 fast = code.format(**fields)
-                test = f"{guard_template.format(**fields)} and {ok}"
+                test = f"{without_literal_tests(guard_template.format(**fields))} and {ok}"
             guard = " and ".join([*checks, test])
             return f"({fast} if {guard} else {self.fallback(node, values)})"
         values, given, checks = [], [], []  # operands; what the fallback gets; type checks
@@ -456,3 +460,21 @@ class InlineExpressions:
             else:
                 expr = f"({temp} if ({temp} := {part}) is not False else {expr})"
         return expr
+
+
+#: A test of an integer literal that holds by itself: ``type((26)) is int``, ``(26) != 0``.
+LITERAL_TEST = re.compile(r"type\(\(-?\d+\)\) is int|\(-?[1-9]\d*\) != 0")
+
+
+def plain_operand(guarded: tuple[Any, ...], field: str) -> bool:
+    """Whether a guarded template only tests and computes with operand ``field`` (no
+    subscript, attribute or identity test), so that an integer literal may stand there."""
+    _count, guard, code, _statement = guarded
+    text = f"{guard} {code}"
+    return not any(pattern.format(f=field) in text for pattern in ("{{{f}}}[", "{{{f}}}.", "{{{f}}} is ", "is {{{f}}}"))
+
+
+def without_literal_tests(guard: str) -> str:
+    """``guard`` without its parts that test an integer literal and always hold."""
+    parts = [part for part in guard.split(" and ") if not LITERAL_TEST.fullmatch(part)]
+    return " and ".join(parts) or "True"
