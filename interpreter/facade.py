@@ -40,6 +40,7 @@ class Facade(Protocol):
     models: ModelRegistry
     usage: Usage
     events: EventHub
+    tasks_made: bool
     output: Parameter
     error_output: Parameter
     command_line: list[str]

@@ -163,6 +163,11 @@ class LazyTasks:
             if self._run_program is not None and self._events is not None:  # made during a run: its span opens now
                 self._run_span = self._events.begin_run(self._run_program, self.command_line)
 
+    @property
+    def tasks_made(self) -> bool:
+        """Whether the task runtime is made (reading this never makes it)."""
+        return self._tasks_ready
+
     def when_tasks_start(self, hook: Callable[[], None]) -> None:
         """Call ``hook`` once the task runtime is made (now if it is)."""
         if self._tasks_ready:

@@ -309,3 +309,16 @@ def test_scripts_die_with_a_killed_child(tmp_path: Path) -> None:
     else:
         os.kill(script, signal.SIGKILL)
         pytest.fail("the script outlived the isolated interpreter's child")
+
+
+def test_the_usage_of_a_task_the_child_defined_reaches_the_host() -> None:
+    """The child makes its task runtime on first use (a plain program makes none: see
+    test_startup_imports); the usage of a task it then runs still reaches the host."""
+    interp = Interpreter(isolate=True)
+    try:
+        assert interp.eval("(+ 1 2)") == 3
+        source = '(define-model (up prompt) (string-upcase prompt)) (define-task (ask w) (model "up") (prompt "{{w}}"))'
+        assert interp.eval(source + " (get (ask \"hi\") 'content)") == "HI"
+        assert interp.usage.total.calls == 1
+    finally:
+        interp.isolation.close()

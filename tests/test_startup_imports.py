@@ -91,6 +91,26 @@ print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), en
     assert output == "6 define-task model prompt get quote "
 
 
+
+def test_an_isolated_plain_program_makes_no_task_runtime_on_either_side(tmp_path: Path) -> None:
+    """Each request used to read the host's event hub and tasks, and each answer the child's
+    usage, so both made their task runtimes; a record the child returns still crosses."""
+    then = f"""
+isolated = Interpreter(isolate=True)
+print(' ' + str(isolated.eval('(* 6 7)')), end='')
+print(' ' + ' '.join(sorted(name for name in {LAZY} if name in sys.modules)), end='')
+print(' ' + type(isolated.eval('(make-task-result "x")')).__name__, end='')
+isolated.isolation.close()
+"""
+    output, names = loaded(then, tmp_path)
+    assert names == []
+    _, answer, *modules, record = output.split(" ")
+    assert answer == "42" and record == "TaskResult"
+    # the wire's record classes load with the isolation; the task runtime does not
+    runtime = {"interpreter.tasks.library", "interpreter.tasks.dsl", "interpreter.tasks.models.gateway"}
+    assert "interpreter.tasks.records" in modules and not runtime & set(modules), modules
+
+
 CLI_PROGRAM = """
 import json, sys
 sys.argv = ["taskscheme", "-e", "(display 1)"]

@@ -163,14 +163,22 @@ class Child:
         self.max_memory = settings.get("max_memory")
         host_stdin = HostStdin(self) if stdin else None
         interp = load_factory(factory)(stdout=out, stderr=err, stdin=host_stdin, **settings)
-        models = interp.models
-        registered = models._models
 
-        def get_model(name: str) -> Any:
-            found = registered.get(name)
-            return found if found is not None else HostModel(self, name)
+        def use_host_models() -> None:
+            """Models the program does not define itself are the host's."""
+            models = interp.models
+            registered = models._models
 
-        models.get = get_model  # models the program does not define itself are the host's
+            def get_model(name: str) -> Any:
+                found = registered.get(name)
+                return found if found is not None else HostModel(self, name)
+
+            models.get = get_model
+
+        interp.when_tasks_start(use_host_models)
+        if self.max_memory is not None:
+            # made now, before the address space is capped (limit_memory): its imports count as start-up
+            interp.start_tasks()
         self.interp = interp
         self.codec.converter = interp.converter
         self.codec.host_stub = self.host_function
@@ -408,10 +416,11 @@ class Child:
 
     def answer(self, value: Any) -> tuple[Any, int, list[tuple[str, str]], Any]:
         """A value, the program definitions the host has not seen yet (for batch workers: from
-        which index, and which) and the model usage so far."""
+        which index, and which) and the model usage so far (None: no task runtime, so no usage)."""
         sources = self.interp.program_sources
         start, self.sources_sent = self.sources_sent, len(sources)
-        return (value, start, sources[start:], self.interp.usage)
+        usage = self.interp.usage if self.interp.tasks_made else None
+        return (value, start, sources[start:], usage)
 
 
 def load_factory(path: str) -> Callable[..., Any]:

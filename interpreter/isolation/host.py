@@ -243,7 +243,9 @@ class Isolation:
                 self.start()
             number = self._number()
             self.interp.runtime.interrupted = False  # an interrupt from before this request is spent
-            payload = (self._definitions(), bool(self.interp.events.subscribers), *args)
+            # no task runtime in the host yet: no event hub, so nobody to send trace events to
+            traced = self.interp.tasks_made and bool(self.interp.events.subscribers)
+            payload = (self._definitions(), traced, *args)
             assert self.channel is not None
             self.channel.send(("req", number, None, op, payload))
             deadline = None if self.timeout is None else time.monotonic() + self.timeout + WALL_GRACE
@@ -277,8 +279,9 @@ class Isolation:
         if ok:
             value, start, sources, usage = value
             self.interp.program_sources[start:] = sources  # from 0 again after a new child
-            mine = self.interp.usage
-            mine.total, mine.by_task, mine.by_model = usage.total, usage.by_task, usage.by_model
+            if usage is not None:  # the child made its task runtime
+                mine = self.interp.usage
+                mine.total, mine.by_task, mine.by_model = usage.total, usage.by_task, usage.by_model
             return value
         if isinstance(value, SchemeError):
             if self.lost is not None:
@@ -493,6 +496,8 @@ class Isolation:
                 out.append(("primitive", key.name, self.handle(value), value.min_args, value.max_args, value.doc))
             else:
                 out.append(("value", key.name, convert.to_python(value)))
+        if not self.interp.tasks_made:  # no task runtime in the host: no host tasks to send
+            return out
         tasks = self.interp.tasks
         for name in tasks.names():
             task = tasks.lookup(name)

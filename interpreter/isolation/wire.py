@@ -12,6 +12,7 @@ other object as an :class:`Opaque` stand-in showing how it prints.
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import pickle
@@ -96,9 +97,19 @@ _allow_task_models()
 
 
 def task_record(module: str, name: str) -> type | None:
-    """A task record class (``SchemeRecord``: TaskResult, LoopResult, Usage …) of a task module
-    already loaded, or None. Records are data: building one runs only its validation."""
-    loaded = sys.modules.get(module) if module.startswith("interpreter.tasks.") and "." not in name else None
+    """A task record class (``SchemeRecord``: TaskResult, LoopResult, Usage …) of a module of
+    ``interpreter.tasks``, or None. Records are data: building one runs only its validation.
+
+    The module is imported if it is not yet: a host that has not made its own task runtime
+    still takes the records its child's tasks return."""
+    if not module.startswith("interpreter.tasks.") or "." in name:
+        return None
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        try:
+            loaded = importlib.import_module(module)  # reason: our own package's module, loaded on first record
+        except ImportError:
+            return None
     found = getattr(loaded, name, None)
     return found if isinstance(found, type) and issubclass(found, SchemeRecord) else None
 
