@@ -4,7 +4,9 @@
     python bench/run.py --quick    # one repetition each
 
 Prints a Markdown table (times in seconds, ratio = taskscheme / Python), the peak
-memory of ``(count 1000000)`` beside Python's own recursion (each in a fresh process),
+memory of ``(count 1000000)`` beside Python's own recursion (each in a fresh process; ``count``
+adds after its recursive call, ``(+ (count (- n 1)) 1)``, so it stays a real recursion: the other
+order, ``(+ 1 (count …))``, the compiler runs as a loop, see ``compiler/trmp.py``),
 and the cold start of ``python repl.py -e '(display 1)'``, as this environment runs it
 and with bytecode cached.
 """
@@ -34,7 +36,7 @@ sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))  # for the plain-Py
 SCHEME = """
 (define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))
 (define (loop-sum n) (let loop ((i 0) (acc 0)) (if (= i n) acc (loop (+ i 1) (+ acc i)))))
-(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))
+(define (count n) (if (= n 0) 0 (+ (count (- n 1)) 1)))
 (define (merge a b)
   (let loop ((a a) (b b) (acc '()))
     (cond ((null? a) (append (reverse acc) b))
@@ -80,7 +82,7 @@ def py_let_loop(n: int, acc: int) -> int:
 
 
 def py_count(n: int) -> int:
-    return 0 if n == 0 else 1 + py_count(n - 1)
+    return 0 if n == 0 else py_count(n - 1) + 1
 
 
 def py_merge_sort(xs: list[int]) -> list[int]:
@@ -122,12 +124,12 @@ n = 1_000_000
 if sys.argv[1] == "python":
     sys.setrecursionlimit(n + 1000)
     def count(n):
-        return 0 if n == 0 else 1 + count(n - 1)
+        return 0 if n == 0 else count(n - 1) + 1
     assert count(n) == n
 else:
     from interpreter import Interpreter
     interp = Interpreter()
-    interp.eval("(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))")
+    interp.eval("(define (count n) (if (= n 0) 0 (+ (count (- n 1)) 1)))")
     assert interp.eval(f"(count {{n}})") == n
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
