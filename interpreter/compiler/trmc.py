@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..datatypes import TailCall
@@ -167,19 +168,8 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
         em.rebind_self(closure, args)
         em.indent -= 1
 
-    if itself:
-        round_of_loop(em.self_flag(), None)
-        em.operator_into(call.operator, f)
-    kept = None if itself else em.kept_self(call)
-    if kept is not None:
-        round_of_loop(f"{f} is {kept[0]}", f)
-    round_of_loop(f"type({f}) is Closure and {f}.run is run", f, kept and kept[1])
-    # the ordinary calls: the procedure, then each cons from the innermost out
-    result = em.fresh("t")
-    em.line("rt.depth = depth")
-    em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
-    em.reload_after_call()
-    em.forget()
+    result = rounds_or_call(em, call, itself, f, args, round_of_loop)
+    # then each cons from the innermost out
     for (site, operator, value, flag), pair in zip(reversed(heads), reversed(conses)):
         em.line(f"site = {site}")
         if flag is not None:
@@ -195,3 +185,24 @@ def emit_cons_loop(em: Emitter, node: Call) -> bool:
             em.reload_after_call()
     em.current_site = parent
     return True
+
+
+def rounds_or_call(
+    em: Emitter, call: Call, itself: bool, f: str, args: list[str], round_of_loop: Callable[..., None]
+) -> str:
+    """The recursive call as a round of the body's loop wherever its operator is this body
+    (the self flag, the closure kept for it, any closure running this body), else the
+    ordinary call of the procedure; the name of that call's value (shared with :mod:`.trmp`)."""
+    if itself:
+        round_of_loop(em.self_flag(), None)
+        em.operator_into(call.operator, f)
+    kept = None if itself else em.kept_self(call)
+    if kept is not None:
+        round_of_loop(f"{f} is {kept[0]}", f)
+    round_of_loop(f"type({f}) is Closure and {f}.run is run", f, kept and kept[1])
+    result = em.fresh("t")
+    em.line("rt.depth = depth")
+    em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
+    em.reload_after_call()
+    em.forget()
+    return result

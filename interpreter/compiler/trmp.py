@@ -37,7 +37,7 @@ from ..evaluator import settle
 from ..mirrors import Flag
 from ..nodes.core import Call, GlobalRef, Lambda, Node, subtree
 from .fastpath import INLINE_NAMES, generic_application
-from .trmc import CONSTANT, OUT, is_named
+from .trmc import CONSTANT, OUT, is_named, rounds_or_call
 
 if TYPE_CHECKING:
     from .body import Emitter
@@ -178,19 +178,8 @@ def emit_sum_loop(em: Emitter, node: Call) -> bool:
         em.rebind_self(closure, args)
         em.indent -= 1
 
-    if itself:
-        round_of_loop(em.self_flag(), None)
-        em.operator_into(call.operator, f)
-    kept = None if itself else em.kept_self(call)
-    if kept is not None:
-        round_of_loop(f"{f} is {kept[0]}", f)
-    round_of_loop(f"type({f}) is Closure and {f}.run is run", f, kept and kept[1])
-    # the ordinary calls: the procedure, then the addition
-    result = em.fresh("t")
-    em.line("rt.depth = depth")
-    em.line(f"{result} = apply_with_caller({f}, [{', '.join(args)}], {em.frame}, False)")
-    em.reload_after_call()
-    em.forget()
+    result = rounds_or_call(em, call, itself, f, args, round_of_loop)
+    # then the addition
     em.line(f"site = {site}")
     em.operator_into(node.operator, operator)
     builtin = em.constant(em.builtins["+"], "b")
