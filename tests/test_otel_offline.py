@@ -103,3 +103,17 @@ def test_no_collector_warns_once_and_delays_the_exit_less_than_a_second(
         assert len(warnings) == 1 and warnings[0].startswith(f"warning: --otel: cannot send traces to {endpoint}")
         delays.append(waited - baseline)
     assert min(delays) < 1.0, delays
+
+
+def test_an_export_still_waiting_at_exit_is_warned_about(tmp_path: Path, silent_collector: str) -> None:
+    """The collector's own timeout (10 s here) outlasts the exit's wait: the exit does not wait
+    for it, and says the traces were not sent instead of ending silently."""
+    done, waited = run(
+        tmp_path, "--otel", OTEL_EXPORTER_OTLP_ENDPOINT=silent_collector, OTEL_EXPORTER_OTLP_TRACES_TIMEOUT="10"
+    )
+    assert done.returncode == 0 and done.stdout == "COMPLETE\n"
+    warnings = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"warning: --otel: cannot send traces to {silent_collector}")
+    assert "no answer within 0.5 s, at exit" in warnings[0]
+    assert waited < 5.0

@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from ... import __version__
@@ -171,9 +172,12 @@ def otlp_exporter() -> OtelExporter:
     provider = TracerProvider(resource=Resource.create({"service.name": "taskscheme"}), shutdown_on_exit=False)
     if kind == "console":
         provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
-    elif kind == "otlp":
-        provider.add_span_processor(BatchSpanProcessor(OnceWarned(_otlp())))
-    atexit.register(shutdown_within(provider, EXIT_WAIT))
+    late: Callable[[], None] | None = None
+    if kind == "otlp":
+        exporter = OnceWarned(_otlp())
+        provider.add_span_processor(BatchSpanProcessor(exporter))
+        late = partial(exporter.warn, f"no answer within {EXIT_WAIT} s, at exit")
+    atexit.register(shutdown_within(provider, EXIT_WAIT, late))
     return OtelExporter(provider)
 
 
@@ -198,6 +202,22 @@ class OnceWarned:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.failed = False
+        self._warned = False
+        self._lock = threading.Lock()
+
+    def warn(self, reason: str) -> None:
+        """Say once (whichever thread asks first) that traces cannot be sent, and why."""
+        with self._lock:
+            if self._warned:
+                return
+            self._warned = self.failed = True
+        where = getattr(self.inner, "_endpoint", "the OTLP endpoint")
+        print(
+            f"warning: --otel: cannot send traces to {where} ({reason}); no more are sent "
+            "(start a collector, or set OTEL_TRACES_EXPORTER=console or none)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def export(self, spans: Any) -> Any:
         from opentelemetry.sdk.trace.export import SpanExportResult  # optional dependency: the [otel] extra
@@ -211,14 +231,7 @@ class OnceWarned:
         else:
             reason = "no answer, or an error answer"
         if result is not SpanExportResult.SUCCESS:
-            self.failed = True
-            where = getattr(self.inner, "_endpoint", "the OTLP endpoint")
-            print(
-                f"warning: --otel: cannot send traces to {where} ({reason}); no more are sent "
-                "(start a collector, or set OTEL_TRACES_EXPORTER=console or none)",
-                file=sys.stderr,
-                flush=True,
-            )
+            self.warn(reason)
         return result
 
     def shutdown(self) -> None:
@@ -228,8 +241,10 @@ class OnceWarned:
         return bool(self.inner.force_flush(timeout_millis))
 
 
-def shutdown_within(provider: Any, seconds: float) -> Callable[[], None]:
-    """A function that flushes and shuts ``provider`` down, waiting at most ``seconds``.
+def shutdown_within(provider: Any, seconds: float, late: Callable[[], None] | None = None) -> Callable[[], None]:
+    """A function that flushes and shuts ``provider`` down, waiting at most ``seconds``, and
+    calls ``late`` if that was not long enough (the last spans were not confirmed sent: the
+    user hears of it, even when the export's own failure would come after the exit).
 
     The daemon thread that does the work starts now, not at exit: from Python 3.12 no
     thread may start once the interpreter is shutting down, when atexit handlers run."""
@@ -245,5 +260,7 @@ def shutdown_within(provider: Any, seconds: float) -> Callable[[], None]:
     def shut() -> None:
         go.set()
         worker.join(seconds)
+        if worker.is_alive() and late is not None:
+            late()
 
     return shut
