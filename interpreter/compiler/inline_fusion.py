@@ -46,6 +46,7 @@ from .inline_walks import (
     eta_lambda,
     inline_walk,
     iota_source,
+    set_result,
     settled,
     sink_parts,
 )
@@ -228,13 +229,7 @@ def emit_chain(em: Emitter, chain: Chain) -> str:
     if stop:  # the sink's test stopped the loop: the ordinary calls take the value it refused
         em.line(f"if not {stop}:")
         em.indent += 1
-    if head:
-        em.line(f"{last}.cdr = NIL")
-        em.line(f"{result} = {head}.cdr")
-    elif sink is not None:
-        em.line(f"{result} = {finish.format(acc=acc)}")
-    else:
-        em.line(f"{result} = {acc}")
+    set_result(em, result, head, last, finish if sink is not None else None, acc)
     em.line(f"{bail} = False")
     em.indent -= 3 if stop else 2
     em.line(f"if {bail}:")  # the ordinary calls, from the source's value

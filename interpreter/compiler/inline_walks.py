@@ -224,6 +224,18 @@ def accumulators(em: Emitter, form: WalkForm, values: list[str]) -> tuple[str, s
     return head, last, acc
 
 
+def set_result(em: Emitter, result: str, head: str, last: str, finish: str | None, acc: str) -> None:
+    """``result`` from what a walk's rounds built (see :func:`accumulators`): the new list ended,
+    or the sink's ``finish`` of the accumulator, or the accumulator (VOID if none: ``for-each``)."""
+    if head:
+        em.line(f"{last}.cdr = NIL")
+        em.line(f"{result} = {head}.cdr")
+    elif finish is not None:
+        em.line(f"{result} = {finish.format(acc=acc)}")
+    else:
+        em.line(f"{result} = {acc or 'VOID'}")
+
+
 def inline_walk(em: Emitter, node: Node) -> bool:
     """Whether ``node`` is a walk of :data:`WALK_FORMS` over one list whose procedure is a
     literal lambda that can run inline (``Emitter.inlinable_lambda``), or a built-in by
@@ -399,13 +411,7 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         em.line(f"        site = {site}")
         em.line(f"        raise improper_error({who}, {start}) from None")
         em.line("    raise")
-    if head:
-        em.line(f"{last}.cdr = NIL")
-        em.line(f"{result} = {head}.cdr")
-    elif sink is not None:
-        em.line(f"{result} = {sink.finish.format(acc=acc)}")
-    else:
-        em.line(f"{result} = {acc or 'VOID'}")
+    set_result(em, result, head, last, sink.finish if sink is not None else None, acc)
     em.indent -= 1
 
     def operands() -> list[str]:  # inside the else arm
