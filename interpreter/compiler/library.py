@@ -43,8 +43,9 @@ REQUIRED = frozenset(
         "check_table",
         "iota_numbers",
         "joined_strings",
+        "HashTable",
+        "TABLE_GROWTH_FROM",
     }
-    | {"HashTable", "TABLE_GROWTH_FROM"}
 )
 
 

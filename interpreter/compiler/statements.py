@@ -45,7 +45,6 @@ class Statements:
         """Whether ``node`` was emitted as a round of the body's loop (``trmc``, ``trmp``)."""
         return emit_cons_loop(self, node) or emit_sum_loop(self, node)  # type: ignore[arg-type]
 
-
     # -- expressions: return a Python expression, may emit statements first --------
     def value(self, node: Node) -> str:
         kind = type(node)
