@@ -157,3 +157,12 @@ def _command_process(
         # The process would end here, letting go of what the run held: its journal's lock, its
         # cache and memory files. The interpreter sits in reference cycles, so collect them.
         gc.collect()
+
+
+def value_and_steps(definitions: str, call: str) -> tuple[Any, int]:
+    """``call``'s value in a fresh interpreter that ran ``definitions``, and the steps it counted."""
+    interp = Interpreter(max_steps=10**9)
+    interp.eval(definitions)
+    before = interp.runtime.steps
+    value = interp.eval(call)
+    return value, interp.runtime.steps - before

@@ -13,9 +13,9 @@ there (``Emitter.kept_self``); assigning the global is followed at the next roun
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
+from helpers import value_and_steps
 from test_trmc import SHAPES as TRMC_SHAPES
 
 from interpreter import Interpreter, SchemeError
@@ -53,14 +53,6 @@ SHAPES = {
 }
 
 
-def steps_of(definitions: str, call: str) -> tuple[Any, int]:
-    interp = Interpreter(max_steps=10**9)
-    interp.eval(definitions)
-    before = interp.runtime.steps
-    value = interp.eval(call)
-    return value, interp.runtime.steps - before
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_self_call_loops_without_reading_its_name(shape: str, sources: list[str]) -> None:
     definitions, call, expected = SHAPES[shape]
@@ -75,10 +67,10 @@ def test_the_self_call_loops_without_reading_its_name(shape: str, sources: list[
 @pytest.mark.parametrize("shape", SHAPES)
 def test_steps_and_the_step_limit_are_those_of_the_ordinary_call(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
     definitions, call, expected = SHAPES[shape]
-    value, steps = steps_of(definitions, call)
+    value, steps = value_and_steps(definitions, call)
     with monkeypatch.context() as patch:
         patch.setattr(body.Emitter, "calls_itself", lambda self, node: False)
-        assert steps_of(definitions, call) == (value, steps)
+        assert value_and_steps(definitions, call) == (value, steps)
     assert value == expected and steps > 20
     for limit, fails in ((steps + 1, False), (steps, True)):  # the step reaching the limit fails
         interp = Interpreter(max_steps=limit)
@@ -159,11 +151,11 @@ def test_a_global_loop_keeps_the_closure_it_found(
     """A round compares the global's value with the closure the last round found there
     (``Emitter.kept_self``): the same value and steps as without."""
     definitions, call = GLOBAL_LOOPS[shape]
-    value, steps = steps_of(definitions, call)
+    value, steps = value_and_steps(definitions, call)
     assert value == sum(range(60))
     assert any(re.search(r"if o\d+ is me\d+", source) for source in sources)
     monkeypatch.setattr(body.Emitter, "kept_self", lambda self, node: None)
-    assert steps_of(definitions, call) == (value, steps)
+    assert value_and_steps(definitions, call) == (value, steps)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import re
 import threading
 
 import pytest
+from helpers import value_and_steps
 
 from interpreter import Interpreter, SchemeError
 from interpreter.compiler import body
@@ -183,24 +184,16 @@ def test_operands_are_evaluated_in_order() -> None:
     assert write_string(interp.eval_scheme("(reverse log)")) == "((e 2) 1 (e 1) 0)"
 
 
-def steps_of(definitions: str, call: str) -> int:
-    interp = Interpreter(max_steps=10**9)
-    interp.eval(definitions)
-    before = interp.runtime.steps
-    interp.eval(call)
-    return interp.runtime.steps - before
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 def test_steps_are_counted_as_for_the_ordinary_recursion(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """One step per round, as one per call: the same count as the ordinary recursion
     (the body compiled without the loop), and the step limit strikes at the same step."""
     definition, call, _expected = SHAPES[shape]
     small = call.replace(str(2 * N), "80").replace(str(N), "40").replace("30000", "60")
-    looped = steps_of(definition, small)
+    looped = value_and_steps(definition, small)[1]
     with monkeypatch.context() as patch:
         patch.setattr(body, "has_cons_calls_of_itself", lambda proc: False)
-        assert steps_of(definition, small) == looped > 40
+        assert value_and_steps(definition, small)[1] == looped > 40
     for limit, fails in ((looped + 1, False), (looped, True)):  # the step reaching the limit fails
         interp = Interpreter(max_steps=limit)
         interp.eval(definition)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers import value_and_steps
 from hypothesis import given, settings
 from test_compiled_equivalence import HELPERS, arguments, expressions, outcome
 
@@ -129,24 +130,16 @@ def test_operands_are_evaluated_in_order() -> None:
     assert write_string(interp.eval_scheme("(reverse log)")) == "(20 1 10 0)"
 
 
-def steps_of(definitions: str, call: str) -> int:
-    interp = Interpreter(max_steps=10**9)
-    interp.eval(definitions)
-    before = interp.runtime.steps
-    interp.eval(call)
-    return interp.runtime.steps - before
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 def test_steps_are_counted_as_for_the_ordinary_recursion(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """One step per round, as one per call: the same count as the ordinary recursion (the
     body compiled without the loop), and the step limit strikes at the same step."""
     definition, call, _expected = SHAPES[shape]
     small = call.replace(str(N), "40")
-    looped = steps_of(definition, small)
+    looped = value_and_steps(definition, small)[1]
     with monkeypatch.context() as patch:
         patch.setattr(body, "summing_body", lambda emitter, proc: None)
-        assert steps_of(definition, small) == looped > 40
+        assert value_and_steps(definition, small)[1] == looped > 40
     for limit, fails in ((looped + 1, False), (looped, True)):
         interp = Interpreter(max_steps=limit)
         interp.eval(definition)
