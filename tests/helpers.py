@@ -166,3 +166,19 @@ def value_and_steps(definitions: str, call: str) -> tuple[Any, int]:
     before = interp.runtime.steps
     value = interp.eval(call)
     return value, interp.runtime.steps - before
+
+
+def step_limit_strikes_at(definitions: str, call: str, steps: int) -> Any:
+    """Check that ``call``, run after ``definitions``, ends at the step limit exactly at
+    ``steps``: under ``max_steps=steps + 1`` it returns (counting ``steps``), under
+    ``max_steps=steps`` it fails with the step limit. Returns the value it returned."""
+    interp = Interpreter(max_steps=steps + 1)
+    interp.eval(definitions)
+    before = interp.runtime.steps
+    value = interp.eval(call)
+    assert interp.runtime.steps - before == steps
+    interp = Interpreter(max_steps=steps)
+    interp.eval(definitions)
+    with pytest.raises(SchemeError, match="step limit"):
+        interp.eval(call)
+    return value

@@ -12,7 +12,7 @@ import re
 import threading
 
 import pytest
-from helpers import value_and_steps
+from helpers import step_limit_strikes_at, value_and_steps
 
 from interpreter import Interpreter, SchemeError
 from interpreter.compiler import body
@@ -194,16 +194,7 @@ def test_steps_are_counted_as_for_the_ordinary_recursion(shape: str, monkeypatch
     with monkeypatch.context() as patch:
         patch.setattr(body, "has_cons_calls_of_itself", lambda proc: False)
         assert value_and_steps(definition, small)[1] == looped > 40
-    for limit, fails in ((looped + 1, False), (looped, True)):  # the step reaching the limit fails
-        interp = Interpreter(max_steps=limit)
-        interp.eval(definition)
-        before = interp.runtime.steps
-        if fails:
-            with pytest.raises(SchemeError, match="step limit"):
-                interp.eval(small)
-        else:
-            interp.eval(small)
-            assert interp.runtime.steps - before == looped
+    step_limit_strikes_at(definition, small, looped)
 
 
 def test_a_timeout_ends_the_loop() -> None:

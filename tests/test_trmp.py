@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import value_and_steps
+from helpers import step_limit_strikes_at, value_and_steps
 from hypothesis import given, settings
 from test_compiled_equivalence import HELPERS, arguments, expressions, outcome
 
@@ -140,14 +140,7 @@ def test_steps_are_counted_as_for_the_ordinary_recursion(shape: str, monkeypatch
     with monkeypatch.context() as patch:
         patch.setattr(body, "summing_body", lambda emitter, proc: None)
         assert value_and_steps(definition, small)[1] == looped > 40
-    for limit, fails in ((looped + 1, False), (looped, True)):
-        interp = Interpreter(max_steps=limit)
-        interp.eval(definition)
-        if fails:
-            with pytest.raises(SchemeError, match="step limit"):
-                interp.eval(small)
-        else:
-            interp.eval(small)
+    step_limit_strikes_at(definition, small, looped)
 
 
 def test_a_timeout_ends_the_loop() -> None:
