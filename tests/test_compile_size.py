@@ -2,7 +2,8 @@
 
 The generated Python code is counted, not timed: every piece of source the two code
 generators (``compiler.body`` for procedure bodies, ``compiler.fastpath`` for call sites)
-hand to Python's ``compile``/``exec`` is measured, without its indentation.
+hand to Python's ``compile``/``exec`` (``exec`` through ``compiler.functions``) is measured,
+without its indentation.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from interpreter import Interpreter
-from interpreter.compiler import body, fastpath
+from interpreter.compiler import body, fastpath, functions
 
 SHAPES: dict[str, Callable[[str], str]] = {
     "arithmetic": lambda e: f"(+ {e} 1)",
@@ -48,7 +49,7 @@ class GeneratedSource:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.size = 0
-        for module in (body, fastpath):
+        for module in (body, fastpath, functions):
             monkeypatch.setattr(module, "exec", self.exec, raising=False)
             monkeypatch.setattr(module, "compile", self.compile, raising=False)
 

@@ -71,6 +71,7 @@ from .emitter import (
     without_dead_site_stores,
 )
 from .frames import Frames
+from .functions import made_function
 from .hoist import hoist_invariant_tests
 from .library import LIBRARY
 from .lifting import LiftedClosures, lifted_defines
@@ -204,8 +205,7 @@ def compile_procedure(proc: Lambda) -> Callable[..., Any]:
     if emitter.register_mode:
         flags = {name: flag for flag, name in emitter.flag_names.items()}
         source = hoist_invariant_tests(source, args, emitter.namespace, emitter.repeats, flags)
-    exec(compiled(source), emitter.namespace)  # generated from fixed templates
-    return emitter.namespace["run"]
+    return made_function(compiled(source), emitter.namespace, "run")
 
 
 @functools.lru_cache(maxsize=128)

@@ -37,6 +37,7 @@ from ..equality import EQV_BY_VALUE
 from ..evaluator import Closure, apply_procedure, apply_with_caller, bounce
 from ..limits import SMALL_STRING
 from ..nodes.core import Const, GlobalRef, Node, Run
+from .functions import made_function
 from .inline_tables import TABLE_OPS, TABLE_STATEMENTS, TABLE_TESTS
 from .inline_update import UPDATE_FORMS
 from .inline_walks import WALK_FORMS
@@ -439,8 +440,7 @@ def compile_call(call: Call, tail: bool, builtins: dict[str, Any], on_error: Cal
             comma_args="".join(f", x{i}" for i in range(n)),
             count=n,
         )
-    exec(source, namespace)
-    return namespace["call"]
+    return made_function(source, namespace, "call")
 
 
 IF = """
@@ -454,5 +454,5 @@ def if_(env):
 def compile_if(test: Node, then: Run, otherwise: Run) -> Run:
     """An ``if`` whose test is inlined when it is a constant, a variable or built-in arithmetic."""
     namespace: dict[str, Any] = {"then": then, "otherwise": otherwise}
-    exec(IF.format(test=value_source(test, "t", namespace, operand_emitter(namespace))), namespace)  # a fixed template
-    return namespace["if_"]
+    test_source = value_source(test, "t", namespace, operand_emitter(namespace))
+    return made_function(IF.format(test=test_source), namespace, "if_")

@@ -66,7 +66,7 @@ class Closure(Procedure):
     the count first.
     """
 
-    __slots__ = ("env", "nargs", "params", "rest", "rt", "run", "span")
+    __slots__ = ("__weakref__", "env", "nargs", "params", "rest", "rt", "run", "span")
 
     def __init__(
         self,

@@ -7,6 +7,7 @@ an :class:`~interpreter.env.Env`. With ``tail=True`` a call may return a
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -472,43 +473,44 @@ class Seq(Node):
 
 
 class SelfBinding:
-    """The region where ``letrec``, a named let or a body's internal defines bind names (the
-    inits and the body; the body's forms), and how many assignments of a name it may hold:
-    0 for ``letrec``, 1 for a define (the define itself). Counted once, when a body asks.
+    """For the names ``letrec``, a named let or a body's internal defines bind to lambdas: how
+    many assignments of each their region (the inits and the body; the body's forms) holds,
+    and how many it may hold: 0 for ``letrec``, 1 for a define (the define itself).
+
+    Counted in one walk over the whole region as it is analyzed (one walk, not one per lambda:
+    those met the other forms' defines again). The region is not kept: it holds the lambdas
+    whose ``binding`` this is, a cycle that left every dropped body's nodes to the cyclic collector.
 
     A name bound once to a lambda and assigned nowhere in its region holds that lambda's
     closure, unless a ``set!`` found only at run time (:class:`SetDynamic`, in a task run in
     its caller's frame) writes it: that clears ``Runtime.lexical_self``, and compiled bodies
     then read the name as any other variable."""
 
-    __slots__ = ("allowed", "counts", "region")
+    __slots__ = ("allowed", "counts")
 
-    def __init__(self, region: list[Node], allowed: int) -> None:
-        self.region, self.allowed = region, allowed
-        self.counts: dict[Symbol, int] | None = None
+    def __init__(self, region: list[Node], names: set[Symbol], allowed: int) -> None:
+        counts = dict.fromkeys(names, 0)
+        for part in subtree(region):
+            for assigned in part.assigned():
+                if assigned in counts:
+                    counts[assigned] += 1
+        self.counts, self.allowed = counts, allowed
 
     def never_reassigned(self, name: Symbol) -> bool:
         """Whether nothing in the region assigns ``name`` but its own binding."""
-        if self.counts is None:
-            counts: dict[Symbol, int] = {}
-            # one walk over the whole region: a lambda's binding leads back to the region, so a
-            # walk per form met the other forms' defines again (two defines: each counted twice,
-            # and neither procedure's calls of itself were taken for a loop)
-            for part in subtree(self.region):
-                for assigned in part.assigned():
-                    counts[assigned] = counts.get(assigned, 0) + 1
-            self.counts, self.region = counts, []  # the nodes are not needed again
         return self.counts.get(name, 0) <= self.allowed
 
 
 def bind_selves(bindings: Iterable[tuple[Symbol, Node]], region: list[Node], allowed: int) -> None:
-    """Note on each lambda of ``bindings`` the name it is bound to and its region
-    (``Lambda.binding``): a call of that name from the lambda's own body, resolved to the
-    frame the closure was made in, calls the closure itself (see ``compiler``)."""
-    shared = SelfBinding(region, allowed)
-    for name, init in bindings:
-        if type(init) is Lambda:
-            init.binding = (name, shared)
+    """Note on each lambda of ``bindings`` the name it is bound to and the assignments of it in
+    ``region`` (``Lambda.binding``): a call of that name from the lambda's own body, resolved to
+    the frame the closure was made in, calls the closure itself (see ``compiler``)."""
+    lambdas = [(name, init) for name, init in bindings if type(init) is Lambda]
+    if not lambdas:
+        return
+    shared = SelfBinding(region, {name for name, _ in lambdas}, allowed)
+    for name, init in lambdas:
+        init.binding = (name, shared)
 
 
 class Lambda(Node):
@@ -545,14 +547,18 @@ class Lambda(Node):
         procedures a program (or the stdlib) defines are never called in a given run."""
         name, rt, params, rest, span = self.name, self.rt, self.params, self.rest, self.span
         compiled: list[Callable[..., Any]] = []
-        waiting: list[Closure] = []
+        # held weakly: a waiting closure's run leads here, and a closure dropped before the first
+        # call would wait in that cycle, with this lambda's nodes, for the cyclic collector
+        waiting: list[weakref.ref[Closure]] = []
 
         def run_now() -> Callable[..., Any]:
             if not compiled:
                 # at the first call: start-up skips the code generator (interpreter.compiler.body)
                 compiled.append(compilers.compile_procedure(self))
-                for closure in waiting:
-                    closure.run = compiled[0]
+                for ref in waiting:
+                    closure = ref()
+                    if closure is not None:
+                        closure.run = compiled[0]
                 waiting.clear()
             return compiled[0]
 
@@ -573,7 +579,7 @@ class Lambda(Node):
             if len(waiting) >= self.MAX_WAITING:
                 return Closure(name, run_now(), env, rt, params, rest, span)
             closure = Closure(name, first_run, env, rt, params, rest, span)
-            waiting.append(closure)
+            waiting.append(weakref.ref(closure))
             return closure
 
         return make_closure
