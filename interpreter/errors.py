@@ -12,6 +12,7 @@ so that a run that meets no error never loads pydantic's model machinery.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -150,6 +151,35 @@ def caused_by(err: BaseException, cause: type[BaseException]) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+#: ``co_flags`` of the code of generators and coroutines (``inspect.CO_GENERATOR``,
+#: ``CO_COROUTINE``, ``CO_ITERABLE_COROUTINE``, ``CO_ASYNC_GENERATOR``; inspect is not imported).
+RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200
+
+
+def release_frames(err: BaseException) -> None:
+    """Clear the local variables of the finished Python frames in the tracebacks of ``err``
+    and of the exceptions it chains to, as the error leaves a run for the host.
+
+    The DSL backtrace is in the error itself; those frames only keep alive what the run
+    held (a list the program built, the error in a local): often in a cycle through the
+    error, so a dropped error left it all to a full collection. Frames still executing
+    (the host's, the boundary's own) are left as they are; a traceback keeps its lines."""
+    seen: set[int] = set()
+    chain: list[BaseException | None] = [err]
+    while chain:
+        exc = chain.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            if not tb.tb_frame.f_code.co_flags & RESUMABLE:  # clearing one closes it (3.11, 3.12)
+                with contextlib.suppress(RuntimeError):  # still executing: not ours to clear
+                    tb.tb_frame.clear()
+            tb = tb.tb_next
+        chain += (exc.__cause__, exc.__context__)
 
 
 class SchemeExit(Exception):

@@ -23,7 +23,7 @@ from .durable import JournalFile, Source
 from .durable.setup import open_journal
 from .embedding import dsl_name, evaluate_async, host_procedure, host_task
 from .env import Env, GlobalBindings
-from .errors import SchemeError
+from .errors import SchemeError, release_frames
 from .evaluator import ContinuationInvoked, Interrupted, Runtime, apply_procedure
 from .limits import OutputBudget, Watchdog
 from .memory import MemoryBudget, run_limits
@@ -129,6 +129,7 @@ class Interpreter(LazyTasks):
     ) -> None:
         #: The child process that evaluates for an ``isolate=True`` interpreter (None: in this process).
         self.isolation: Isolation | None = None
+        self.closed = False  # see close()
         child_settings = None
         if isolate:  # evaluation happens in a child process (isolation/): it gets the limits and the program
             child_settings = {k: v for k, v in locals().items() if k in ISOLATED_SETTINGS}
@@ -234,10 +235,46 @@ class Interpreter(LazyTasks):
             self.settings.update({k: v for k, v in child_settings.items() if k in self.settings})
             self.isolation = Isolation(self, child_settings, stdin, factory=Interpreter)
 
+    # -- closing -------------------------------------------------------------------
+    def close(self) -> None:
+        """Release what this interpreter holds, now: its child process (``isolate=True``), its
+        journal (and the journal's lock), the memory file it opened, and its global frame.
+
+        The frame's procedures refer back to it, so without ``close`` an interpreter dropped by
+        its host waits, with every value its program kept, for a full collection of the cyclic
+        collector: a pause as long as that data is big, in whatever run is under way then.
+        Running anything afterwards is an error; closing again does nothing. Not while a run is
+        under way (from another thread): that is an error too. ``with Interpreter() as interp:``
+        closes on leaving the block."""
+        if self.closed:
+            return
+        if self.runtime.running:
+            raise SchemeError("close: a run is under way in this interpreter", kind="value-error")
+        self.closed = True
+        if self.isolation is not None:
+            self.isolation.close()
+        if self.journal is not None:
+            self.journal.close()
+        self.close_tasks()
+        self.global_env.vars.clear()
+        self.program_sources.clear()
+
+    def _open(self) -> None:
+        """Refuse a closed interpreter."""
+        if self.closed:
+            raise SchemeError("this interpreter is closed", kind="value-error")
+
+    def __enter__(self) -> Interpreter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- defining ------------------------------------------------------------------
     def define(self, name: str, value: Any) -> None:
         """Bind ``name`` in the global environment to ``value`` converted to Scheme
         (a Python function becomes a procedure; see conversion.py)."""
+        self._open()
         self.global_env.vars[sym(name)] = self.converter.to_scheme(value)
 
     def define_primitive(self, name: str, fn: Callable[..., Any], doc: str = "") -> None:
@@ -306,6 +343,7 @@ class Interpreter(LazyTasks):
 
         Limits (steps, time, output) apply to the whole source, not to each expression.
         """
+        self._open()
         if self.isolation is not None:
             return self.isolation.request("eval", source, filename)
         return self.converter.to_python(self.eval_scheme(source, filename=filename))
@@ -321,6 +359,7 @@ class Interpreter(LazyTasks):
         (the standard library). Isolated (``isolate=True``), the value crosses as Python and
         comes back converted to Scheme. ``cached``: the data read from ``source`` are kept
         between runs (the standard library's files, see :mod:`interpreter.prelude_cache`)."""
+        self._open()
         if self.isolation is not None:
             return self.converter.to_scheme(self.isolation.request("eval_scheme", source, filename, whole, check))
 
@@ -373,6 +412,7 @@ class Interpreter(LazyTasks):
     def eval_datum(self, datum: Any, span: Span | None = None) -> Any:
         """Analyze and run one datum at top level (isolated: written out, run in the child, the
         value converted back to Scheme)."""
+        self._open()
         if self.isolation is not None:
             text, where = write_string(datum), span.file if span is not None else "<datum>"
             return self.converter.to_scheme(self.isolation.request("eval", text, where))
@@ -386,6 +426,7 @@ class Interpreter(LazyTasks):
     def whole_run(self, program: str = "<python>") -> AbstractContextManager[None]:
         """Everything evaluated inside is one run: limits such as ``timeout`` count from here,
         and one ``run`` trace event names ``program``."""
+        self._open()
         return self._top_level(program)
 
     @contextmanager
@@ -418,6 +459,7 @@ class Interpreter(LazyTasks):
             span, self._run_span = self._run_span, None
             if self._events is not None:
                 self._events.end_run(span, err)
+            release_frames(err)
             raise
         finally:
             span, self._run_span, self._run_program = self._run_span, None, None
@@ -431,6 +473,7 @@ class Interpreter(LazyTasks):
 
     def run_scheme(self, thunk: Callable[[], Any]) -> Any:
         """Call ``thunk`` as a top-level run (limits counted from here); its value as it is."""
+        self._open()
         return self._run(thunk)
 
     def batch(
@@ -458,6 +501,7 @@ class Interpreter(LazyTasks):
         its number or boolean goes into the record as ``metric`` (batch/metric.py). ``journals``: a
         folder keeping one journal per item, so an item stopped part way resumes where it stopped
         (docs/durable.md). See docs/concurrency.md."""
+        self._open()
         from .batch import run_batch  # lazy: 36 ms of imports that only batch runs need
         from .batch.metric import metric_procedure  # lazy, with the batch package
 
@@ -498,6 +542,7 @@ class Interpreter(LazyTasks):
 
         From the host the value is converted to Python; from a running program (``load``) it is not.
         """
+        self._open()
         if self.isolation is not None:
             return self.isolation.request("eval_file", str(path))
         file = Path(path)
@@ -519,6 +564,7 @@ class Interpreter(LazyTasks):
         Arguments are converted to Scheme (keyword arguments become ``#:name value``),
         the result to Python.
         """
+        self._open()
         if self.isolation is not None:
             return self.isolation.request("call", name, args, kwargs)
         proc = self.global_env.vars.get(sym(name))
@@ -530,6 +576,7 @@ class Interpreter(LazyTasks):
 
     def apply(self, proc: Any, *args: Any, **kwargs: Any) -> Any:
         """Apply a Scheme procedure to Python arguments; the result as a Python value."""
+        self._open()
         if self.isolation is not None:
             return self.isolation.request("apply", proc, args, kwargs)
         convert = self.converter

@@ -83,6 +83,7 @@ def make_task_runtime(interp: Any, settings: dict[str, Any]) -> None:
     )
     memory = s["memory"]
     interp._tasks = tasks
+    interp._owns_memory = not isinstance(memory, Memory)
     interp._memory = memory if isinstance(memory, Memory) else Memory(memory, s["memory_ranking"])
     events = interp._events = EventHub(interp.runtime)
     bound[sym(LIBRARY_NAME)] = tasks
@@ -134,6 +135,7 @@ class LazyTasks:
         self._task_settings: dict[str, Any] | None = settings
         self._tasks: TaskLibrary | None = None
         self._memory: Memory | None = None
+        self._owns_memory = False  # made from the settings (a path or None), not a Memory handed in
         self._events: EventHub | None = None
         #: Called once the task runtime is made (``when_tasks_start``).
         self._task_hooks: list[Callable[[], None]] = []
@@ -162,6 +164,16 @@ class LazyTasks:
                 hook()
             if self._run_program is not None and self._events is not None:  # made during a run: its span opens now
                 self._run_span = self._events.begin_run(self._run_program, self.command_line)
+
+    def close_tasks(self) -> None:
+        """Close the memory file the task runtime opened (not a ``Memory`` the host passed in)
+        and the calling thread's connection to the response cache."""
+        if not self._tasks_ready:
+            return
+        if self._memory is not None and self._owns_memory:
+            self._memory.close()
+        if self._tasks is not None and self._tasks.gateway.cache is not None:
+            self._tasks.gateway.cache.close()
 
     @property
     def tasks_made(self) -> bool:

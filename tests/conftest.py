@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import signal
 import sys
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,30 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"taskscheme under test: {Path(interpreter.__file__).resolve().parent}"
 
 
+@pytest.fixture(autouse=True)
+def interpreters_closed() -> Iterator[None]:
+    """Every interpreter a test makes is closed when the test ends (``Interpreter.close``), unless
+    a program still runs in it (an abandoned thread). A dropped interpreter holds its program's
+    data in a cycle until a full collection, which then fell in a later test: the suite spent
+    about 76 s of CPU in such collections, walking and freeing some 20 million objects."""
+    made: weakref.WeakSet[Interpreter] = weakref.WeakSet()
+    init = Interpreter.__init__
+
+    @functools.wraps(init)
+    def tracked(self: Interpreter, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        made.add(self)
+
+    Interpreter.__init__ = tracked  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Interpreter.__init__ = init  # type: ignore[method-assign]
+        for made_here in list(made):
+            if not made_here.runtime.running:
+                made_here.close()
+
+
 @pytest.fixture
 def interp() -> Interpreter:
     """A fresh interpreter for each test."""
@@ -85,7 +111,8 @@ def run() -> Callable[[str], str]:
     """Evaluate source in a fresh interpreter; the value as ``write`` prints it."""
 
     def run_source(source: str) -> str:
-        return write_string(Interpreter().eval_scheme(source))
+        with Interpreter() as interp:
+            return write_string(interp.eval_scheme(source))
 
     return run_source
 
@@ -96,7 +123,8 @@ def output() -> Callable[[str], str]:
 
     def run_source(source: str) -> str:
         out = io.StringIO()
-        Interpreter(stdout=out).eval(source)
+        with Interpreter(stdout=out) as interp:
+            interp.eval(source)
         return out.getvalue()
 
     return run_source
@@ -107,8 +135,8 @@ def error() -> Callable[[str], SchemeError]:
     """Evaluate source that must fail; the SchemeError it raised."""
 
     def run_source(source: str, filename: str = "test.scm") -> SchemeError:
-        with pytest.raises(SchemeError) as info:
-            Interpreter().eval(source, filename=filename)
+        with Interpreter() as interp, pytest.raises(SchemeError) as info:
+            interp.eval(source, filename=filename)
         return info.value
 
     return run_source

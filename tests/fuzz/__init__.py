@@ -339,6 +339,7 @@ def fuzz(count: int, seed: int = 0, progress: Any = None, start: int = 0) -> Rep
     interp = fresh()
     for index, source in enumerate(programs(count, seed, start), start):
         if index != start and index % 200 == 0:
+            interp.close()  # its data freed now, not in a full collection during a later program
             interp = fresh()
         # The garbage earlier programs left, collected between programs when due, as a
         # long-lived host may do (else the next eval does it before its deadline starts).
@@ -357,6 +358,8 @@ def fuzz(count: int, seed: int = 0, progress: Any = None, start: int = 0) -> Rep
             if progress is not None:
                 progress(finding.line())
             if kind in ("hang", "overrun"):
+                if not interp.runtime.running:  # else a hung program's thread still holds it
+                    interp.close()
                 interp = fresh()
         if progress is not None and (index + 1 - start) % 1000 == 0:
             progress(f"{index + 1 - start}/{count}: {len(report.findings)} findings so far")
