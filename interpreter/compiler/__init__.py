@@ -8,6 +8,8 @@ to the nodes (:mod:`interpreter.nodes.compilers`).
 
 * ``fastpath``: a call site's and an ``if``'s own function (the closure compiler's fast path)
   and the tables of inline built-ins every generator uses;
+* ``functions``: a generated function made from its code and namespace without a cycle
+  through that namespace (what ``fastpath`` and ``body`` exec goes through it);
 * ``body``: a procedure body as one function (:func:`.body.compile_procedure`), written by
   :class:`.body.Emitter`: the core (``emitter``) with one family of forms from each of
   ``frames``, ``statements``, ``binding``, ``loops``, ``control``, ``specialize``,
