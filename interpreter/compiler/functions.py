@@ -11,7 +11,6 @@ tests ``f.run is run`` for a call of itself), and gives it the namespace's flag 
 
 from __future__ import annotations
 
-import functools
 import opcode
 from types import CodeType, FunctionType
 from typing import Any
@@ -37,10 +36,10 @@ def made_function(code: CodeType | str, namespace: dict[str, Any], name: str) ->
     return function
 
 
-@functools.lru_cache(maxsize=256)
 def reads_global(code: CodeType, name: str) -> bool:
     """Whether ``code`` or a function nested in it loads the global ``name`` (an attribute of
-    that name, as in ``f.run``, is not)."""
+    that name, as in ``f.run``, is not). A few byte searches, so not cached: a call site's
+    code is compiled afresh each time, and a cache would only keep those code objects alive."""
     if name in code.co_names:
         # LOAD_GLOBAL's argument is the name's index shifted left by one (3.11-3.13); the low
         # bit says whether a NULL is pushed for a call. Instructions are two bytes each.
