@@ -38,6 +38,9 @@ PROGRAMS = [
     # updates over every key kind, the count read back inline
     "(let ((t (make-equal-hash-table))) (for-each (lambda (k) (hash-table-update!/default t k (lambda (c) (+ c 1)) b)) a)"
     " (map (lambda (k) (hash-table-ref/default t k #f)) a))",
+    # the default is computed (and may fail) even when the key is there, as the call computes it
+    "(let ((t (make-equal-hash-table))) (hash-table-set! t 1 b) (hash-table-update!/default t 1 (lambda (c) (list c)) (car a))"
+    " (hash-table-ref t 1))",
 ]
 
 ARGUMENTS = [

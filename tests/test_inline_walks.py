@@ -39,6 +39,12 @@ WALKS = [
     "(reduce (lambda (x acc) (list x acc (h x))) 'none a)",  # a call out: the list measured first
     "(vector-map (lambda (x) (* x b)) (if (pair? a) (list->vector a) a))",
     "(let ((v (if (pair? a) (list->vector a) a))) (vector-map (lambda (x) (vector-set! v 0 b) (list x b)) v))",
+    # the operands in the ordinary order, the list last: with a = 7 both fail, and the first names car
+    "(fold-right cons (car a) (list (vector-ref b 0) 1))",
+    "(fold-left cons (car a) (list (vector-ref b 0) 1))",
+    "(fold cons (car a) (list (vector-ref b 0) 1))",
+    "(reduce + (car a) (list (vector-ref b 0) 1))",
+    "(fold-right + (car a) (list (vector-ref b 0) 1))",
 ]
 
 ARGUMENTS = [

@@ -411,6 +411,15 @@ class Calls:
             values.append(expr)
         return values
 
+    def settled(self, value: str) -> str:
+        """``value`` as a name or a literal: an expression is computed into a temporary now (an
+        operand evaluated before code emitted later, as :meth:`operand_values` keeps them)."""
+        if value.isidentifier() or value.lstrip("-").isdigit():
+            return value
+        temp = self.fresh("t")
+        self.line(f"{temp} = {value}")
+        return temp
+
     def operator_into(self, node: Node, target: str) -> None:
         """Emit the operator's value into ``target`` (a global: fetched inline)."""
         if type(node) is GlobalRef:

@@ -47,7 +47,6 @@ from .inline_walks import (
     inline_walk,
     iota_source,
     set_result,
-    settled,
     sink_parts,
 )
 
@@ -142,7 +141,7 @@ def emit_chain(em: Emitter, chain: Chain) -> str:
         sink_site = em.open_site(sink)
         target = sink.operands[0] if len(sink.operands) == 2 else None
         if type(target) is GlobalRef:  # apply's built-in, read first as an operand
-            given.append(settled(em, em.value(target)))
+            given.append(em.settled(em.value(target)))
             check = f" and {given[0]} is {em.constant(em.builtins[target.name.name], 'c')}"
     # each walk's site, its built-in by name and its operands before the list, outermost first
     sites: list[int] = []
@@ -156,10 +155,10 @@ def emit_chain(em: Emitter, chain: Chain) -> str:
         if each.named is not None:
             em.merged_sites.add(sites[-1])
             flags.append(builtins_intact(each.named, em.builtins[each.named.name.name]))
-            early.append(settled(em, em.value(each.named)))
+            early.append(em.settled(em.value(each.named)))
         else:
             early.append("")
-        values.append([settled(em, value) for value in em.operand_values(each.call.operands[1:-1])])
+        values.append([em.settled(value) for value in em.operand_values(each.call.operands[1:-1])])
     source = stages[-1].call.operands[-1]
     numbers = iota_source(em, source)
     counts: list[str] = []
@@ -168,7 +167,7 @@ def emit_chain(em: Emitter, chain: Chain) -> str:
         assert type(numbers.operator) is GlobalRef
         flags.append(builtins_intact(numbers.operator, em.builtins["iota"]))
         numbers_site = em.open_site(numbers)
-        counts = [settled(em, value) for value in em.operand_values(numbers.operands)]
+        counts = [em.settled(value) for value in em.operand_values(numbers.operands)]
     else:
         em.line(f"{src} = {em.operand_values([source])[0]}")
     top = sink_site if sink is not None else sites[0]
@@ -291,7 +290,7 @@ def rounds(em: Emitter, lst: str, src: str, innermost: Call) -> str:
 
 def closure(em: Emitter, proc: Lambda) -> str:
     """A name holding the walk's lambda's closure, made now for its ordinary call."""
-    return settled(em, f"{em.constant(proc.compile(False), 'n')}({em.frame})")
+    return em.settled(f"{em.constant(proc.compile(False), 'n')}({em.frame})")
 
 
 def named_value(em: Emitter, value: str) -> str:

@@ -68,7 +68,9 @@ def emit_update(em: Emitter, node: Call) -> str:
     name = operator.name.name
     parent = em.current_site
     em.open_site(node)  # in progress while the body runs, as the call is
-    table, key, default = em.operand_values([node.operands[0], node.operands[1], node.operands[3]])
+    # each computed once, in order, before the body: the default too, though only a missing key uses it
+    operands = em.operand_values([node.operands[0], node.operands[1], node.operands[3]])
+    table, key, default = (em.settled(value) for value in operands)
     em.line(f"site = {em.current_site}")
     result, checked, value = em.fresh("t"), em.fresh("t"), em.fresh("l")
     who = em.constant(name, "c")

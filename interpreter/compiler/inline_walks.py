@@ -303,15 +303,18 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         em.merged_sites.add(site)
         # read before the operands, as the ordinary call reads it: an operand that rebinds the
         # name leaves the fallback with the procedure the call was written with
-        early = settled(em, em.value(named))
+        early = em.settled(em.value(named))
     numbers = iota_source(em, node.operands[-1]) if form.over == "list" else None
     iterated = numbers is not None or form.over != "list"  # a Python iterable, not pairs
     if numbers is None:
-        values = em.operand_values(node.operands[1:])  # the lambda itself has no effect
+        # the lambda itself has no effect; the operands before the list are computed before it
+        # (the list is read first below, and fold-right's init once the sequence is made)
+        *given, listed = em.operand_values(node.operands[1:])
+        values = [*(em.settled(value) for value in given), listed]
     else:  # the numbers' own call is in progress while its operands run, as in the ordinary call
-        values = [settled(em, value) for value in em.operand_values(node.operands[1:-1])]
+        values = [em.settled(value) for value in em.operand_values(node.operands[1:-1])]
         numbers_site = em.open_site(numbers)
-        counts = [settled(em, value) for value in em.operand_values(numbers.operands)]
+        counts = [em.settled(value) for value in em.operand_values(numbers.operands)]
         em.current_site = site
         values.append("")
     em.line(f"site = {em.current_site}")
@@ -418,7 +421,7 @@ def emit_walk(em: Emitter, node: Call, sink: Sink | None = None) -> str:
         closure = early or f"{em.constant(proc.compile(False), 'n')}({em.frame})"
         if numbers is not None:  # the list made by the ordinary call, in its own site
             assert type(closure) is str
-            closure = settled(em, closure)
+            closure = em.settled(closure)
             em.line(f"site = {site}")  # the ordinary call adds its own frame (generic_application)
             em.line(f"{lst} = {em.fallback(numbers, counts)}")
         return [closure, *values[:-1], lst]
@@ -449,16 +452,6 @@ def seed(em: Emitter, lst: str, acc: str, count: str = "") -> None:
     em.line(f"    {lst} = {lst}.cdr")
     if count:
         em.line(f"    {count} -= 1")
-
-
-def settled(em: Emitter, value: str) -> str:
-    """``value`` as a name or a literal: an expression is computed into a temporary now (an
-    operand evaluated before code emitted later, as ``operand_values`` keeps them)."""
-    if value.isidentifier() or value.lstrip("-").isdigit():
-        return value
-    temp = em.fresh("t")
-    em.line(f"{temp} = {value}")
-    return temp
 
 
 def iota_source(em: Emitter, node: Node) -> Call | None:
