@@ -79,6 +79,8 @@ class RunHeap:
         #: New objects young collections saw beyond what the current threshold tells
         #: (the collections made while runs had the threshold raised), since the last count.
         self.young_credit = 0
+        #: Whether the host had frozen objects of its own when last counted (see :func:`host_froze`).
+        self.host_froze = False
 
 
 HEAP = RunHeap()
@@ -112,7 +114,21 @@ def settle(force: bool = False) -> float:
     gc.collect()
     with HEAP.lock:
         HEAP.settled_blocks = sys.getallocatedblocks()
+        HEAP.host_froze = False  # counted again by the next run: a full collection costs far more
     return time.perf_counter() - began
+
+
+def host_froze() -> bool:
+    """Whether the permanent generation holds objects the host froze (``gc.freeze``).
+
+    CPython counts frozen objects by walking them (``gc.get_freeze_count``: 8 ms at 400,000
+    frozen objects, more than many whole runs), so a count that found some is kept until the
+    next full collection :func:`settle` makes; a count that found none walks only CPython's own
+    few hundred, and is made again at each run's start. A host that unfreezes meanwhile has its
+    runs collect as a freezing host's do until then."""
+    if not HEAP.host_froze:
+        HEAP.host_froze = gc.get_freeze_count() > STARTUP_FROZEN
+    return HEAP.host_froze
 
 
 @contextmanager
@@ -129,7 +145,7 @@ def run_heap(tune: bool = True) -> Iterator[None]:
     with HEAP.lock:
         HEAP.runs += 1
         if HEAP.runs == 1:
-            if HEAP.tuned or gc.get_freeze_count() <= STARTUP_FROZEN:
+            if HEAP.tuned or not host_froze():
                 gc.freeze()
                 HEAP.froze = True
             if tune and gc.get_threshold() == CPYTHON_THRESHOLDS:
