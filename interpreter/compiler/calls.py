@@ -414,7 +414,7 @@ class Calls:
     def settled(self, value: str) -> str:
         """``value`` as a name or a literal: an expression is computed into a temporary now (an
         operand evaluated before code emitted later, as :meth:`operand_values` keeps them)."""
-        if value.isidentifier() or value.lstrip("-").isdigit():
+        if value.isidentifier() or is_int_literal(value):
             return value
         temp = self.fresh("t")
         self.line(f"{temp} = {value}")
