@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,11 @@ def failure(interp: Interpreter, source: str) -> SchemeError:
 @pytest.mark.parametrize(
     "literal", ["#e1e999999999", "#e1e2000000", "#e1.5e-99999999", "1" * 60_000, "#x" + "f" * 60_000]
 )
+@pytest.mark.timeout(60)  # a hang guard, not a timing: building 10**999999999 first would take hours
 def test_the_reader_refuses_an_exact_literal_past_max_digits(literal: str) -> None:
-    start = time.monotonic()
     err = failure(Interpreter(timeout=1), literal)
     assert isinstance(err, ReadError)
     assert "max_digits = 50000" in err.message
-    assert time.monotonic() - start < 1.5
 
 
 def test_string_to_number_past_max_digits_is_a_resource_error() -> None:
