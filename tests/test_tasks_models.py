@@ -261,12 +261,12 @@ def test_max_context_uses_estimate_then_reported_tokens():
 
 def test_timeout_of_a_python_model():
     interp = Interpreter()
-    interp.models.register("slow", lambda p, s: time.sleep(0.5) or "late")
+    interp.models.register("slow", lambda p, s: time.sleep(3) or "late")
     interp.eval('(define-task (t) (model "slow") (timeout 0.1) (prompt "x"))')
     start = time.monotonic()
     with pytest.raises(TaskError) as info:
         interp.eval("(t)")
-    assert time.monotonic() - start < 0.4
+    assert time.monotonic() - start < 2  # not waited for: the model answers after 3 s
     assert info.value.record.resource == "time"
     assert info.value.record.metrics.limit == 0.1
     assert "model slow did not answer within the timeout of 0.1 s" in info.value.message
