@@ -121,9 +121,12 @@ def __getattr__(name: str) -> Any:
 
 
 def is_pydantic_model(x: Any) -> bool:
-    """Whether ``x`` is a pydantic model (none can be before pydantic's models are loaded)."""
-    loaded = sys.modules.get("pydantic.main")
-    return loaded is not None and isinstance(x, loaded.BaseModel)
+    """Whether ``x`` is a pydantic model (none can be before pydantic's models are loaded).
+
+    ``pydantic.main`` is in ``sys.modules`` from the moment another thread starts importing it,
+    and has no ``BaseModel`` until that import gets there: no model exists before then either."""
+    base = getattr(sys.modules.get("pydantic.main"), "BaseModel", None)
+    return base is not None and isinstance(x, base)
 
 
 class Converter:

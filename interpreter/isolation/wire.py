@@ -17,7 +17,6 @@ import io
 import os
 import pickle
 import struct
-import sys
 import threading
 from fractions import Fraction
 from typing import IO, Any
@@ -104,12 +103,10 @@ def task_record(module: str, name: str) -> type | None:
     still takes the records its child's tasks return."""
     if not module.startswith("interpreter.tasks.") or "." in name:
         return None
-    loaded = sys.modules.get(module)
-    if loaded is None:
-        try:
-            loaded = importlib.import_module(module)  # reason: our own package's module, loaded on first record
-        except ImportError:
-            return None
+    try:  # imported now if it is not yet; if another thread is importing it, once that import is done
+        loaded = importlib.import_module(module)  # reason: our own package's module, loaded on first record
+    except ImportError:
+        return None
     found = getattr(loaded, name, None)
     return found if isinstance(found, type) and issubclass(found, SchemeRecord) else None
 

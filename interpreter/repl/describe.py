@@ -34,8 +34,9 @@ def summary(value: Any, streamed: Callable[[str], bool] | None = None) -> str:
     if isinstance(value, Closure):
         params = signature(value)[len(value.name) + 2 : -1]
         return f"#<procedure {value.name} ({params})>"
-    records = sys.modules.get("interpreter.tasks.records")  # no result before the task runtime loads it
-    text = value.content if records is not None and isinstance(value, records.TaskResult) else None
+    # no result before the task runtime loads it (the class is defined once its module is, whatever thread imports it)
+    result_type = getattr(sys.modules.get("interpreter.tasks.records"), "TaskResult", None)
+    text = value.content if result_type is not None and isinstance(value, result_type) else None
     if streamed is not None and isinstance(text, str) and streamed(text):
         model = value.notes.get("model")
         by = f" from {model}" if isinstance(model, str) else ""
