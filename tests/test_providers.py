@@ -43,7 +43,7 @@ def test_parallel_map_resolves_the_model_on_first_use(provider_model: ProviderSe
 def test_first_lookups_from_many_threads_in_a_fresh_process(provider_model: ProviderServer, llm_home: Path) -> None:
     """llm loads its plugins on the first lookup: run it where nothing has looked one up yet."""
     program = (
-        "import threading\n"
+        "import threading, traceback\n"
         "from interpreter import Interpreter\n"
         "errors = []\n"
         "def one():\n"
@@ -52,7 +52,7 @@ def test_first_lookups_from_many_threads_in_a_fresh_process(provider_model: Prov
         f"        it.eval({ASK!r})\n"
         "        assert it.eval('(get (ask \"a\") (quote content))') == 'echo: say a'\n"
         "    except BaseException as exc:\n"
-        "        errors.append(exc)\n"
+        "        errors.append(''.join(traceback.format_exception(exc)))\n"  # where it failed, if it does
         "threads = [threading.Thread(target=one) for _ in range(8)]\n"
         "[t.start() for t in threads]\n"
         "[t.join() for t in threads]\n"
