@@ -16,6 +16,15 @@ object, so the hot path (a ``cons`` in a compiled body, a frame) pays nothing:
   bytevectors, long lists, bignums, string-port growth) first :func:`reserve`\\ s its
   size, so one call cannot jump past the budget between two samples.
 
+Memory the C allocator keeps after a free is not the run's: glibc raises its mmap threshold
+after big frees, so a long-lived process (a host, a test worker) serves later big blocks, a
+growing hash table's old slot arrays among them, from its heap, and keeps them resident once
+freed; the resident size then grows by about twice what the run holds. Before the budget
+counts a run over (a sample, a reservation), the allocator gives its free pages back
+(:func:`trim_heap`, glibc's ``malloc_trim``; at most every :data:`TRIM_EVERY` seconds) and
+the resident size is read again. A run with a budget starts with a trim too (about 30 µs), so
+its baseline holds no free pages that a later trim would take off the run's growth.
+
 Everything a run builds is covered: pairs, vectors, strings, hash-table entries,
 frames of deep recursion (on the threads it hops to as well), macro expansion. The
 budget belongs to the whole run, every ``parallel-map`` branch included: the
@@ -34,7 +43,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 from .bignum import DIGITS
 from .errors import SchemeError
@@ -69,6 +78,9 @@ CHECK_FROM = 256 * 1024
 #: Bytes charged per element of a list or vector built in one call, and per character.
 ELEMENT_BYTES = 64
 CHAR_BYTES = 4
+#: Seconds between two trims of the allocator's free memory (:func:`trim_heap`, 0.1-0.5 ms each
+#: for a run of tens of MB), so a run that stays near its budget does not trim at every sample.
+TRIM_EVERY = 0.05
 #: Bytes charged per live small object the run added: the smallest a pair, an integer
 #: or a float takes (a pair is 56), so the count never charges more than was built.
 BLOCK_BYTES = 32
@@ -88,6 +100,26 @@ def resident_bytes() -> int:
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
+#: glibc's ``malloc_trim``, once looked up (False: this C library has none).
+_MALLOC_TRIM: list[Any] = []
+
+
+def trim_heap() -> bool:
+    """Give the C allocator's free pages back to the system (glibc's ``malloc_trim(0)``), so that
+    the resident size counts memory in use; whether this C library can (musl and macOS cannot)."""
+    if not _MALLOC_TRIM:
+        import ctypes  # reason: start-up laziness: only a run at its memory budget gets here
+
+        try:
+            _MALLOC_TRIM.append(ctypes.CDLL(None).malloc_trim)
+        except (AttributeError, OSError):
+            _MALLOC_TRIM.append(False)
+    trim = _MALLOC_TRIM[0]
+    if trim is False:
+        return False
+    trim(0)
+    return True
+
 
 class MemoryBudget:
     """``limit`` bytes that one run may add to the process's resident size."""
@@ -102,6 +134,7 @@ class MemoryBudget:
         self.sampled_at = 0.0  # time.monotonic() of the last sample
         self.blocks_used = 0  # what the last count of live blocks charged the run
         self.blocks_due = 0.0  # time.monotonic() from which a sample counts them again
+        self.trimmed_at = -TRIM_EVERY  # time.monotonic() of the last trim_heap()
         self.runtime: AttendedRun | None = None
         self._stop = threading.Event()
         self._sampler: threading.Thread | None = None
@@ -110,6 +143,7 @@ class MemoryBudget:
     def begin(self, runtime: AttendedRun) -> None:
         """Start measuring from here, sampling on a daemon thread until :meth:`end`."""
         self.runtime = runtime
+        trim_heap()  # free pages older than the run go first: a later trim gives back only the run's
         self.baseline = resident_bytes()
         self.baseline_blocks = sys.getallocatedblocks()
         self.blocks_used, self.blocks_due = 0, 0.0
@@ -133,7 +167,7 @@ class MemoryBudget:
     def sample(self) -> bool:
         """Measure now; whether the run is past its budget (then ``over`` holds the use).
         The live blocks are counted again only when due (:data:`BLOCKS_SHARE`)."""
-        used = self.used(blocks=time.monotonic() >= self.blocks_due)
+        used = self.slack_trimmed(self.used(blocks=time.monotonic() >= self.blocks_due))
         self.sampled_at = time.monotonic()
         if used > self.limit:
             self.over = used
@@ -155,6 +189,17 @@ class MemoryBudget:
             self.blocks_due = now + (now - began) / BLOCKS_SHARE
         return max(0, grown, self.blocks_used)
 
+    def slack_trimmed(self, used: int, needed: int = 0) -> int:
+        """``used``, or, if the resident size's growth is what takes it (and ``needed`` more) past
+        the budget, the use measured again once the allocator has given its free pages back."""
+        if used + needed <= self.limit or self.blocks_used + needed > self.limit:
+            return used
+        now = time.monotonic()
+        if now - self.trimmed_at < TRIM_EVERY or not trim_heap():
+            return used
+        self.trimmed_at = now
+        return self.used(blocks=False)
+
     def check(self) -> None:
         """Raise the memory error if the sampler found the run past its budget (every
         branch of the run that checks from then on raises it too). Called at the run's
@@ -168,7 +213,7 @@ class MemoryBudget:
         if self.over is not None:
             self.check()
         if nbytes >= CHECK_FROM:
-            used = self.used()
+            used = self.slack_trimmed(self.used(), nbytes)
             if used + nbytes > self.limit:
                 raise self.error(used, requested=nbytes)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -199,3 +201,28 @@ def test_slow_block_counts_are_spaced_out(monkeypatch: pytest.MonkeyPatch) -> No
     interp.define("pause", lambda: time.sleep(0.5) or True)
     assert interp.eval("(pause)") is True
     assert len(calls) < 40, len(calls)  # at one sample every 5 ms and 2 ms, about 70
+
+
+def test_memory_the_allocator_keeps_after_a_free_is_not_charged_to_the_run() -> None:
+    """After big frees glibc serves big blocks from its heap and keeps them resident once freed,
+    so a growing table's old slot arrays stayed in the resident size: a run holding 36 MB was
+    stopped at 42-47 MB under a 40 MB budget. The budget gives the free pages back before it
+    counts a run over, and the table is refused by its reservation, counting what the run holds.
+    In a process of its own: a test worker's allocator state is its earlier tests'."""
+    program = (
+        "import json\n"
+        "from interpreter import Interpreter, SchemeError\n"
+        "for size in (1 << 20, 4 << 20, 16 << 20, 30 << 20):  # a host's earlier work\n"
+        "    del bytearray(size)[:]\n"
+        "interp = Interpreter(max_memory=40_000_000)\n"
+        "interp.eval('(define (fill t n) (do ((i 0 (+ i 1))) ((= i n) #t) (hash-table-set! t i i)))')\n"
+        "try:\n"
+        "    interp.eval('(fill (make-equal-hash-table) 10000000)')\n"
+        "except SchemeError as err:\n"
+        "    print(json.dumps(err.details))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    details = json.loads(done.stdout)
+    assert details["requested"] == 25_165_824  # refused by the reservation at 2**18 entries
+    assert details["used"] < details["limit"]  # about 36 MB: what the table holds, not what was freed
