@@ -71,7 +71,7 @@ def test_attempts_equal_the_requests_the_provider_saw(provider_model: ProviderSe
     start = time.monotonic()
     err = failure(it, '(define-task (ask1 x) (model "fake") (retries 1 (backoff 0.01)) (prompt "{{x}}")) (ask1 "a")')
     assert provider_model.count == 2  # the SDK's own two retries are off
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 4  # nor does its backoff wait between them
     assert err.record.reason == "server" and err.record.notes["attempts"] == 2
     assert it.usage.total.attempts == 2 and it.usage.total.retries == 1
 
@@ -264,7 +264,7 @@ def test_a_cancelled_branch_closes_its_connection(provider_model: ProviderServer
     with pytest.raises(SchemeError):
         it.eval('(parallel-map (lambda (x) (if (equal? x "bad") (begin (pause) (raise (quote boom))) (ask x)))'
                 ' (list "a" "b" "bad"))')
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 4.5  # the branches' answers would take 5 s
     assert provider_model.wait_for(lambda: provider_model.hangups == 2, timeout=3), (provider_model.count, provider_model.hangups)
 
 
@@ -275,7 +275,7 @@ def test_the_interpreters_timeout_abandons_a_call(provider_model: ProviderServer
     start = time.monotonic()
     with pytest.raises(SchemeError):
         it.eval('(ask "a")')
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 4  # the answer would take 5 s
     assert provider_model.wait_for(lambda: provider_model.hangups == 1, timeout=2)
 
 
@@ -287,7 +287,7 @@ def test_max_steps_in_another_branch_abandons_a_call(provider_model: ProviderSer
     with pytest.raises(SchemeError) as info:
         it.eval('(parallel-map (lambda (x) (if (equal? x "spin") (spin 10000000) (ask x))) (list "a" "spin"))')
     assert "step" in str(info.value)
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 4.5  # the answer would take 5 s
     assert provider_model.wait_for(lambda: provider_model.hangups == 1, timeout=3)
 
 
@@ -394,7 +394,7 @@ def test_ctrl_c_closes_the_connection(provider_model: ProviderServer) -> None:
     start = time.monotonic()
     with pytest.raises((KeyboardInterrupt, SchemeError)):
         it.eval('(ask "a")')
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 6  # the answer would take 10 s
     assert provider_model.wait_for(lambda: provider_model.hangups == 1, timeout=3)
 
 
