@@ -2,14 +2,15 @@
 ``pygments.lexers``: the docs site, the Jupyter kernel and any Pygments user highlight ``.scm``
 task programs with it (``pygmentize -l taskscheme prog.scm``).
 
-Its words come from the interpreter itself, so they cannot drift: the analyzer's special forms,
-the clauses of the task forms and the task procedures (``parallel-map``, ``quality-gate`` …) are
-keywords; every other name a fresh interpreter defines (primitives and the prelude) is a builtin.
+Its words come from the interpreter itself, so they cannot drift: the analyzer's special forms
+and the task procedures (``parallel-map``, ``quality-gate`` …) are keywords, and so are the
+clauses of the task forms (``prompt``, ``model`` …) where one heads a clause of such a form; every
+other name a fresh interpreter defines (primitives and the prelude) is a builtin.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -46,6 +47,17 @@ def vocabulary() -> Vocabulary:
         # parallel-map's family is task vocabulary too
         (keywords if module == "interpreter.primitives.parallel" else builtins).add(symbol.name)
     return Vocabulary(frozenset(keywords), frozenset(builtins - keywords))
+
+
+@cache
+def task_clauses() -> tuple[frozenset[str], frozenset[str]]:
+    """(the keywords that are only clause names of the task forms: ``prompt``, ``model`` …; the
+    task forms they are clauses of). From the registries alone: no interpreter is made."""
+    from .analyzer import SPECIAL_FORMS  # lazy, as in vocabulary
+    from .tasks.names import LOOP_CLAUSES, TASK_CLAUSES, TASK_NAMES, TASK_SYNTAX
+
+    forms = {s.name for s in SPECIAL_FORMS} | set(TASK_NAMES)
+    return frozenset({*TASK_CLAUSES, *LOOP_CLAUSES} - forms), frozenset(TASK_SYNTAX)
 
 
 def _word(lexer: Any, match: Any) -> Iterator[tuple[int, Any, str]]:
@@ -86,6 +98,29 @@ class TaskSchemeLexer(RegexLexer):
             (r"[^|#]+|.", Comment.Multiline),
         ],
     }
+
+    def get_tokens_unprocessed(self, text: str, stack: Iterable[str] = ("root",)) -> Iterator[tuple[int, Any, str]]:
+        """The tokens, with a clause name a keyword only where it heads a clause of a task form:
+        ``prompt`` in ``(define-task (t x) (prompt "…"))``, not in ``(lambda (prompt system) …)``."""
+        heads: list[str | None] = []  # each open list's first element: a word, "" if another, None yet
+        for index, token, value in super().get_tokens_unprocessed(text, stack):
+            if token in Whitespace or token in Comment:
+                yield index, token, value
+                continue
+            heading = bool(heads) and heads[-1] is None
+            if heading:
+                heads[-1] = value if token is Keyword or token in Name else ""
+            if token is Punctuation:
+                if value in ")]":
+                    if heads:
+                        heads.pop()
+                else:  # "(", "[", "#(", "#u8("
+                    heads.append(None)
+            elif token is Keyword:
+                clauses, forms = task_clauses()
+                if value in clauses and not (heading and len(heads) > 1 and heads[-2] in forms):
+                    token = Name.Builtin if value in vocabulary().builtins else Name.Variable
+            yield index, token, value
 
     def word_token(self, word: str) -> _TokenType:
         """Keyword for a task or special form, builtin for a predefined name, else a variable."""

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from .lexer import vocabulary
+from .lexer import task_clauses, vocabulary
 
 #: Characters that end a Scheme identifier.
 DELIMITERS = r"\s()\[\]\";'`,|"
@@ -29,6 +29,7 @@ def words_pattern(words: frozenset[str]) -> str:
 def grammar() -> dict[str, Any]:
     """The grammar as JSON data."""
     words = vocabulary()
+    clauses, _forms = task_clauses()
     return {
         "$schema": "https://raw.githubusercontent.com/martinring/tmlanguage/master/tmlanguage.json",
         "name": "taskscheme",
@@ -56,7 +57,10 @@ def grammar() -> dict[str, Any]:
                 "name": "constant.numeric.taskscheme",
                 "match": rf"{_BEFORE}[+-]?(?:\d+/\d+|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?){_AFTER}",
             },
-            {"name": "keyword.control.taskscheme", "match": words_pattern(words.keywords)},
+            {"name": "keyword.control.taskscheme", "match": words_pattern(words.keywords - clauses)},
+            # a clause name (prompt, model …) right after "(": the Pygments lexer also asks that the
+            # list be a clause of a task form, which a TextMate grammar's regexes cannot see
+            {"name": "keyword.control.taskscheme", "match": r"(?<=[(\[])" + words_pattern(clauses)},
             {"name": "support.function.taskscheme", "match": words_pattern(words.builtins)},
             {"name": "keyword.operator.quote.taskscheme", "match": "['`]|,@?"},
             {"name": "punctuation.section.taskscheme", "match": r"#(?:u8)?\(|[()\[\]]"},

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from pygments.token import Error, Keyword, Name
 
-from interpreter.lexer import TaskSchemeLexer, vocabulary
+from interpreter.lexer import TaskSchemeLexer, task_clauses, vocabulary
 from interpreter.tmgrammar import grammar
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").rglob("*.scm"))
 GRAMMAR_FILE = ROOT / "editors" / "taskscheme.tmLanguage.json"
-TASK_WORDS = ["define-task", "director-evaluator-loop", "sequential", "quality-gate", "parallel-map", "context"]
+TASK_WORDS = ["define-task", "director-evaluator-loop", "sequential", "quality-gate", "parallel-map"]
 
 
 def test_there_are_examples_to_check() -> None:
@@ -37,6 +37,30 @@ def test_the_lexer_reads_every_example_without_error_tokens(path: Path) -> None:
 def test_task_forms_are_keywords(word: str) -> None:
     tokens = [(t, v) for t, v in TaskSchemeLexer().get_tokens(f"({word} x)") if v.strip()]
     assert tokens[1] == (Keyword, word)
+
+
+def test_a_clause_name_is_a_keyword_where_it_heads_a_clause_of_a_task_form() -> None:
+    source = (
+        '(define-task (t x) (prompt "p") (context (max-turns 2)))'
+        " (director-evaluator-loop (max-iterations 3) (director d))"
+        ' (define-model "m" (lambda (prompt system) (list prompt system)))'
+        " (define (f model) (context model))"
+    )
+    kinds = [(t, v) for t, v in TaskSchemeLexer().get_tokens(source) if v in ("prompt", "system", "context", "model")]
+    kinds += [(t, v) for t, v in TaskSchemeLexer().get_tokens(source) if v in ("max-iterations", "director")]
+    assert kinds == [
+        (Keyword, "prompt"),  # clauses of define-task and the loop
+        (Keyword, "context"),
+        (Name.Variable, "prompt"),  # a lambda's parameters, and their uses
+        (Name.Variable, "system"),
+        (Name.Variable, "prompt"),
+        (Name.Variable, "system"),
+        (Name.Variable, "model"),  # a procedure's parameter, a call of a procedure named context
+        (Name.Variable, "context"),
+        (Name.Variable, "model"),
+        (Keyword, "max-iterations"),
+        (Keyword, "director"),
+    ]
 
 
 def test_primitives_and_prelude_names_are_builtins_and_others_variables() -> None:
@@ -120,10 +144,13 @@ def test_the_grammar_scopes_every_example(path: Path) -> None:
     found = scopes(text, patterns)
     lexed = {v for t, v in TaskSchemeLexer().get_tokens(text) if t is Keyword}
     keywords = {v for name, v in found if name == "keyword.control.taskscheme"}
-    assert keywords == lexed  # the grammar and the lexer agree on every example
+    clauses, _forms = task_clauses()
+    # the grammar and the lexer agree on every example, but for a clause name heading a list that
+    # is not a clause of a task form (a lambda's parameters): the grammar's regexes cannot tell
+    assert lexed <= keywords and keywords - lexed <= clauses
     for name, value in found:
         if name.startswith("variable"):
-            assert value not in vocabulary().keywords
+            assert value not in vocabulary().keywords - clauses
 
 
 def test_the_grammar_marks_task_forms_as_keywords() -> None:
@@ -132,3 +159,9 @@ def test_the_grammar_marks_task_forms_as_keywords() -> None:
     for word in TASK_WORDS:
         assert found[word] == "keyword.control.taskscheme", word
     assert found['"define-task"'].startswith("string") and found["; sequential"].startswith("comment")
+
+
+def test_the_grammar_marks_a_clause_name_only_at_the_head_of_a_list() -> None:
+    found = scopes('(define-task (t) (prompt "p")) (lambda (x system) (list system))\n', grammar()["patterns"])
+    kinds = [(name.split(".")[0], v) for name, v in found if v in ("prompt", "system")]
+    assert kinds == [("keyword", "prompt"), ("variable", "system"), ("variable", "system")]
