@@ -53,7 +53,8 @@ def vocabulary() -> Vocabulary:
 def task_clauses() -> tuple[frozenset[str], frozenset[str]]:
     """(the keywords that are only clause names of the task forms: ``prompt``, ``model`` …; the
     task forms they are clauses of). From the registries alone: no interpreter is made."""
-    from .analyzer import SPECIAL_FORMS  # lazy, as in vocabulary
+    # lazy, as in vocabulary: Pygments imports this module to list its lexers
+    from .analyzer import SPECIAL_FORMS
     from .tasks.names import LOOP_CLAUSES, TASK_CLAUSES, TASK_NAMES, TASK_SYNTAX
 
     forms = {s.name for s in SPECIAL_FORMS} | set(TASK_NAMES)
