@@ -128,6 +128,11 @@ def test_task_result_is_an_html_table(kernel: Any) -> None:
     assert "&lt;A &amp; B&gt;" in html  # the content, escaped
     assert "task-result" in result(messages)["text/plain"]
     assert_cells_say_left_aligned(html)
+    # the notes read as a person would: names in words, a date, milliseconds, yes/no; no raw fields
+    cells = {re.sub("<[^>]+>", "", th): re.sub("<[^>]+>", "", td) for th, td in re.findall("(<th.*?</th>)(<td.*?</td>)", html)}
+    assert cells["model"] == "shout" and cells["cached"] == "no" and cells["duration"].endswith(" ms")
+    assert re.search(r"last turn at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", cells["usage"]), cells["usage"]
+    assert "_" not in "".join(cells)
 
 
 def assert_cells_say_left_aligned(html: str) -> None:

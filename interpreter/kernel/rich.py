@@ -5,8 +5,11 @@ iteration history with each evaluation's feedback in an expandable ``<details>``
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from html import escape
 from typing import Any
+
+from pydantic import BaseModel
 
 from ..repl.describe import summary
 from ..tasks.compose.loop import LoopIteration, LoopResult
@@ -68,10 +71,43 @@ def task_html(result: TaskResult) -> str:
     feedback = notes.get("feedback")
     if feedback:
         pairs.append(("feedback", pre(feedback)))
-    other = {k: v for k, v in notes.items() if k != "feedback" and v not in (None, "", {}, [])}
-    if other:
-        pairs.append(("notes", pre(json.dumps(other, indent=1, default=str, ensure_ascii=False))))
+    pairs.extend(
+        (label(key), pre(note_text(key, value)))
+        for key, value in notes.items()
+        if key != "feedback" and value not in (None, "", {}, [])
+    )
     return table(type(result).__name__, pairs)
+
+
+def label(key: str) -> str:
+    """A note's name as a reader wants it: ``duration_s`` → ``duration``, ``last_turn_at`` → ``last turn at``."""
+    return key.removesuffix("_s").replace("_", " ")
+
+
+def note_text(key: str, value: Any) -> str:
+    """A note as a reader wants it: durations in ms or s, times (``…_at``, ``…_time``, ``timestamp``)
+    as UTC dates, yes/no, a task result as its status and the start of its content, a record as
+    ``name value`` pairs (a nested one in parentheses), a list one element a line; else as JSON."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(exclude_none=True)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float) and (key.endswith("_s") or key == "seconds"):
+        return f"{value * 1000:.3g} ms" if value < 1 else f"{value:.2f} s"
+    if isinstance(value, int | float) and value > 0 and (key.endswith(("_at", "_time")) or key == "timestamp"):
+        return datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    if isinstance(value, dict):
+        if "status" in value and "content" in value:  # a task result
+            content = text(value["content"]).replace("\n", " ")
+            return f"{value['status']}: {content[:80]}{'…' if len(content) > 80 else ''}"
+        return ", ".join(
+            f"{label(k)} ({note_text(k, v)})" if isinstance(v, dict | BaseModel) else f"{label(k)} {note_text(k, v)}"
+            for k, v in value.items()
+            if v not in (None, "", {}, [])
+        )
+    if isinstance(value, list):
+        return "\n".join(note_text("", item) for item in value)
+    return value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
 
 
 def table(caption: str, pairs: list[tuple[str, str]]) -> str:
