@@ -43,6 +43,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from typing import Any, Protocol
 
 from .bignum import DIGITS
@@ -100,22 +101,23 @@ def resident_bytes() -> int:
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
-#: glibc's ``malloc_trim``, once looked up (False: this C library has none).
-_MALLOC_TRIM: list[Any] = []
+
+@cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, or None where the C library has none (musl, macOS)."""
+    import ctypes  # reason: start-up laziness: only a run with a memory budget gets here
+
+    try:
+        return getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except OSError:  # no C library to load this way (Windows)
+        return None
 
 
 def trim_heap() -> bool:
     """Give the C allocator's free pages back to the system (glibc's ``malloc_trim(0)``), so that
-    the resident size counts memory in use; whether this C library can (musl and macOS cannot)."""
-    if not _MALLOC_TRIM:
-        import ctypes  # reason: start-up laziness: only a run at its memory budget gets here
-
-        try:
-            _MALLOC_TRIM.append(ctypes.CDLL(None).malloc_trim)
-        except (AttributeError, OSError):
-            _MALLOC_TRIM.append(False)
-    trim = _MALLOC_TRIM[0]
-    if trim is False:
+    the resident size counts memory in use; whether this C library can."""
+    trim = _malloc_trim()
+    if trim is None:
         return False
     trim(0)
     return True
